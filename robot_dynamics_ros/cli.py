@@ -1,0 +1,32 @@
+"""The `robot-dynamics` command: one subcommand per module in robot_dynamics_ros.commands.
+
+Each command module defines ``HELP`` (one line), ``add_arguments(parser)`` and ``run(args) -> int``.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+COMMANDS = ("check", "demo", "bringup", "scale", "codegen")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="robot-dynamics", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    modules = {}
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(f"robot_dynamics_ros.commands.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"robot_dynamics_ros.commands.{name}":
+                raise
+            continue  # command not built yet
+        modules[name] = module
+        module.add_arguments(sub.add_parser(name, help=module.HELP, description=module.HELP))
+    args = parser.parse_args(argv)
+    return int(modules[args.command].run(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

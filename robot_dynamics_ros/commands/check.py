@@ -1,0 +1,35 @@
+"""robot-dynamics check <robot.yaml>: validate a robot file and print its joints, masses, limits."""
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from ..core import RobotDescriptionError, RobotModel, gravity_torques
+
+HELP = "validate a robot description (YAML path or shipped name) and print its joints, masses and limits"
+
+
+def add_arguments(parser):
+    parser.add_argument("robot", help="robot YAML file, or the name of a shipped robot (e.g. puma560)")
+
+
+def run(args) -> int:
+    try:
+        model = RobotModel.named(args.robot)
+    except RobotDescriptionError as exc:
+        print(f"invalid robot description: {exc}", file=sys.stderr)
+        return 1
+    print(f"{model.name}: {model.n} joints, {model.convention} DH, gravity {model.gravity.tolist()} m/s^2")
+    header = f"{'joint':<16}{'type':<10}{'mass kg':>9}{'lower':>10}{'upper':>10}{'velocity':>10}{'effort':>10}" \
+             f"{'rotor':>11}{'gear':>10}"
+    print(header)
+    for i, name in enumerate(model.joint_names):
+        print(f"{name:<16}{model.joint_types[i]:<10}{model.mass[i]:>9.4g}{model.lower[i]:>10.4g}"
+              f"{model.upper[i]:>10.4g}{model.velocity_limit[i]:>10.4g}{model.effort_limit[i]:>10.4g}"
+              f"{model.rotor_inertia[i]:>11.3g}{model.gear_ratio[i]:>10.4g}")
+    print(f"total mass {model.mass.sum():.4g} kg" + (f" (payload {model.payload['mass']} kg)" if model.payload else ""))
+    q_mid = np.clip(np.zeros(model.n), model.lower, model.upper)
+    print("gravity torques at q = 0 (clipped to limits):", np.array2string(gravity_torques(model, q_mid), precision=4))
+    print("OK")
+    return 0

@@ -1,0 +1,216 @@
+"""The robot model: a constant, validated description built once from YAML.
+
+Algorithms are plain functions of ``(model, q, ...)`` and never change a model (its arrays are
+read-only).  Two sets of data are kept:
+
+* the user's view, exactly as in the file: DH parameters in the file's convention and link
+  inertial parameters in the file's link frames (``mass``, ``com``, ``inertia``, limits, ...);
+* a single internal chain used by every algorithm (``model.chain``), in *modified* DH form, where
+  internal frame i sits on joint axis i and the joint turns about (or slides along) its local z.
+
+A standard-DH chain (frame i at the distal end of link i, joint i about z_{i-1}; seed 002, 2.8)
+becomes a modified one by shifting (a, alpha) down one row: internal frame i = standard frame i-1
+* Rz(theta_i) Tz(d_i), and standard frame i = internal frame i * Tx(a_i) Rx(alpha_i).  Link
+inertias are re-expressed in the internal frames once, here, so the recursions need one form only.
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .robot_file import RobotDescriptionError, inertia_matrix, load_robot_file, parse_robot
+from .transforms import homogeneous, pose_matrix, rot_x
+
+_HERE = Path(__file__).resolve()
+# config/robots in a source checkout (or editable install), else where setup.py's data_files put it
+# (<prefix>/share/robot_dynamics_ros/config/robots for pip into a venv and for colcon alike).
+ROBOT_DIRS = (_HERE.parents[2] / "config" / "robots",) + tuple(
+    prefix / "share" / "robot_dynamics_ros" / "config" / "robots" for prefix in _HERE.parents[5:6])
+
+
+def _frozen(a) -> np.ndarray:
+    a = np.array(a, dtype=float)
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class Chain:
+    """Internal modified-DH chain (see module docstring). Arrays have length n (or n x 3, n x 3 x 3).
+
+    T_{i-1,i}(q) = Rx(alpha_prev) Tx(a_prev) Rz(theta0 + q [revolute]) Tz(d0 + q [prismatic]).
+    """
+    alpha_prev: np.ndarray
+    a_prev: np.ndarray
+    theta0: np.ndarray
+    d0: np.ndarray
+    prismatic: np.ndarray          # bool
+    mass: np.ndarray               # link mass (payload folded into the last link)
+    com: np.ndarray                # centre of mass in internal frame i
+    inertia: np.ndarray            # rotational inertia about the CoM, internal frame i axes
+    rotor_inertia: np.ndarray      # I_m, axial rotor inertia on the motor side (seed 002, 7.22-7.30)
+    gear_ratio: np.ndarray         # k_r: motor velocity = k_r * joint velocity
+    viscous: np.ndarray            # F_v, joint side
+    coulomb: np.ndarray            # F_s, joint side
+    link_offset: np.ndarray        # n x 4 x 4: internal frame i -> the file's link frame i
+    flange: np.ndarray             # 4 x 4: internal frame n -> tool frame
+    base: np.ndarray               # 4 x 4: world -> robot base (frame 0)
+    gravity_base: np.ndarray       # gravity vector expressed in the base frame
+
+
+def _payload_combined(mass, com, inertia, payload, tool):
+    """Fold a payload given in the tool frame into the last link (parallel-axis theorem)."""
+    pm = payload["mass"]
+    if pm == 0.0:
+        return mass, com, inertia
+    R, p = tool[:3, :3], tool[:3, 3]
+    pc = R @ np.asarray(payload["com"]) + p
+    pI = R @ inertia_matrix(payload["inertia"]) @ R.T
+    total = mass + pm
+    c = (mass * com + pm * pc) / total
+
+    def shifted(I, m, r):  # inertia about the new centre c of a body with CoM at r
+        d = r - c
+        return I + m * (d @ d * np.eye(3) - np.outer(d, d))
+
+    return total, c, shifted(inertia, mass, com) + shifted(pI, pm, pc)
+
+
+class RobotModel:
+    """A validated robot. Build with :meth:`from_yaml`, :meth:`from_dict` or :meth:`named`."""
+
+    def __init__(self, spec: dict):
+        # ``spec`` must come from parse_robot (validated and normalised); use the constructors.
+        self._spec = spec
+        joints = spec["joints"]
+        self.name: str = spec["name"]
+        self.convention: str = spec["dh_convention"]
+        self.n: int = len(joints)
+        self.joint_names: tuple[str, ...] = tuple(j["name"] for j in joints)
+        self.joint_types: tuple[str, ...] = tuple(j["type"] for j in joints)
+        self.gravity = _frozen(spec["gravity"])
+        self.base = _frozen(pose_matrix(spec["base"]))
+        self.tool = _frozen(pose_matrix(spec["tool"]))
+        col = lambda group, key: _frozen([j[group][key] for j in joints])  # noqa: E731
+        self.dh_a, self.dh_alpha = col("dh", "a"), col("dh", "alpha")
+        self.dh_d, self.dh_theta = col("dh", "d"), col("dh", "theta")
+        self.lower, self.upper = col("limits", "lower"), col("limits", "upper")
+        self.velocity_limit, self.effort_limit = col("limits", "velocity"), col("limits", "effort")
+        self.rotor_inertia, self.gear_ratio = col("motor", "rotor_inertia"), col("motor", "gear_ratio")
+        self.viscous, self.coulomb = col("friction", "viscous"), col("friction", "coulomb")
+        self.payload: dict | None = copy.deepcopy(spec["payload"])
+
+        mass = np.array([j["link"]["mass"] for j in joints])
+        com = np.array([j["link"]["com"] for j in joints])
+        inertia = np.array([inertia_matrix(j["link"]["inertia"]) for j in joints])
+        if self.payload is not None:
+            mass[-1], com[-1], inertia[-1] = _payload_combined(
+                mass[-1], com[-1], inertia[-1], self.payload, self.tool)
+        self.mass, self.com, self.inertia = _frozen(mass), _frozen(com), _frozen(inertia)
+        self.chain = self._build_chain()
+
+    # -- constructors -------------------------------------------------------------------------
+    @classmethod
+    def from_dict(cls, data: dict, source: str = "<dict>") -> "RobotModel":
+        return cls(parse_robot(copy.deepcopy(data), source))
+
+    @classmethod
+    def from_yaml(cls, path: str | Path) -> "RobotModel":
+        return cls(load_robot_file(path))
+
+    @classmethod
+    def named(cls, name_or_path: str | Path) -> "RobotModel":
+        """A robot shipped in config/robots (e.g. 'puma560') or a path to a YAML file."""
+        return cls.from_yaml(resolve_robot_path(name_or_path))
+
+    # -- derived models -----------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        """The normalised description (a deep copy), suitable for :meth:`from_dict`."""
+        return copy.deepcopy(self._spec)
+
+    def rigid(self) -> "RobotModel":
+        """The same robot without motor (rotor) inertia and friction: the rigid-body model."""
+        spec = self.to_dict()
+        for j in spec["joints"]:
+            j["motor"] = {"rotor_inertia": 0.0, "gear_ratio": 1.0}
+            j["friction"] = {"viscous": 0.0, "coulomb": 0.0}
+        return RobotModel(spec)
+
+    def without_friction(self) -> "RobotModel":
+        spec = self.to_dict()
+        for j in spec["joints"]:
+            j["friction"] = {"viscous": 0.0, "coulomb": 0.0}
+        return RobotModel(spec)
+
+    def with_payload(self, mass: float, com=(0.0, 0.0, 0.0), inertia=None) -> "RobotModel":
+        """A copy with this payload (replacing any previous one) on the last link.
+
+        ``com`` and ``inertia`` (about the payload's CoM; a mapping ixx..iyz or a 3x3 array) are
+        in the tool frame, which is the last link frame when the file gives no tool transform.
+        """
+        if inertia is None:
+            inertia = {"ixx": 0.0, "iyy": 0.0, "izz": 0.0}
+        elif not isinstance(inertia, dict):
+            I = np.asarray(inertia, dtype=float)
+            if I.shape != (3, 3):
+                raise ValueError(f"payload inertia must be a mapping or a 3x3 matrix, got shape {I.shape}")
+            inertia = {"ixx": I[0, 0], "iyy": I[1, 1], "izz": I[2, 2],
+                       "ixy": I[0, 1], "ixz": I[0, 2], "iyz": I[1, 2]}
+        spec = self.to_dict()
+        spec["payload"] = {"mass": mass, "com": list(com), "inertia": dict(inertia)}
+        return RobotModel.from_dict(spec, f"{self.name} payload")
+
+    # -- internal chain -----------------------------------------------------------------------
+    def _build_chain(self) -> Chain:
+        n = self.n
+        prismatic = np.array([t == "prismatic" for t in self.joint_types])
+        if self.convention == "modified":
+            alpha_prev, a_prev = self.dh_alpha.copy(), self.dh_a.copy()
+            offsets = np.tile(np.eye(4), (n, 1, 1))
+        else:
+            alpha_prev = np.concatenate([[0.0], self.dh_alpha[:-1]])
+            a_prev = np.concatenate([[0.0], self.dh_a[:-1]])
+            offsets = np.array([homogeneous(rot_x(al), [a, 0.0, 0.0])
+                                for a, al in zip(self.dh_a, self.dh_alpha)])
+        R, p = offsets[:, :3, :3], offsets[:, :3, 3]
+        com = np.einsum("nij,nj->ni", R, self.com) + p
+        inertia = np.einsum("nij,njk,nlk->nil", R, self.inertia, R)
+        return Chain(
+            alpha_prev=_frozen(alpha_prev), a_prev=_frozen(a_prev),
+            theta0=_frozen(self.dh_theta), d0=_frozen(self.dh_d), prismatic=_frozen(prismatic).astype(bool),
+            mass=self.mass, com=_frozen(com), inertia=_frozen(inertia),
+            rotor_inertia=self.rotor_inertia, gear_ratio=self.gear_ratio,
+            viscous=self.viscous, coulomb=self.coulomb,
+            link_offset=_frozen(offsets), flange=_frozen(offsets[-1] @ self.tool),
+            base=self.base, gravity_base=_frozen(self.base[:3, :3].T @ self.gravity))
+
+    @property
+    def has_motors(self) -> bool:
+        return bool(np.any(self.rotor_inertia != 0.0))
+
+    @property
+    def has_friction(self) -> bool:
+        return bool(np.any(self.viscous != 0.0) or np.any(self.coulomb != 0.0))
+
+    def __repr__(self) -> str:
+        return f"RobotModel({self.name!r}, n={self.n}, {self.convention} DH)"
+
+
+def shipped_robots() -> list[str]:
+    """Names of the robots shipped in config/robots."""
+    return sorted({p.stem for d in ROBOT_DIRS if d.is_dir() for p in d.glob("*.yaml")})
+
+
+def resolve_robot_path(name_or_path: str | Path) -> Path:
+    """A shipped robot name ('puma560') or a file path -> the YAML path (error if neither)."""
+    candidate = Path(name_or_path)
+    if candidate.suffix in (".yaml", ".yml") or candidate.exists():
+        return candidate
+    for directory in ROBOT_DIRS:
+        shipped = directory / f"{name_or_path}.yaml"
+        if shipped.exists():
+            return shipped
+    raise RobotDescriptionError(f"{name_or_path}: no such robot file, and not a shipped robot {shipped_robots()}")

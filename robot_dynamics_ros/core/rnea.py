@@ -1,0 +1,222 @@
+"""Recursive Newton-Euler inverse dynamics in link frames (seed 002, eqs. 7.107-7.114).
+
+One recursion serves single calls and batches: it is written on scalar components, so the same
+code runs on Python floats (a single configuration: no numpy call overhead per operation) and on
+numpy columns of shape (N,) (a batch: each operation is vectorised over the N samples).
+
+Frames are the model's internal modified-DH frames (see ``model.py``): joint i turns about, or
+slides along, the local z of frame i; T_{i-1,i} = Rx(alpha_{i-1}) Tx(a_{i-1}) Rz(theta_i) Tz(d_i).
+Each parent-to-child rotation is done in two steps, first Rx(-alpha) into the intermediate frame
+X, where the offset between origins is simply (a, 0, d), then Rz(-theta).
+
+Gravity enters as an upward acceleration of the base, pdd_0 = -g (seed 002, L1108 corrected;
+seed 000 Table 2).  Motors follow seed 002: rotor i sits on link i-1 and spins about joint axis i at
+k_r,i qd_i; the link data include the locked rotor, and the spin adds
+  k_r,i I_m,i (qdd_i z + qd_i w_{i-1} x z)   to the moment balance of link i-1   (7.113)
+  k_r,i I_m,i (wd_{i-1} . z + k_r,i qdd_i)    to tau_i                             (7.111), (7.114)
+Friction adds F_v qd + F_s sgn(qd) on the joint side (7.114).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .inputs import joint_arrays, vector_argument
+
+
+def _joint_constants(model) -> tuple:
+    """Per-joint Python floats used by the recursion, computed once per model."""
+    cached = getattr(model, "_rnea_constants", None)
+    if cached is not None:
+        return cached
+    ch = model.chain
+    joints = []
+    for i in range(model.n):
+        ca, sa = math.cos(ch.alpha_prev[i]), math.sin(ch.alpha_prev[i])
+        if abs(sa) < 1e-15:
+            ca, sa = (1.0 if ca > 0 else -1.0), 0.0
+        elif abs(ca) < 1e-15:
+            ca, sa = 0.0, (1.0 if sa > 0 else -1.0)
+        I = ch.inertia[i]
+        joints.append((
+            bool(ch.prismatic[i]), ca, sa, float(ch.a_prev[i]), float(ch.theta0[i]), float(ch.d0[i]),
+            float(ch.mass[i]), *map(float, ch.com[i]),
+            float(I[0, 0]), float(I[1, 1]), float(I[2, 2]), float(I[0, 1]), float(I[0, 2]), float(I[1, 2]),
+            float(ch.rotor_inertia[i] * ch.gear_ratio[i]), float(ch.gear_ratio[i]),
+            float(ch.viscous[i]), float(ch.coulomb[i])))
+    model._rnea_constants = tuple(joints)
+    return model._rnea_constants
+
+
+def _rot_x_inv(ca, sa, x, y, z):
+    """Components of a frame-(i-1) vector in the intermediate frame X: Rx(-alpha) v."""
+    if sa == 0.0:
+        return (x, y, z) if ca > 0 else (x, -y, -z)
+    if ca == 0.0:
+        return (x, z, -y) if sa > 0 else (x, -z, y)
+    return x, ca * y + sa * z, ca * z - sa * y
+
+
+def _rot_x(ca, sa, x, y, z):
+    """Components of an X-frame vector in frame i-1: Rx(alpha) v."""
+    if sa == 0.0:
+        return (x, y, z) if ca > 0 else (x, -y, -z)
+    if ca == 0.0:
+        return (x, -z, y) if sa > 0 else (x, z, -y)
+    return x, ca * y - sa * z, sa * y + ca * z
+
+
+def _recursion(constants, q, qd, qdd, g, wrench, xp, sign):
+    """tau as a list of per-joint scalars (floats or (N,) arrays); see the module docstring.
+
+    ``wrench`` is (fx, fy, fz, nx, ny, nz) on the last link, in internal frame n, moment about its
+    origin, or None.
+    """
+    n = len(constants)
+    # Forward pass (7.107)-(7.111): velocities and accelerations of each link frame.
+    wx = wy = wz = 0.0
+    wdx = wdy = wdz = 0.0
+    ax, ay, az = -g[0], -g[1], -g[2]          # linear acceleration of the frame origin, minus g
+    kin = []
+    for i in range(n):
+        (prism, ca, sa, a, th0, d0, m, cx, cy, cz, ixx, iyy, izz, ixy, ixz, iyz,
+         rotor, kr, fv, fc) = constants[i]
+        qi, qdi, qddi = q[i], qd[i], qdd[i]
+        th, d = (th0, d0 + qi) if prism else (th0 + qi, d0)
+        ct, st = xp.cos(th), xp.sin(th)
+        # Parent quantities in the intermediate frame X.
+        pwx, pwy, pwz = _rot_x_inv(ca, sa, wx, wy, wz)
+        pdx, pdy, pdz = _rot_x_inv(ca, sa, wdx, wdy, wdz)
+        vx, vy, vz = _rot_x_inv(ca, sa, ax, ay, az)
+        # Acceleration of origin i: a_{i-1} + wd x p + w x (w x p), p = (a, 0, d) in X   (7.109)
+        tx, ty, tz = pwy * d, pwz * a - pwx * d, -pwy * a                    # w x p
+        vx = vx + pdy * d + pwy * tz - pwz * ty
+        vy = vy + pdz * a - pdx * d + pwz * tx - pwx * tz
+        vz = vz - pdy * a + pwx * ty - pwy * tx
+        # Rotate by Rz(-theta) into frame i.
+        wx, wy = ct * pwx + st * pwy, ct * pwy - st * pwx
+        wdx, wdy = ct * pdx + st * pdy, ct * pdy - st * pdx
+        ax, ay = ct * vx + st * vy, ct * vy - st * vx
+        wz, wdz, az = pwz, pdz, vz
+        if prism:
+            # Coriolis and relative acceleration of a sliding joint (7.109, prismatic case).
+            ax = ax + 2.0 * qdi * wy
+            ay = ay - 2.0 * qdi * wx
+            az = az + qddi
+        else:
+            # (7.107), (7.108): w_i = w_{i-1} + qd z, wd_i = wd_{i-1} + qdd z + qd w_{i-1} x z.
+            wdx = wdx + qdi * wy
+            wdy = wdy - qdi * wx
+            wz = wz + qdi
+            wdz = wdz + qddi
+        kin.append((wx, wy, wz, wdx, wdy, wdz, ax, ay, az, ct, st, d, pwx, pwy, pdz))
+
+    # Backward pass (7.112)-(7.114): forces and moments, link n to 1.
+    if wrench is None:
+        fx = fy = fz = nx = ny = nz = 0.0
+    else:
+        fx, fy, fz, nx, ny, nz = wrench
+    tau = [0.0] * n
+    for i in range(n - 1, -1, -1):
+        (prism, ca, sa, a, th0, d0, m, cx, cy, cz, ixx, iyy, izz, ixy, ixz, iyz,
+         rotor, kr, fv, fc) = constants[i]
+        wx, wy, wz, wdx, wdy, wdz, ax, ay, az, ct, st, d, pwx, pwy, pdz = kin[i]
+        if m != 0.0:
+            # Acceleration of the centre of mass (7.110) and the inertial force.
+            ux, uy, uz = wy * cz - wz * cy, wz * cx - wx * cz, wx * cy - wy * cx      # w x c
+            Fx = m * (ax + wdy * cz - wdz * cy + wy * uz - wz * uy)
+            Fy = m * (ay + wdz * cx - wdx * cz + wz * ux - wx * uz)
+            Fz = m * (az + wdx * cy - wdy * cx + wx * uy - wy * ux)
+            fx, fy, fz = fx + Fx, fy + Fy, fz + Fz
+            nx = nx + cy * Fz - cz * Fy
+            ny = ny + cz * Fx - cx * Fz
+            nz = nz + cx * Fy - cy * Fx
+        # Euler's equation about the centre of mass: I wd + w x (I w)   (7.113)
+        hx = ixx * wx + ixy * wy + ixz * wz
+        hy = ixy * wx + iyy * wy + iyz * wz
+        hz = ixz * wx + iyz * wy + izz * wz
+        nx = nx + ixx * wdx + ixy * wdy + ixz * wdz + wy * hz - wz * hy
+        ny = ny + ixy * wdx + iyy * wdy + iyz * wdz + wz * hx - wx * hz
+        nz = nz + ixz * wdx + iyz * wdy + izz * wdz + wx * hy - wy * hx
+        # Joint torque or force (7.114): projection on z, rotor and friction terms.
+        t = fz if prism else nz
+        qdi = qd[i]
+        if rotor != 0.0:
+            t = t + rotor * (pdz + kr * qdd[i])
+        if fv != 0.0:
+            t = t + fv * qdi
+        if fc != 0.0:
+            t = t + fc * sign(qdi)
+        tau[i] = t
+        if i == 0:
+            break
+        # Hand the wrench to the parent: rotate by Rz(theta) into X, shift the moment to the
+        # parent's origin (p = (a, 0, d) in X), add the rotor's reaction, rotate by Rx(alpha).
+        fx, fy = ct * fx - st * fy, st * fx + ct * fy
+        nx, ny = ct * nx - st * ny, st * nx + ct * ny
+        nx, ny, nz = nx - d * fy, ny + d * fx - a * fz, nz + a * fy
+        if rotor != 0.0:
+            qdi = qd[i]
+            nx = nx + rotor * qdi * pwy
+            ny = ny - rotor * qdi * pwx
+            nz = nz + rotor * qdd[i]
+        fx, fy, fz = _rot_x(ca, sa, fx, fy, fz)
+        nx, ny, nz = _rot_x(ca, sa, nx, ny, nz)
+    return tau
+
+
+def _float_sign(x: float) -> float:
+    return float((x > 0.0) - (x < 0.0))
+
+
+def _wrench_in_last_frame(model, q, f_ext, batched):
+    """f_ext: wrench [f; mu] exerted BY the end effector ON the environment, world frame, moment
+    about the tool point (seed 002, h_e in 7.42) -> force and moment on the last link in internal
+    frame n about its origin (the terminal condition of 7.112-7.113)."""
+    from .kinematics import internal_frames
+    T = internal_frames(model, q)[..., -1, :, :]
+    T = model.chain.base @ T
+    R = T[..., :3, :3]
+    f_ext = vector_argument(f_ext, 6, "f_ext", q.shape[0] if batched else None)
+    f = np.einsum("...ji,...j->...i", R, f_ext[..., :3])
+    mu = np.einsum("...ji,...j->...i", R, f_ext[..., 3:])
+    p_tool = model.chain.flange[:3, 3]
+    mu = mu + np.cross(p_tool, f)
+    w = np.concatenate([f, mu], axis=-1)
+    return list(w.T) if batched else w.tolist()
+
+
+def rnea(model, q, qd, qdd, gravity=None, f_ext=None):
+    """Inverse dynamics tau = B(q) qdd + C(q, qd) qd + F_v qd + F_s sgn(qd) + g(q) + J^T f_ext.
+
+    ``q, qd, qdd``: shape (n,) or (N, n).  ``gravity``: world-frame gravity vector (default: the
+    model's).  ``f_ext``: the wrench [force; moment] that the end effector exerts on the
+    environment, world frame, moment about the tool point, shape (6,) or (N, 6).
+    Returns tau with the shape of q.
+    """
+    (q, qd, qdd), batched = joint_arrays(model, q=q, qd=qd, qdd=qdd)
+    g = model.chain.gravity_base if gravity is None else (
+        model.base[:3, :3].T @ vector_argument(gravity, 3, "gravity", None))
+    constants = _joint_constants(model)
+    if batched:
+        wrench = None if f_ext is None else _wrench_in_last_frame(model, q, f_ext, True)
+        tau = _recursion(constants, np.ascontiguousarray(q.T), np.ascontiguousarray(qd.T),
+                         np.ascontiguousarray(qdd.T), g.tolist(), wrench, np, np.sign)
+        return np.stack(np.broadcast_arrays(*tau), axis=-1).reshape(q.shape)
+    wrench = None if f_ext is None else _wrench_in_last_frame(model, q, f_ext, False)
+    return np.array(_recursion(constants, q.tolist(), qd.tolist(), qdd.tolist(), g.tolist(), wrench,
+                               math, _float_sign))
+
+
+def gravity_torques(model, q, gravity=None):
+    """g(q): the joint torques that hold the robot still against gravity (seed 002, 7.39)."""
+    (q,), _ = joint_arrays(model, q=q)
+    zeros = np.zeros_like(q)
+    return rnea(model, q, zeros, zeros, gravity=gravity)
+
+
+def nonlinear_effects(model, q, qd, gravity=None):
+    """n(q, qd) = C(q, qd) qd + F_v qd + F_s sgn(qd) + g(q) (seed 002, 7.116 without h_e)."""
+    (q, qd), _ = joint_arrays(model, q=q, qd=qd)
+    return rnea(model, q, qd, np.zeros_like(q), gravity=gravity)

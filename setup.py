@@ -1,0 +1,38 @@
+"""ament_python package robot_dynamics_ros; also installs with `pip install .` into a venv."""
+from glob import glob
+
+from setuptools import find_packages, setup
+
+PACKAGE = "robot_dynamics_ros"
+
+setup(
+    name=PACKAGE,
+    version="0.1.0",
+    packages=find_packages(include=[PACKAGE, f"{PACKAGE}.*"]),
+    data_files=[
+        ("share/ament_index/resource_index/packages", [f"resource/{PACKAGE}"]),
+        (f"share/{PACKAGE}", ["package.xml"]),
+        (f"share/{PACKAGE}/launch", glob("launch/*.py")),
+        (f"share/{PACKAGE}/config", glob("config/*.yaml")),
+        (f"share/{PACKAGE}/config/robots", glob("config/robots/*.yaml")),
+        (f"share/{PACKAGE}/config/trajectories", glob("config/trajectories/*.yaml")),
+    ],
+    python_requires=">=3.10",
+    install_requires=["numpy", "scipy", "PyYAML", "setuptools"],
+    extras_require={"bench": ["pin", "roboticstoolbox-python", "toppra"]},
+    zip_safe=True,
+    maintainer="robot_dynamics_ros developers",
+    maintainer_email="dev@robot-dynamics-ros.invalid",
+    description="Manipulator dynamics for ROS 2 (RNEA, gravity compensation, mass matrix, scaling)",
+    license="Apache-2.0",
+    tests_require=["pytest"],
+    entry_points={
+        "console_scripts": [
+            "robot-dynamics = robot_dynamics_ros.cli:main",
+            "inverse_dynamics_node = robot_dynamics_ros.nodes.inverse_dynamics:main",
+            "gravity_compensation_node = robot_dynamics_ros.nodes.gravity_compensation:main",
+            "dynamics_service_node = robot_dynamics_ros.nodes.dynamics_service:main",
+            "trajectory_scaler_node = robot_dynamics_ros.nodes.trajectory_scaler:main",
+        ],
+    },
+)

@@ -1,0 +1,265 @@
+"""Physical properties and cross-checks of the dynamics core on random robots (mixed revolute and
+prismatic joints, full inertia tensors, both DH conventions, motors and friction)."""
+import numpy as np
+import pytest
+from scipy.integrate import solve_ivp
+
+from random_robots import random_robot_dict, random_state
+from robot_dynamics_ros.core import (RobotModel, coriolis_matrix, forward_dynamics, forward_kinematics,
+                                     gravity_torques, jacobian, mass_matrix, nonlinear_effects, rnea,
+                                     tool_pose)
+from robot_dynamics_ros.core.kinematics import internal_frames
+
+CASES = [(n, conv, seed) for seed, (n, conv) in enumerate(
+    [(1, "standard"), (2, "modified"), (3, "standard"), (4, "modified"), (5, "standard"),
+     (6, "modified"), (6, "standard"), (7, "modified")])]
+
+
+def make(n, convention, seed, **kw):
+    rng = np.random.default_rng(seed)
+    kw.setdefault("with_motors", True)
+    kw.setdefault("with_friction", True)
+    return RobotModel.from_dict(random_robot_dict(n, rng, convention=convention, **kw)), rng
+
+
+def potential_energy(model, q):
+    """U(q) = -sum m_i g . c_i with world centres of mass from forward kinematics (seed 002, 7.36)."""
+    frames = forward_kinematics(model, q)[1:]
+    com = np.einsum("nij,nj->ni", frames[:, :3, :3], model.com) + frames[:, :3, 3]
+    return -np.sum(model.mass * (com @ model.gravity))
+
+
+@pytest.mark.parametrize("n, convention, seed", CASES)
+def test_mass_matrix_columns_are_rnea_with_unit_acceleration(n, convention, seed):
+    model, rng = make(n, convention, seed)
+    q, _, _ = random_state(model, rng)
+    frictionless = model.without_friction()
+    columns = [rnea(frictionless, q, np.zeros(n), e, gravity=np.zeros(3)) for e in np.eye(n)]
+    np.testing.assert_allclose(mass_matrix(model, q), np.array(columns).T, atol=1e-12, rtol=1e-10)
+
+
+@pytest.mark.parametrize("n, convention, seed", CASES)
+def test_mass_matrix_symmetric_positive_definite(n, convention, seed):
+    model, rng = make(n, convention, seed)
+    for q in random_state(model, rng, batch=20)[0]:
+        B = mass_matrix(model, q)
+        np.testing.assert_array_equal(B, B.T)
+        assert np.linalg.eigvalsh(B).min() > 0
+
+
+@pytest.mark.parametrize("n, convention, seed", CASES)
+def test_coriolis_is_the_christoffel_matrix(n, convention, seed):
+    """C_ij = sum_k c_ijk qd_k, c_ijk = 1/2 (dB_ij/dq_k + dB_ik/dq_j - dB_jk/dq_i) (seed 002, 7.45),
+    with dB/dq by central finite differences."""
+    model, rng = make(n, convention, seed)
+    q, qd, _ = random_state(model, rng)
+    eps = 1e-6
+    dB = np.array([(mass_matrix(model, q + eps * e) - mass_matrix(model, q - eps * e)) / (2 * eps)
+                   for e in np.eye(n)])                       # dB[k, i, j] = dB_ij / dq_k
+    christoffel = 0.5 * (np.einsum("kij->ijk", dB) + np.einsum("jik->ijk", dB) - np.einsum("ijk->ijk", dB))
+    expected = np.einsum("ijk,k->ij", christoffel, qd)
+    scale = max(1.0, np.abs(expected).max())
+    np.testing.assert_allclose(coriolis_matrix(model, q, qd), expected, atol=2e-6 * scale)
+
+
+@pytest.mark.parametrize("n, convention, seed", CASES)
+def test_bdot_minus_2c_is_skew_symmetric(n, convention, seed):
+    model, rng = make(n, convention, seed)
+    q, qd, _ = random_state(model, rng)
+    eps = 1e-6
+    Bdot = (mass_matrix(model, q + eps * qd) - mass_matrix(model, q - eps * qd)) / (2 * eps)
+    N = Bdot - 2 * coriolis_matrix(model, q, qd)
+    assert np.abs(N + N.T).max() < 1e-6 * max(1.0, np.abs(N).max())
+    x = rng.normal(size=n)
+    assert abs(x @ N @ x) < 1e-6 * max(1.0, np.abs(N).max()) * (x @ x)
+
+
+@pytest.mark.parametrize("n, convention, seed", CASES)
+def test_rnea_splits_into_b_c_g_and_friction(n, convention, seed):
+    model, rng = make(n, convention, seed)
+    q, qd, qdd = random_state(model, rng)
+    friction = model.viscous * qd + model.coulomb * np.sign(qd)
+    B, C, g = mass_matrix(model, q), coriolis_matrix(model, q, qd), gravity_torques(model, q)
+    np.testing.assert_allclose(rnea(model, q, qd, qdd), B @ qdd + C @ qd + g + friction, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(nonlinear_effects(model, q, qd), C @ qd + g + friction, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("n, convention, seed", CASES)
+def test_gravity_is_the_gradient_of_potential_energy(n, convention, seed):
+    model, rng = make(n, convention, seed, with_payload=True)
+    q, _, _ = random_state(model, rng)
+    eps = 1e-6
+    grad = [(potential_energy(model, q + eps * e) - potential_energy(model, q - eps * e)) / (2 * eps)
+            for e in np.eye(n)]
+    np.testing.assert_allclose(gravity_torques(model, q), grad, atol=1e-6)
+
+
+@pytest.mark.parametrize("n, convention, seed", CASES[2:6])
+def test_energy_is_conserved_without_friction(n, convention, seed):
+    model, rng = make(n, convention, seed, with_friction=False)
+    q0, qd0, _ = random_state(model, rng)
+    zeros = np.zeros(n)
+
+    def energy(x):
+        q, qd = x[:n], x[n:]
+        return 0.5 * qd @ mass_matrix(model, q) @ qd + potential_energy(model, q)
+
+    sol = solve_ivp(lambda t, x: np.concatenate([x[n:], forward_dynamics(model, x[:n], x[n:], zeros)]),
+                    (0.0, 1.0), np.concatenate([q0, qd0]), method="DOP853", rtol=1e-10, atol=1e-10)
+    assert sol.success
+    energies = [energy(x) for x in sol.y.T]
+    scale = max(1.0, abs(energies[0]), 0.5 * qd0 @ mass_matrix(model, q0) @ qd0)
+    assert np.ptp(energies) < 1e-6 * scale
+
+
+@pytest.mark.parametrize("n, convention, seed", CASES)
+def test_end_effector_wrench_maps_through_the_jacobian_transpose(n, convention, seed):
+    model, rng = make(n, convention, seed)
+    q, qd, qdd = random_state(model, rng)
+    h = rng.normal(size=6) * [20, 20, 20, 3, 3, 3]
+    difference = rnea(model, q, qd, qdd, f_ext=h) - rnea(model, q, qd, qdd)
+    np.testing.assert_allclose(difference, jacobian(model, q).T @ h, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("n, convention, seed", CASES)
+def test_forward_dynamics_inverts_rnea(n, convention, seed):
+    model, rng = make(n, convention, seed)
+    q, qd, qdd = random_state(model, rng)
+    h = rng.normal(size=6)
+    tau = rnea(model, q, qd, qdd, f_ext=h)
+    np.testing.assert_allclose(forward_dynamics(model, q, qd, tau, f_ext=h), qdd, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("n, convention, seed", CASES)
+def test_jacobian_matches_finite_differences_of_the_tool_pose(n, convention, seed):
+    model, rng = make(n, convention, seed)
+    q, qd, _ = random_state(model, rng)
+    eps = 1e-7
+    Tp, Tm = tool_pose(model, q + eps * qd), tool_pose(model, q - eps * qd)
+    v = (Tp[:3, 3] - Tm[:3, 3]) / (2 * eps)
+    Rdot = (Tp[:3, :3] - Tm[:3, :3]) / (2 * eps)
+    W = Rdot @ tool_pose(model, q)[:3, :3].T           # [w]x
+    w = np.array([W[2, 1], W[0, 2], W[1, 0]])
+    np.testing.assert_allclose(jacobian(model, q) @ qd, np.concatenate([v, w]), atol=1e-6)
+
+
+@pytest.mark.parametrize("n, convention, seed", CASES)
+def test_batches_equal_one_by_one_results(n, convention, seed):
+    model, rng = make(n, convention, seed)
+    Q, QD, QDD = random_state(model, rng, batch=7)
+    H = rng.normal(size=(7, 6))
+    one_by_one = {
+        "rnea": [rnea(model, *x, f_ext=h) for *x, h in zip(Q, QD, QDD, H)],
+        "gravity": [gravity_torques(model, x) for x in Q],
+        "nle": [nonlinear_effects(model, x, y) for x, y in zip(Q, QD)],
+        "mass": [mass_matrix(model, x) for x in Q],
+        "coriolis": [coriolis_matrix(model, x, y) for x, y in zip(Q, QD)],
+        "fd": [forward_dynamics(model, x, y, z) for x, y, z in zip(Q, QD, QDD)],
+        "fk": [forward_kinematics(model, x) for x in Q],
+        "jac": [jacobian(model, x) for x in Q],
+    }
+    batched = {
+        "rnea": rnea(model, Q, QD, QDD, f_ext=H), "gravity": gravity_torques(model, Q),
+        "nle": nonlinear_effects(model, Q, QD), "mass": mass_matrix(model, Q),
+        "coriolis": coriolis_matrix(model, Q, QD), "fd": forward_dynamics(model, Q, QD, QDD),
+        "fk": forward_kinematics(model, Q), "jac": jacobian(model, Q),
+    }
+    for key, expected in one_by_one.items():
+        assert batched[key].shape == (7,) + np.shape(expected[0]), key
+        np.testing.assert_allclose(batched[key], expected, rtol=1e-12, atol=1e-12, err_msg=key)
+
+
+def _as_modified(data):
+    """Rewrite a standard-DH robot as the same robot in modified DH (by hand, independently of the
+    package): row i takes (a, alpha) of row i-1, link frames move to the joint axes, and the last
+    (a_n, alpha_n) become part of the tool transform."""
+    from scipy.spatial.transform import Rotation
+    joints = data["joints"]
+    out = []
+    for i, j in enumerate(joints):
+        a, alpha = j["dh"]["a"], j["dh"]["alpha"]
+        R = Rotation.from_euler("x", alpha).as_matrix()       # standard frame i -> modified frame i
+        p = np.array([a, 0.0, 0.0])
+        I = np.array([[j["link"]["inertia"][k] for k in row] for row in
+                      (("ixx", "ixy", "ixz"), ("ixy", "iyy", "iyz"), ("ixz", "iyz", "izz"))])
+        Im = R @ I @ R.T
+        com = R @ np.array(j["link"]["com"]) + p
+        prev = joints[i - 1]["dh"] if i else {"a": 0.0, "alpha": 0.0}
+        k = dict(j, dh={"a": prev["a"], "alpha": prev["alpha"], "d": j["dh"]["d"], "theta": j["dh"]["theta"]},
+                 link={"mass": j["link"]["mass"], "com": com.tolist(),
+                       "inertia": {"ixx": Im[0, 0], "iyy": Im[1, 1], "izz": Im[2, 2],
+                                   "ixy": Im[0, 1], "ixz": Im[0, 2], "iyz": Im[1, 2]}})
+        out.append(k)
+    last = joints[-1]["dh"]
+    T_last = np.eye(4)
+    T_last[:3, :3] = Rotation.from_euler("x", last["alpha"]).as_matrix()
+    T_last[:3, 3] = [last["a"], 0, 0]
+    tool = np.eye(4)
+    tool[:3, :3] = Rotation.from_euler("xyz", data["tool"]["rpy"]).as_matrix()
+    tool[:3, 3] = data["tool"]["xyz"]
+    T = T_last @ tool
+    rpy = Rotation.from_matrix(T[:3, :3]).as_euler("xyz")
+    return dict(data, dh_convention="modified", joints=out, tool={"xyz": T[:3, 3].tolist(), "rpy": rpy.tolist()})
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_standard_and_modified_descriptions_of_one_robot_agree(seed):
+    rng = np.random.default_rng(100 + seed)
+    data = random_robot_dict(5, rng, convention="standard", with_motors=True, with_friction=True)
+    standard, modified = RobotModel.from_dict(data), RobotModel.from_dict(_as_modified(data))
+    q, qd, qdd = random_state(standard, rng)
+    h = rng.normal(size=6)
+    np.testing.assert_allclose(rnea(standard, q, qd, qdd, f_ext=h), rnea(modified, q, qd, qdd, f_ext=h), atol=1e-10)
+    np.testing.assert_allclose(mass_matrix(standard, q), mass_matrix(modified, q), atol=1e-12)
+    np.testing.assert_allclose(tool_pose(standard, q), tool_pose(modified, q), atol=1e-12)
+    np.testing.assert_allclose(jacobian(standard, q), jacobian(modified, q), atol=1e-12)
+
+
+@pytest.mark.parametrize("convention", ["standard", "modified"])
+def test_payload_equals_the_wrench_it_exerts(convention):
+    """A payload held still weighs on the tool like an external wrench: its gravity torques equal
+    those of the bare robot with f_ext = [-m g; r x (-m g)] (force the tool exerts on the payload)."""
+    rng = np.random.default_rng(7)
+    model = RobotModel.from_dict(random_robot_dict(6, rng, convention=convention))
+    m, com = 2.5, np.array([0.02, -0.03, 0.08])
+    loaded = model.with_payload(m, com, {"ixx": 0.01, "iyy": 0.02, "izz": 0.015})
+    q, _, _ = random_state(model, rng)
+    T = tool_pose(model, q)
+    r = T[:3, :3] @ com                                          # tool point -> payload CoM, world
+    force = -m * model.gravity
+    wrench = np.concatenate([force, np.cross(r, force)])
+    np.testing.assert_allclose(gravity_torques(loaded, q), rnea(model, q, np.zeros(6), np.zeros(6), f_ext=wrench),
+                               atol=1e-10)
+
+
+def test_forward_kinematics_shapes_and_base_frame():
+    model = RobotModel.named("panda")
+    frames = forward_kinematics(model, np.zeros(7))
+    assert frames.shape == (8, 4, 4)
+    np.testing.assert_allclose(frames[0], np.eye(4))
+    # Panda at q = 0: flange at x = 0.088, z = 0.333 + 0.316 + 0.384 - 0.107 = 0.926 (Franka docs)
+    np.testing.assert_allclose(tool_pose(model, np.zeros(7))[:3, 3], [0.088, 0.0, 0.926], atol=1e-12)
+    assert internal_frames(model, np.zeros((3, 7))).shape == (3, 7, 4, 4)
+
+
+@pytest.mark.parametrize("bad, match", [
+    (np.zeros(5), r"q: expected shape \(6,\)"),
+    (np.zeros((2, 7)), r"q: expected shape"),
+    (np.array([0, 0, np.nan, 0, 0, 0]), "q: non-finite value for joint 'joint3'"),
+])
+def test_bad_joint_arrays_are_rejected(bad, match):
+    model = RobotModel.named("puma560")
+    with pytest.raises(ValueError, match=match):
+        rnea(model, bad, np.zeros(6), np.zeros(6))
+    with pytest.raises(ValueError, match=match):
+        mass_matrix(model, bad)
+
+
+def test_mismatched_batch_and_wrench_are_rejected():
+    model = RobotModel.named("puma560")
+    with pytest.raises(ValueError, match="qd: shape"):
+        rnea(model, np.zeros((3, 6)), np.zeros((2, 6)), np.zeros((3, 6)))
+    with pytest.raises(ValueError, match="f_ext"):
+        rnea(model, np.zeros(6), np.zeros(6), np.zeros(6), f_ext=np.zeros(5))
+    with pytest.raises(ValueError, match="gravity"):
+        rnea(model, np.zeros(6), np.zeros(6), np.zeros(6), gravity=[0, 0, np.inf])
