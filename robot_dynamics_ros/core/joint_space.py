@@ -1,8 +1,8 @@
 """Joint-space matrices: mass matrix B(q), Christoffel Coriolis matrix C(q, qd), forward dynamics.
 
-B and C are assembled from world-frame spatial quantities (``spatial.py``), with the composite
-inertias Ic_i = sum_{k >= i} M_k of the composite-rigid-body algorithm, so that every entry is one
-small product: B_ij = S_j^T Ic_i S_i for j <= i.  That is O(n^2) and fully vectorised over a batch.
+C is assembled from world-frame spatial quantities (``spatial.py``) with composite sums over the
+links outboard of each joint, so each entry is one small product; it is O(n^2) per configuration
+and vectorised over a batch.
 
 Motors (seed 002, 7.22-7.30): rotor i on link i-1 spinning at k_r qd_i about joint axis z_i, its
 locked inertia already in link i-1, adds kinetic energy
@@ -13,34 +13,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from .crba import crba
 from .inputs import joint_arrays
 from .rnea import rnea
 from .spatial import chain_state, force_cross_bar, motion_cross
 
 
-def _lower_to_symmetric(G: np.ndarray) -> np.ndarray:
-    lower = np.tril(G)
-    return lower + np.swapaxes(np.tril(G, -1), -1, -2)
-
-
 def mass_matrix(model, q) -> np.ndarray:
-    """B(q), the joint-space inertia matrix (seed 002, 7.32), by composite rigid bodies.
-
-    Shape (n, n), or (N, n, n) for a batch.
-    """
-    (q,), _ = joint_arrays(model, q=q)
-    st = chain_state(model, q)
-    F = np.einsum("...iab,...ib->...ia", st.composite, st.S)         # Ic_i S_i
-    B = _lower_to_symmetric(np.einsum("...ja,...ia->...ij", st.S, F))  # S_j . F_i, j <= i
-    ch = model.chain
-    if model.has_motors:
-        kr, Im = ch.gear_ratio, ch.rotor_inertia
-        # Spin coupling of rotor i with the angular motion of the joints before it (j < i).
-        coupling = (kr * Im)[:, None] * np.einsum("...ia,...ja->...ij", st.axes, st.S[..., :3])
-        coupling = np.tril(coupling, -1)
-        B = B + coupling + np.swapaxes(coupling, -1, -2)
-        B = B + np.diag(kr ** 2 * Im)
-    return B
+    """B(q), the joint-space inertia matrix (seed 002, 7.32), by the composite-rigid-body
+    algorithm (``crba.py``), O(n^2).  Shape (n, n), or (N, n, n) for a batch."""
+    (q,), batched = joint_arrays(model, q=q)
+    return crba(model, q, batched)
 
 
 def _body_christoffel(M, V, S, Sdot) -> np.ndarray:

@@ -22,49 +22,8 @@ import math
 
 import numpy as np
 
+from .components import joint_constants, rot_x as _rot_x, rot_x_inv as _rot_x_inv
 from .inputs import joint_arrays, vector_argument
-
-
-def _joint_constants(model) -> tuple:
-    """Per-joint Python floats used by the recursion, computed once per model."""
-    cached = getattr(model, "_rnea_constants", None)
-    if cached is not None:
-        return cached
-    ch = model.chain
-    joints = []
-    for i in range(model.n):
-        ca, sa = math.cos(ch.alpha_prev[i]), math.sin(ch.alpha_prev[i])
-        if abs(sa) < 1e-15:
-            ca, sa = (1.0 if ca > 0 else -1.0), 0.0
-        elif abs(ca) < 1e-15:
-            ca, sa = 0.0, (1.0 if sa > 0 else -1.0)
-        I = ch.inertia[i]
-        joints.append((
-            bool(ch.prismatic[i]), ca, sa, float(ch.a_prev[i]), float(ch.theta0[i]), float(ch.d0[i]),
-            float(ch.mass[i]), *map(float, ch.com[i]),
-            float(I[0, 0]), float(I[1, 1]), float(I[2, 2]), float(I[0, 1]), float(I[0, 2]), float(I[1, 2]),
-            float(ch.rotor_inertia[i] * ch.gear_ratio[i]), float(ch.gear_ratio[i]),
-            float(ch.viscous[i]), float(ch.coulomb[i])))
-    model._rnea_constants = tuple(joints)
-    return model._rnea_constants
-
-
-def _rot_x_inv(ca, sa, x, y, z):
-    """Components of a frame-(i-1) vector in the intermediate frame X: Rx(-alpha) v."""
-    if sa == 0.0:
-        return (x, y, z) if ca > 0 else (x, -y, -z)
-    if ca == 0.0:
-        return (x, z, -y) if sa > 0 else (x, -z, y)
-    return x, ca * y + sa * z, ca * z - sa * y
-
-
-def _rot_x(ca, sa, x, y, z):
-    """Components of an X-frame vector in frame i-1: Rx(alpha) v."""
-    if sa == 0.0:
-        return (x, y, z) if ca > 0 else (x, -y, -z)
-    if ca == 0.0:
-        return (x, -z, y) if sa > 0 else (x, z, -y)
-    return x, ca * y - sa * z, sa * y + ca * z
 
 
 def _recursion(constants, q, qd, qdd, g, wrench, xp, sign):
@@ -198,7 +157,7 @@ def rnea(model, q, qd, qdd, gravity=None, f_ext=None):
     (q, qd, qdd), batched = joint_arrays(model, q=q, qd=qd, qdd=qdd)
     g = model.chain.gravity_base if gravity is None else (
         model.base[:3, :3].T @ vector_argument(gravity, 3, "gravity", None))
-    constants = _joint_constants(model)
+    constants = joint_constants(model)
     if batched:
         wrench = None if f_ext is None else _wrench_in_last_frame(model, q, f_ext, True)
         tau = _recursion(constants, np.ascontiguousarray(q.T), np.ascontiguousarray(qd.T),

@@ -1,0 +1,52 @@
+"""Per-joint constants and the elementary rotations shared by the scalar-component recursions
+(``rnea.py``, ``crba.py``).  A component is a Python float (single call) or a numpy column (batch).
+
+Frames are the model's internal modified-DH frames: T_{i-1,i} = Rx(alpha) Tx(a) Rz(theta) Tz(d).
+The intermediate frame X (after Rx(alpha)) shares the parent's origin, and in it the child's origin
+is simply (a, 0, d).
+"""
+from __future__ import annotations
+
+import math
+
+
+def joint_constants(model) -> tuple:
+    """Per-joint Python floats used by the recursion, computed once per model."""
+    cached = getattr(model, "_joint_constants_cache", None)
+    if cached is not None:
+        return cached
+    ch = model.chain
+    joints = []
+    for i in range(model.n):
+        ca, sa = math.cos(ch.alpha_prev[i]), math.sin(ch.alpha_prev[i])
+        if abs(sa) < 1e-15:
+            ca, sa = (1.0 if ca > 0 else -1.0), 0.0
+        elif abs(ca) < 1e-15:
+            ca, sa = 0.0, (1.0 if sa > 0 else -1.0)
+        I = ch.inertia[i]
+        joints.append((
+            bool(ch.prismatic[i]), ca, sa, float(ch.a_prev[i]), float(ch.theta0[i]), float(ch.d0[i]),
+            float(ch.mass[i]), *map(float, ch.com[i]),
+            float(I[0, 0]), float(I[1, 1]), float(I[2, 2]), float(I[0, 1]), float(I[0, 2]), float(I[1, 2]),
+            float(ch.rotor_inertia[i] * ch.gear_ratio[i]), float(ch.gear_ratio[i]),
+            float(ch.viscous[i]), float(ch.coulomb[i])))
+    model._joint_constants_cache = tuple(joints)
+    return model._joint_constants_cache
+
+
+def rot_x_inv(ca, sa, x, y, z):
+    """Components of a frame-(i-1) vector in the intermediate frame X: Rx(-alpha) v."""
+    if sa == 0.0:
+        return (x, y, z) if ca > 0 else (x, -y, -z)
+    if ca == 0.0:
+        return (x, z, -y) if sa > 0 else (x, -z, y)
+    return x, ca * y + sa * z, ca * z - sa * y
+
+
+def rot_x(ca, sa, x, y, z):
+    """Components of an X-frame vector in frame i-1: Rx(alpha) v."""
+    if sa == 0.0:
+        return (x, y, z) if ca > 0 else (x, -y, -z)
+    if ca == 0.0:
+        return (x, -z, y) if sa > 0 else (x, z, -y)
+    return x, ca * y - sa * z, sa * y + ca * z
