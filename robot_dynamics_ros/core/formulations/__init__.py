@@ -1,0 +1,36 @@
+"""The seeds' inverse-dynamics formulations side by side, one module each.
+
+=======================  =================================================  ============  =====
+module                   formulation                                        frames        joints
+=======================  =================================================  ============  =====
+``lagrange_euler``       Lagrange-Euler, 4x4 U_ij, U_ijk, J_i (000 2.1-2.15)  standard DH   R, P
+``newton_euler_base``    Newton-Euler in base coordinates (000 Table 1)     standard DH   R, P
+``newton_euler_link``    N-E in link coordinates (000 Table 2 = LWP)        standard DH   R, P
+``modified_newton_euler``  Turney-Mudge-Lee modified N-E (001 Sect. 5)      standard DH   R, P*
+``dalembert``            generalized d'Alembert (000 Sect. 4)               standard DH   R only
+``renaud``               augmented-body N-E, steps (0)-(10) (004)           modified DH   R, P
+=======================  =================================================  ============  =====
+
+(* prismatic joints are our extension of TML's revolute-only derivation.)  Each module has
+``inverse_dynamics(model, q, qd, qdd, gravity=None, f_ext=None)`` for one configuration; it returns
+the rigid-body torque, equal to ``rnea(model.rigid(), ...)`` (rotors and friction are ignored).
+Models in the other DH convention are converted exactly (``_common.py``).  Each module's
+``torques(view, inputs)`` is the recursion itself, written so that it also runs on counting
+scalars (``opcount.count_operations``).  These are reference implementations for comparison and
+teaching; the package's fast, batched algorithm is ``robot_dynamics_ros.core.rnea``.
+"""
+from . import (dalembert, lagrange_euler, modified_newton_euler, newton_euler_base,
+               newton_euler_link, renaud)
+from .opcount import OpCount, count_operations
+
+FORMULATIONS = {
+    "lagrange_euler": lagrange_euler,
+    "newton_euler_base": newton_euler_base,
+    "newton_euler_link": newton_euler_link,
+    "modified_newton_euler": modified_newton_euler,
+    "dalembert": dalembert,
+    "renaud": renaud,
+}
+
+__all__ = ["FORMULATIONS", "OpCount", "count_operations", "dalembert", "lagrange_euler",
+           "modified_newton_euler", "newton_euler_base", "newton_euler_link", "renaud"]

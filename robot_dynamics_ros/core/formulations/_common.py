@@ -1,0 +1,190 @@
+"""What every formulation shares: the two DH views of a model, input conversion, 3-vector helpers.
+
+**Standard-DH view** (seeds 000, 001, 002, 003): frame i at the distal end of link i, joint i about
+z_{i-1}, i-1A_i = Rz(theta_i) Tz(d_i) Tx(a_i) Rx(alpha_i) (000 eq. 2.1).  A standard-DH model is
+used as written.  A modified-DH model (internal frames F_i on joint axis i, ``model.chain``) is
+converted exactly: S_i = F_i Tx(a_i) Rx(alpha_i) with (a_i, alpha_i) taken from the *next* row
+(a_i := a_prev[i+1], alpha_i := alpha_prev[i+1]; zero for the last link), and the fixed offset
+Rx(alpha_0) Tx(a_0) of the first row goes into the base: S_0 = base Rx(alpha_0) Tx(a_0).  Link
+centres of mass and inertias are re-expressed in S_i once.
+
+**Modified-DH view** (seed 004): ``model.chain`` itself, which is that same conversion in the other
+direction for standard-DH models (see ``core/model.py``).
+
+All formulations compute the *rigid-body* torque: rotor inertia, gear ratios and friction in the
+model are ignored, i.e. the result equals ``rnea(model.rigid(), ...)``.  (Rotors and friction are
+the main ``rnea``'s job; FGL's viscous b_i qd_i of 000 Tables 1-2 is the same friction term.)
+
+Everything here is plain float precomputation; the recursions themselves live in the formulation
+modules and are written on numpy arrays whose entries may be floats or counting scalars
+(``opcount.Counted``), so that the same code is timed and counted.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..inputs import joint_arrays, vector_argument
+from ..kinematics import tool_pose
+from ..transforms import homogeneous, rot_x
+from .opcount import Counted
+
+
+def exact_cos_sin(angle: float) -> tuple[float, float]:
+    """cos and sin, with the round-off of multiples of pi/2 removed (so 0 and 1 are exact)."""
+    c, s = float(np.cos(angle)), float(np.sin(angle))
+    c = 0.0 if abs(c) < 1e-15 else (float(np.sign(c)) if abs(abs(c) - 1.0) < 1e-15 else c)
+    s = 0.0 if abs(s) < 1e-15 else (float(np.sign(s)) if abs(abs(s) - 1.0) < 1e-15 else s)
+    return c, s
+
+
+@dataclass(frozen=True, eq=False)
+class DHView:
+    """One DH description of the rigid robot, arrays of length n (n x 3, n x 3 x 3).
+
+    ``convention`` "standard": row i is (theta_i, d_i, a_i, alpha_i) of i-1A_i, com/inertia in the
+    distal frame S_i.  "modified": row i is (alpha_{i-1}, a_{i-1}, theta_i, d_i) of T_{i-1,i},
+    com/inertia in frame F_i on joint axis i.
+    """
+    convention: str
+    a: np.ndarray
+    cos_alpha: np.ndarray
+    sin_alpha: np.ndarray
+    theta0: np.ndarray
+    d0: np.ndarray
+    prismatic: np.ndarray
+    mass: np.ndarray
+    com: np.ndarray              # centre of mass in the link frame
+    inertia: np.ndarray          # about the centre of mass, link-frame axes
+    base: np.ndarray             # world -> frame 0 of this view
+    tool: np.ndarray             # last frame of this view -> tool frame
+
+    @property
+    def n(self) -> int:
+        return len(self.a)
+
+    @property
+    def tool_point(self) -> np.ndarray:
+        """The tool point in the last frame (where f_ext's moment is taken)."""
+        return self.tool[:3, 3]
+
+
+def _view(convention, a, alpha, theta0, d0, prismatic, mass, com, inertia, base, tool) -> DHView:
+    cs = np.array([exact_cos_sin(x) for x in alpha]).reshape(-1, 2)
+    frozen = lambda x: np.array(x, dtype=float)  # noqa: E731
+    return DHView(convention, frozen(a), cs[:, 0], cs[:, 1], frozen(theta0), frozen(d0),
+                  np.array(prismatic, dtype=bool), frozen(mass), frozen(com), frozen(inertia),
+                  frozen(base), frozen(tool))
+
+
+def standard_view(model) -> DHView:
+    """The model in standard DH (see module docstring); cached on the model."""
+    cached = getattr(model, "_formulations_standard_view", None)
+    if cached is not None:
+        return cached
+    prismatic = [t == "prismatic" for t in model.joint_types]
+    if model.convention == "standard":
+        view = _view("standard", model.dh_a, model.dh_alpha, model.dh_theta, model.dh_d, prismatic,
+                     model.mass, model.com, model.inertia, model.base, model.tool)
+    else:
+        ch = model.chain
+        a = np.append(ch.a_prev[1:], 0.0)
+        alpha = np.append(ch.alpha_prev[1:], 0.0)
+        # S_i = F_i L_i with L_i = Tx(a_i) Rx(alpha_i): points map as p_S = Rx(alpha)^T (p_F - a x).
+        R = np.array([rot_x(al) for al in alpha])
+        com = np.einsum("nji,nj->ni", R, ch.com - np.outer(a, [1.0, 0.0, 0.0]))
+        inertia = np.einsum("nji,njk,nkl->nil", R, ch.inertia, R)
+        base = ch.base @ homogeneous(rot_x(ch.alpha_prev[0]), [ch.a_prev[0], 0.0, 0.0])
+        view = _view("standard", a, alpha, ch.theta0, ch.d0, prismatic, ch.mass, com, inertia,
+                     base, model.tool)
+    model._formulations_standard_view = view
+    return view
+
+
+def modified_view(model) -> DHView:
+    """The model in modified DH: ``model.chain`` (exact for both file conventions)."""
+    cached = getattr(model, "_formulations_modified_view", None)
+    if cached is not None:
+        return cached
+    ch = model.chain
+    view = _view("modified", ch.a_prev, ch.alpha_prev, ch.theta0, ch.d0, ch.prismatic, ch.mass,
+                 ch.com, ch.inertia, ch.base, ch.flange)
+    model._formulations_modified_view = view
+    return view
+
+
+def joint_angles(view: DHView, q) -> tuple[list, list]:
+    """theta_i and d_i of every joint for the joint vector q (floats or counting scalars)."""
+    theta = [t0 if p else t0 + qi for t0, p, qi in zip(view.theta0, view.prismatic, q)]
+    d = [d0 + qi if p else d0 for d0, p, qi in zip(view.d0, view.prismatic, q)]
+    return theta, d
+
+
+def cos_sin(angle):
+    """cos and sin of a joint angle; counted when it is a counting scalar."""
+    if isinstance(angle, Counted):
+        return angle.cos(), angle.sin()
+    return math.cos(angle), math.sin(angle)
+
+
+def rotation_standard(ct, st, ca, sa) -> np.ndarray:
+    """i-1R_i of standard DH (seed 000 eq. 2.1, 000:134; seed 001 eq. 1.10)."""
+    return np.array([[ct, -st * ca, st * sa], [st, ct * ca, -ct * sa], [0.0, sa, ca]])
+
+
+def rotation_modified(ct, st, ca, sa) -> np.ndarray:
+    """R_{i-1,i} of modified DH (seed 004, T_{i-1,i} at 004:316-329)."""
+    return np.array([[ct, -st, 0.0], [ca * st, ca * ct, -sa], [sa * st, sa * ct, ca]])
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """One configuration, ready for a recursion: everything in the view's frames."""
+    q: np.ndarray
+    qd: np.ndarray
+    qdd: np.ndarray
+    gravity: np.ndarray          # the actual gravity vector (pointing down), in frame 0 of the view
+    force: np.ndarray | None     # f_ext force, last frame of the view
+    moment: np.ndarray | None    # f_ext moment about the tool point, last frame of the view
+
+
+def prepare(model, view: DHView, q, qd, qdd, gravity=None, f_ext=None) -> Inputs:
+    """Validate one configuration and express gravity and the wrench in the view's frames.
+
+    ``f_ext``: the wrench [force; moment] the end effector exerts on the environment, world frame,
+    moment about the tool point (the same as for ``rnea``).
+    """
+    (q, qd, qdd), batched = joint_arrays(model, q=q, qd=qd, qdd=qdd)
+    if batched:
+        raise ValueError(f"the formulations take one configuration of shape ({model.n},), "
+                         f"got a batch of shape {q.shape}; use rnea() for batches")
+    g_world = model.gravity if gravity is None else vector_argument(gravity, 3, "gravity", None)
+    g = view.base[:3, :3].T @ g_world
+    force = moment = None
+    if f_ext is not None:
+        f_ext = vector_argument(f_ext, 6, "f_ext", None)
+        # Orientation of the view's last frame in the world: tool pose times (last -> tool)^-1.
+        R_last = tool_pose(model, q)[:3, :3] @ view.tool[:3, :3].T
+        force, moment = R_last.T @ f_ext[:3], R_last.T @ f_ext[3:]
+    return Inputs(q, qd, qdd, g, force, moment)
+
+
+# -- 3-vector helpers that work on float and object arrays alike (np.cross is slow on 3-vectors) --
+def cross(u, v) -> np.ndarray:
+    return np.array([u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]])
+
+
+def dot(u, v):
+    return u[0] * v[0] + u[1] * v[1] + u[2] * v[2]
+
+
+def skew(v) -> np.ndarray:
+    """The cross-product tensor v^ (seed 004, 004:74): skew(v) @ x == cross(v, x)."""
+    return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
+
+
+def parallel_axis(inertia: np.ndarray, mass: float, r: np.ndarray) -> np.ndarray:
+    """Inertia about a point at -r from the centre of mass: I_C + m (|r|^2 E - r r^T)."""
+    return inertia + mass * (r @ r * np.eye(3) - np.outer(r, r))

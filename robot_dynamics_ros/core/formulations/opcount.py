@@ -1,0 +1,183 @@
+"""Counting the arithmetic a formulation performs, by running it on a counting scalar.
+
+Every formulation in this package is written once, on numpy arrays whose entries may be any
+number-like objects.  Run on :class:`Counted` entries (numpy ``object`` arrays), the same code
+computes the same torque while each ``*`` and ``+``/``-`` between values that depend on
+``(q, qd, qdd)`` (or on the wrench) is tallied.
+
+What is counted, and what is not (the seeds count the same way, 000 Table 3 and 001 Tables 1-4):
+
+* robot constants (DH parameters, masses, first and second moments, products of them) are plain
+  floats: arithmetic among them is precomputation and is free;
+* multiplying by an exact 0 or +-1 and adding an exact 0 are free (folded away), so structural
+  zeros of the algorithm (z0 = (0, 0, 1), the last row of a homogeneous matrix, the base at rest,
+  zero DH parameters of a particular robot) cost nothing, as in Renaud's "analytical" principle
+  (seed 004, 004:39-41).  A sign change is free (001:57 does not count the Q matrices);
+* sines and cosines of the joint angles are tallied separately (``trig``); the seeds leave them out.
+
+The counts are therefore those of *this code* with constant folding; they are not hand-optimised.
+"""
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass
+class OpCount:
+    mul: int = 0
+    add: int = 0
+    div: int = 0
+    trig: int = 0
+
+    def as_dict(self) -> dict:
+        return {"mul": self.mul, "add": self.add, "div": self.div, "trig": self.trig}
+
+
+_active: list[OpCount] = []
+
+
+def _tally(kind: str) -> None:
+    for counter in _active:
+        setattr(counter, kind, getattr(counter, kind) + 1)
+
+
+def _is_constant(x) -> bool:
+    return isinstance(x, (int, float, np.floating, np.integer)) and not isinstance(x, bool)
+
+
+class Counted:
+    """A float that depends on the joint state; arithmetic on it is counted (see module doc)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: float):
+        self.value = float(value)
+
+    # -- products ----------------------------------------------------------------------------
+    def __mul__(self, other):
+        if isinstance(other, Counted):
+            _tally("mul")
+            return Counted(self.value * other.value)
+        if not _is_constant(other):
+            return NotImplemented
+        if other == 0:
+            return 0.0
+        if other == 1:
+            return self
+        if other == -1:
+            return Counted(-self.value)
+        _tally("mul")
+        return Counted(self.value * other)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other):
+        if isinstance(other, Counted):
+            _tally("div")
+            return Counted(self.value / other.value)
+        if not _is_constant(other):
+            return NotImplemented
+        return self * (1.0 / other)
+
+    def __rtruediv__(self, other):
+        if not _is_constant(other):
+            return NotImplemented
+        if other == 0:
+            return 0.0
+        _tally("div")
+        return Counted(other / self.value)
+
+    # -- sums --------------------------------------------------------------------------------
+    def __add__(self, other):
+        if isinstance(other, Counted):
+            _tally("add")
+            return Counted(self.value + other.value)
+        if not _is_constant(other):
+            return NotImplemented
+        if other == 0:
+            return self
+        _tally("add")
+        return Counted(self.value + other)
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        if isinstance(other, Counted):
+            _tally("add")
+            return Counted(self.value - other.value)
+        if not _is_constant(other):
+            return NotImplemented
+        return self + (-other)
+
+    def __rsub__(self, other):
+        if not _is_constant(other):
+            return NotImplemented
+        return (-self) + other
+
+    def __neg__(self):
+        return Counted(-self.value)
+
+    def __pos__(self):
+        return self
+
+    # -- functions numpy calls on object arrays (np.cos(a) -> a.cos()) -----------------------
+    def cos(self):
+        _tally("trig")
+        return Counted(np.cos(self.value))
+
+    def sin(self):
+        _tally("trig")
+        return Counted(np.sin(self.value))
+
+    def __repr__(self) -> str:
+        return f"Counted({self.value!r})"
+
+
+def counted_array(values) -> np.ndarray:
+    """An object array of :class:`Counted` entries with these values."""
+    values = np.asarray(values, dtype=float)
+    out = np.empty(values.shape, dtype=object)
+    for index, v in np.ndenumerate(values):
+        out[index] = Counted(v)
+    return out
+
+
+def value_of(x):
+    """Float value(s) of a result that may hold Counted entries or folded constants."""
+    if isinstance(x, np.ndarray) and x.dtype == object:
+        return np.vectorize(value_of, otypes=[float])(x)
+    if isinstance(x, (list, tuple)):
+        return np.array([value_of(v) for v in x])
+    return x.value if isinstance(x, Counted) else float(x)
+
+
+@contextlib.contextmanager
+def counting():
+    """``with counting() as c: ...`` tallies the operations on Counted values into ``c``."""
+    counter = OpCount()
+    _active.append(counter)
+    try:
+        yield counter
+    finally:
+        _active.remove(counter)
+
+
+def count_operations(formulation, model, q, qd, qdd) -> tuple[OpCount, np.ndarray]:
+    """Operations of one inverse-dynamics evaluation of ``formulation`` (a module of this package).
+
+    Free motion (no wrench, as in the seeds' counts), the model's gravity as a constant.  The joint
+    state is counted; the robot's constants are not.  Returns the tally and the torque it computed
+    (which must equal the float evaluation).
+    """
+    from ._common import Inputs, prepare   # _common imports Counted from here
+
+    view = formulation.view_of(model)
+    floats = prepare(model, view, q, qd, qdd)
+    inp = Inputs(counted_array(floats.q), counted_array(floats.qd), counted_array(floats.qdd),
+                 floats.gravity, None, None)
+    with counting() as tally:
+        tau = formulation.torques(view, inp)
+    return tally, value_of(list(tau))
