@@ -1,0 +1,18 @@
+"""Code generation: straight-line Python for one robot's dynamics (Renaud, seed 004): rnea,
+nonlinear_effects, gravity_torques and mass_matrix, with operation counts.
+
+    from robot_dynamics_ros.codegen import generate, generated_model
+    code = generate(model)                 # .source (a module), .counts (operation counts)
+    dyn = generated_model(model)           # compiled and cached: dyn.rnea(q, qd, qdd), ...
+
+Modules: ``expr`` (expression DAG: folding, hashing, counting), ``parameters`` (augmented and
+grouped constants), ``renaud`` (steps (0)-(10)), ``writer`` (Python source), ``generate``,
+``loader`` (in-memory compiled models).
+"""
+from .expr import Graph, OpCount
+from .generate import FUNCTIONS, CodegenError, GeneratedCode, generate
+from .loader import GeneratedModel, generated_model
+from .parameters import GROUPINGS
+
+__all__ = ["generate", "generated_model", "GeneratedModel", "GeneratedCode", "CodegenError", "Graph",
+           "OpCount", "FUNCTIONS", "GROUPINGS"]

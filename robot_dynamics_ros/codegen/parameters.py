@@ -1,0 +1,176 @@
+"""Numeric constants of a generated model: Renaud's augmented bodies, then grouped parameters.
+
+Inputs are the model's internal modified-DH chain (``model.chain``, so standard-DH files work
+too).  Per link i (1-based in the comments, 0-based in the code):
+
+* moments at O_i in frame i (seed 004, 004:120-124): u^i = m^i d_ii and
+  k^i = phi^i - m^i d^_ii d^_ii = phi^i + m^i (|d|^2 E - d d^T);
+* augmented body i (004:126-139; step (0), 004:345-349, with the erratum p_{i,i+1}(i)):
+  m*i = sum_{j>=i} m^j, u*i = u^i + m*(i+1) p_{i,i+1}(i), k*i = k^i - m*(i+1) p^ p^.
+  When joint i+1 is prismatic, p_{i,i+1}(i) = p0 + q_{i+1} zeta (zeta = z_{i+1}(i)) depends on the
+  joint variable; the constant part is folded here and the q-dependent part is kept as
+  coefficients (``u_q``, ``k_q``, ``k_qq``) that the emitter evaluates on line (step (0) on line).
+
+``grouping="full"`` then regroups constants between neighbouring links, generalising Renaud's
+y5 - z6 observation (004:448, 004:454-456; the "exhaustive gathering" of base parameters is the
+later work of Khalil, Gautier and Bennis, not in the seeds).  Every transfer moves a mass
+distribution that has the same motion on both links, so every torque is unchanged exactly:
+
+* revolute joint j: a distribution on the axis of joint j moves identically with link j and
+  link j-1.  Two such pieces are moved from augmented body j to j-1 (or dropped, for j = 1, onto
+  the fixed base):
+  - a dipole at O_j along z_j carrying the first moment mu = u*j . z_j (zero mass): link j gets
+    u_z = 0; link j-1 gets u += mu z_j and, the dipole being off O_{j-1},
+    k += mu (2 (p.z_j) E - p z_j^T - z_j p^T) with p = p_{j-1,j};
+  - a line quadrupole on the axis, zero mass and first moment, second moment
+    lambda (E - z_j z_j^T) with lambda = k*j_yy: link j gets XX - YY and YY = 0; link j-1 gets
+    lambda (E - z_j z_j^T) (no shift term: zero mass and first moment).
+  Renaud's y5 - z6 is the first rule at j = 6 (alpha_5 = pi/2: z_6 = -y_5, p_56 = 0).
+* prismatic joint j: link j does not turn relative to link j-1, so a zero-mass, zero-first-moment
+  distribution with second moment k*j (all of it) can ride on link j-1 instead:
+  k_{j-1} += R_{j-1,j} k*j R_{j-1,j}^T and k*j = 0.
+
+``grouping="augmented"`` stops after the augmented bodies: Renaud's own table (004:416-428).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+GROUPINGS = ("full", "augmented")
+SNAP = 1e-12  # |sin|, |cos| below this are exactly 0 (so alpha in {0, +-pi/2, pi} folds)
+
+
+def snap_unit(x: float) -> float:
+    """A sine or cosine (or rotation-matrix entry) with values near 0 or +-1 made exact."""
+    if abs(x) < SNAP:
+        return 0.0
+    if abs(abs(x) - 1.0) < SNAP:
+        return math.copysign(1.0, x)
+    return float(x)
+
+
+def quarter_turns(angle: float) -> int | None:
+    """k if angle is k * pi/2 (mod 2 pi) to within SNAP, else None."""
+    k = round(angle / (math.pi / 2))
+    return k % 4 if abs(angle - k * math.pi / 2) < SNAP else None
+
+
+@dataclass
+class Link:
+    """Constants of link i for the emitter (arrays are numpy floats)."""
+    prismatic: bool
+    ca: float          # cos alpha_{i-1}, snapped
+    sa: float          # sin alpha_{i-1}, snapped
+    a: float           # a_{i-1}
+    theta0: float      # theta_i offset (the angle itself for a prismatic joint)
+    d0: float          # r_i offset (r_i itself for a revolute joint)
+    m_star: float      # m*i
+    u: np.ndarray      # constant part of u*i (3,)
+    k: np.ndarray      # constant part of k*i (3, 3)
+    u_q: np.ndarray | None = None    # u*i += q_{i+1} u_q          (joint i+1 prismatic)
+    k_q: np.ndarray | None = None    # k*i += q_{i+1} k_q + q_{i+1}^2 k_qq
+    k_qq: np.ndarray | None = None
+    rotor: float = 0.0  # I_m k_r (seed 002, 7.111/7.113)
+    gear: float = 1.0   # k_r
+    viscous: float = 0.0
+    coulomb: float = 0.0
+
+    @property
+    def zeta(self) -> np.ndarray:
+        """z_i in frame i-1: R_{i-1,i} Z = (0, -sin alpha_{i-1}, cos alpha_{i-1})."""
+        return np.array([0.0, -self.sa, self.ca])
+
+    @property
+    def p0(self) -> np.ndarray:
+        """p_{i-1,i}(i-1) at q_i = 0 for a prismatic joint (constant for a revolute one)."""
+        return np.array([self.a, -self.d0 * self.sa, self.d0 * self.ca])
+
+    def rotation_to_parent(self) -> np.ndarray:
+        """R_{i-1,i} of a prismatic joint (constant): Rx(alpha_{i-1}) Rz(theta_i)."""
+        ct, st = snap_unit(math.cos(self.theta0)), snap_unit(math.sin(self.theta0))
+        rx = np.array([[1.0, 0.0, 0.0], [0.0, self.ca, -self.sa], [0.0, self.sa, self.ca]])
+        rz = np.array([[ct, -st, 0.0], [st, ct, 0.0], [0.0, 0.0, 1.0]])
+        return rx @ rz
+
+
+def _shift(p: np.ndarray) -> np.ndarray:
+    """-p^ p^ = |p|^2 E - p p^T: second moment about O of a unit mass at p."""
+    return (p @ p) * np.eye(3) - np.outer(p, p)
+
+
+def _internal_inertial(model):
+    """Mass, CoM and inertia per link in the internal frames, recomputed from the file frames with
+    the fixed rotation snapped (so alpha = pi/2 leaves exact zeros, not 1e-17 products)."""
+    offsets = model.chain.link_offset
+    coms, inertias = [], []
+    for i in range(model.n):
+        R = np.vectorize(snap_unit)(offsets[i][:3, :3])
+        coms.append(R @ model.com[i] + offsets[i][:3, 3])
+        inertias.append(R @ model.inertia[i] @ R.T)
+    return np.asarray(model.mass, float), np.array(coms), np.array(inertias)
+
+
+def link_constants(model, grouping: str = "full") -> list[Link]:
+    """Per-link constants of ``model`` for the emitter (see the module docstring)."""
+    if grouping not in GROUPINGS:
+        raise ValueError(f"grouping must be one of {list(GROUPINGS)}, got {grouping!r}")
+    ch, n = model.chain, model.n
+    mass, com, inertia = _internal_inertial(model)
+    m_star = np.cumsum(mass[::-1])[::-1]
+    links = []
+    for i in range(n):
+        al = float(ch.alpha_prev[i])
+        links.append(Link(
+            prismatic=bool(ch.prismatic[i]), ca=snap_unit(math.cos(al)), sa=snap_unit(math.sin(al)),
+            a=float(ch.a_prev[i]), theta0=float(ch.theta0[i]), d0=float(ch.d0[i]), m_star=float(m_star[i]),
+            u=mass[i] * com[i], k=inertia[i] + mass[i] * _shift(com[i]),
+            rotor=float(ch.rotor_inertia[i] * ch.gear_ratio[i]), gear=float(ch.gear_ratio[i]),
+            viscous=float(ch.viscous[i]), coulomb=float(ch.coulomb[i])))
+    # Augmented bodies, step (0): the outer bodies' mass m*(i+1) as a point at O_{i+1}.
+    for i in range(n - 1):
+        nxt, ms = links[i + 1], links[i + 1].m_star
+        p0, zeta = nxt.p0, nxt.zeta
+        links[i].u = links[i].u + ms * p0
+        links[i].k = links[i].k + ms * _shift(p0)
+        if nxt.prismatic:  # p = p0 + q zeta: the q-dependent part, evaluated on line
+            links[i].u_q = ms * zeta
+            links[i].k_q = ms * (2.0 * (p0 @ zeta) * np.eye(3) - np.outer(p0, zeta) - np.outer(zeta, p0))
+            links[i].k_qq = ms * _shift(zeta)
+    if grouping == "full":
+        _regroup(links)
+    return links
+
+
+def _regroup(links: list[Link]) -> None:
+    """Move distributions shared by links j and j-1 onto link j-1, from the tip to the base."""
+    for j in range(len(links) - 1, -1, -1):
+        link = links[j]
+        parent = links[j - 1] if j > 0 else None  # j = 0: onto the fixed base (dropped)
+        if link.prismatic:
+            if parent is not None:
+                R = link.rotation_to_parent()
+                parent.k = parent.k + R @ link.k @ R.T
+            link.k = np.zeros((3, 3))
+            continue
+        zeta, p = link.zeta, link.p0
+        mu = link.u[2]
+        link.u = np.array([link.u[0], link.u[1], 0.0])
+        lam = link.k[1, 1]
+        link.k = link.k - lam * np.diag([1.0, 1.0, 0.0])
+        link.k[1, 1] = 0.0
+        if parent is not None:
+            parent.u = parent.u + mu * zeta
+            parent.k = (parent.k + mu * (2.0 * (p @ zeta) * np.eye(3) - np.outer(p, zeta) - np.outer(zeta, p))
+                        + lam * _shift(zeta))
+
+
+def gravity_in_base(model) -> np.ndarray:
+    """The model's gravity in frame 0; components below 1e-12 |g| (rounding of a base rotation)
+    are exact zeros so that they cost nothing."""
+    g = np.array(model.chain.gravity_base, dtype=float)
+    scale = float(np.abs(g).max()) if g.size else 0.0
+    g[np.abs(g) < SNAP * scale] = 0.0
+    return g
