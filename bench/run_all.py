@@ -1,0 +1,34 @@
+"""Run every benchmark under bench/ in turn (`make bench`), with this interpreter.
+
+Each benchmark times the package against a baseline measured in the same run (and against
+Pinocchio, roboticstoolbox-python and toppra when the optional `bench` extra is installed).
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+BENCHMARKS = ["bench_core.py", "bench_codegen.py", "bench_formulations.py", "bench_scaling.py",
+              "bench_ros_latency.py"]
+
+
+def main() -> int:
+    env = dict(os.environ, ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST")   # DDS stays on loopback
+    failed = []
+    for name in BENCHMARKS:
+        path = HERE / name
+        if not path.exists():
+            continue
+        print(f"\n===== {name} =====", flush=True)
+        if subprocess.run([sys.executable, str(path)], env=env).returncode != 0:
+            failed.append(name)
+    if failed:
+        print(f"\nfailed: {', '.join(failed)}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
