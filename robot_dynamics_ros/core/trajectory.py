@@ -1,0 +1,336 @@
+"""Joint-space trajectories, interpolated exactly as ros2_controllers' joint_trajectory_controller.
+
+A ``JointTrajectory`` holds K waypoints: ``times`` (K,) (time_from_start, seconds), ``positions``
+(K, n) and optional ``velocities``, ``accelerations`` and ``effort`` (K, n).  It is immutable and
+validated on construction; every problem raises ``ValueError`` naming the field, the point and,
+where it applies, the joint.
+
+Interpolation (``sample``) follows ``Trajectory::interpolate_between_points`` of
+joint_trajectory_controller (ros2_controllers, trajectory.cpp), segment by segment:
+
+* positions only                     -> linear: constant velocity, zero acceleration;
+* positions + velocities             -> cubic Hermite;
+* positions + velocities + accel.    -> quintic matching all three at both ends.
+
+JTC decides per segment from the fields present at both of its ends, and with accelerations but no
+velocities it computes nothing (the output stays zero).  Here every point must carry the same
+fields and accelerations require velocities; anything else is rejected with a message, so a
+trajectory never means something different here and on the controller.  Effort is not
+interpolated by the dynamics (it is output only: the feedforward torque per point).
+
+Outside [times[0], times[-1]] the trajectory holds its end point with zero velocity and
+acceleration; at times[-1] itself it gives the last point as stored (missing fields as zero), as
+JTC does (``side="left"`` gives the limit of the last segment instead).  (JTC interpolates from the robot's current state towards the first point, which a
+stand-alone trajectory cannot know, and after the end holds the last point as given; a trajectory
+that ends at rest, which JTC requires by default, behaves identically.)
+
+YAML / dict format (``from_yaml``, ``from_dict``, ``to_dict``)::
+
+    joint_names: [joint1, joint2]
+    points:
+      - time_from_start: 0.0          # seconds (or {sec: 0, nanosec: 0} as in ROS messages)
+        positions: [0.0, 0.0]
+        velocities: [0.0, 0.0]        # optional, then in every point
+        accelerations: [0.0, 0.0]     # optional, needs velocities, then in every point
+      - time_from_start: 0.5
+        positions: [1.5708, 1.5708]
+        ...
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+_FIELDS = ("positions", "velocities", "accelerations", "effort")
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a = np.array(a, dtype=float)
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class JointTrajectory:
+    """Waypoints of a joint trajectory; see the module docstring for format and interpolation."""
+    joint_names: tuple
+    times: np.ndarray
+    positions: np.ndarray
+    velocities: np.ndarray | None = None
+    accelerations: np.ndarray | None = None
+    effort: np.ndarray | None = None
+    _coeffs: np.ndarray = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        names = tuple(str(name) for name in self.joint_names)
+        if not names:
+            raise ValueError("joint_names: empty")
+        for i, name in enumerate(names):
+            if not name:
+                raise ValueError(f"joint_names[{i}]: empty name")
+            if name in names[:i]:
+                raise ValueError(f"joint_names: '{name}' appears twice")
+        n = len(names)
+        times = np.asarray(self.times, dtype=float)
+        if times.ndim != 1 or times.size == 0:
+            raise ValueError(f"times: expected a non-empty 1-D array, got shape {times.shape}")
+        for k, t in enumerate(times):
+            if not np.isfinite(t):
+                raise ValueError(f"time_from_start: point {k} is not finite ({t})")
+        if times[0] < 0.0:
+            raise ValueError(f"time_from_start: point 0 is negative ({times[0]} s)")
+        for k in np.flatnonzero(np.diff(times) <= 0.0):
+            raise ValueError(f"time_from_start: point {k + 1} ({times[k + 1]} s) is not after point {k} "
+                             f"({times[k]} s); times must be strictly increasing")
+        K = times.size
+        arrays = {}
+        for name in _FIELDS:
+            value = getattr(self, name)
+            if value is None:
+                if name == "positions":
+                    raise ValueError("positions: missing")
+                arrays[name] = None
+                continue
+            a = np.asarray(value, dtype=float)
+            if a.shape != (K, n):
+                raise ValueError(f"{name}: expected shape ({K}, {n}) (points x joints {list(names)}), "
+                                 f"got {a.shape}")
+            bad = np.argwhere(~np.isfinite(a))
+            if bad.size:
+                k, j = bad[0]
+                raise ValueError(f"{name}: point {k} joint '{names[j]}' is not finite ({a[k, j]})")
+            arrays[name] = _readonly(a)
+        if arrays["accelerations"] is not None and arrays["velocities"] is None:
+            raise ValueError("accelerations: given without velocities (joint_trajectory_controller "
+                             "does not interpolate such segments); give velocities too")
+        object.__setattr__(self, "joint_names", names)
+        object.__setattr__(self, "times", _readonly(times))
+        for name in _FIELDS:
+            object.__setattr__(self, name, arrays[name])
+        object.__setattr__(self, "_coeffs", _segment_coefficients(self))
+
+    # ----------------------------------------------------------------- properties
+    @property
+    def n(self) -> int:
+        """Number of joints."""
+        return len(self.joint_names)
+
+    @property
+    def num_points(self) -> int:
+        return self.times.size
+
+    @property
+    def duration(self) -> float:
+        """time_from_start of the last point."""
+        return float(self.times[-1])
+
+    @property
+    def interpolation(self) -> str:
+        """'linear', 'cubic' or 'quintic' (see the module docstring)."""
+        if self.velocities is None:
+            return "linear"
+        return "cubic" if self.accelerations is None else "quintic"
+
+    # ----------------------------------------------------------------- sampling
+    def sample(self, t, side: str = "right"):
+        """(q, qd, qdd) at time(s) t: each (n,) for a scalar t, (M, n) for an array of M times.
+
+        At a waypoint time the segment that starts there is used, as joint_trajectory_controller
+        does; ``side="left"`` uses the segment that ends there instead (the left limit, which
+        matters where accelerations jump at waypoints).
+        """
+        if side not in ("left", "right"):
+            raise ValueError(f"side: expected 'left' or 'right', got {side!r}")
+        scalar = np.ndim(t) == 0
+        t = np.atleast_1d(np.asarray(t, dtype=float))
+        if t.ndim != 1:
+            raise ValueError(f"t: expected a scalar or 1-D array of times, got shape {t.shape}")
+        if not np.isfinite(t).all():
+            raise ValueError("t: contains non-finite times")
+        q, qd, qdd = self._evaluate(t, side)
+        if scalar:
+            return q[0], qd[0], qdd[0]
+        return q, qd, qdd
+
+    def _evaluate(self, t: np.ndarray, side: str = "right"):
+        times, K = self.times, self.times.size
+        if K == 1:
+            q = np.broadcast_to(self.positions[0], (t.size, self.n)).copy()
+            return q, np.zeros_like(q), np.zeros_like(q)
+        seg = np.clip(np.searchsorted(times, t, side=side) - 1, 0, K - 2)
+        tau = np.clip(t - times[seg], 0.0, times[seg + 1] - times[seg])[:, None]
+        c = self._coeffs[seg]                      # (M, 6, n): q = sum_p c_p tau^p
+        q = c[:, 5]
+        for p in range(4, -1, -1):
+            q = q * tau + c[:, p]
+        qd = 5.0 * c[:, 5]
+        for p in range(4, 0, -1):
+            qd = qd * tau + p * c[:, p]
+        qdd = 20.0 * c[:, 5]
+        for p in range(4, 1, -1):
+            qdd = qdd * tau + p * (p - 1) * c[:, p]
+        outside = (t < times[0]) | (t > times[-1])
+        if outside.any():                        # hold the end point at rest
+            qd[outside] = 0.0
+            qdd[outside] = 0.0
+        if side == "right":                      # at the last point: the point as given, like JTC
+            end = t == times[-1]
+            if end.any():
+                q[end] = self.positions[-1]
+                qd[end] = 0.0 if self.velocities is None else self.velocities[-1]
+                qdd[end] = 0.0 if self.accelerations is None else self.accelerations[-1]
+        return q, qd, qdd
+
+    # ----------------------------------------------------------------- conversions
+    def reordered(self, joint_names) -> "JointTrajectory":
+        """The same trajectory with its columns in the order of ``joint_names``.
+
+        Raises ValueError naming unknown joints (in the trajectory, not in ``joint_names``) and
+        missing ones.
+        """
+        joint_names = tuple(joint_names)
+        unknown = [name for name in self.joint_names if name not in joint_names]
+        if unknown:
+            raise ValueError(f"joint_names: unknown joint(s) {unknown}; expected {list(joint_names)}")
+        missing = [name for name in joint_names if name not in self.joint_names]
+        if missing:
+            raise ValueError(f"joint_names: missing joint(s) {missing}")
+        if joint_names == self.joint_names:
+            return self
+        index = [self.joint_names.index(name) for name in joint_names]
+        return JointTrajectory(joint_names, self.times,
+                               *(None if getattr(self, f) is None else getattr(self, f)[:, index]
+                                 for f in _FIELDS))
+
+    def with_effort(self, effort) -> "JointTrajectory":
+        return JointTrajectory(self.joint_names, self.times, self.positions, self.velocities,
+                               self.accelerations, effort)
+
+    @classmethod
+    def from_dict(cls, data, source: str = "<dict>") -> "JointTrajectory":
+        """Build from the YAML/dict format in the module docstring; errors name ``source`` and field."""
+        try:
+            if not isinstance(data, dict):
+                raise ValueError("expected a mapping with 'joint_names' and 'points'")
+            unknown = set(data) - {"joint_names", "points", "header", "name", "description"}
+            if unknown:
+                raise ValueError(f"unknown key(s) {sorted(unknown)}")
+            names = data.get("joint_names")
+            if not isinstance(names, (list, tuple)) or not names:
+                raise ValueError("joint_names: expected a non-empty list of joint names")
+            points = data.get("points")
+            if not isinstance(points, (list, tuple)) or not points:
+                raise ValueError("points: expected a non-empty list of points")
+            times, columns = [], {f: [] for f in _FIELDS}
+            for k, point in enumerate(points):
+                if not isinstance(point, dict):
+                    raise ValueError(f"points[{k}]: expected a mapping")
+                extra = set(point) - {"time_from_start", *_FIELDS}
+                if extra:
+                    raise ValueError(f"points[{k}]: unknown key(s) {sorted(extra)}")
+                if "time_from_start" not in point:
+                    raise ValueError(f"points[{k}].time_from_start: missing")
+                times.append(_seconds(point["time_from_start"], f"points[{k}].time_from_start"))
+                for f in _FIELDS:
+                    value = point.get(f)
+                    if value is not None and len(value) == 0:   # ROS messages use [] for "absent"
+                        value = None
+                    if value is not None:
+                        value = _float_list(value, len(names), f"points[{k}].{f}")
+                    columns[f].append(value)
+            arrays = {}
+            for f in _FIELDS:
+                present = [v is not None for v in columns[f]]
+                if all(present):
+                    arrays[f] = np.array(columns[f])
+                elif any(present):
+                    k = present.index(not present[0])
+                    raise ValueError(f"points[{k}].{f}: given in some points but not in others; give it "
+                                     "in every point or in none")
+                else:
+                    arrays[f] = None
+            return cls(tuple(names), np.array(times), **arrays)
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"{source}: {exc}") from None
+
+    @classmethod
+    def from_yaml(cls, path) -> "JointTrajectory":
+        path = Path(path)
+        try:
+            text = path.read_text()
+        except OSError as exc:
+            raise ValueError(f"{path}: cannot read trajectory file ({exc.strerror})") from None
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            raise ValueError(f"{path}: invalid YAML: {exc}") from None
+        return cls.from_dict(data, source=str(path))
+
+    def to_dict(self) -> dict:
+        points = []
+        for k in range(self.num_points):
+            point = {"time_from_start": float(self.times[k])}
+            for f in _FIELDS:
+                a = getattr(self, f)
+                if a is not None:
+                    point[f] = [float(x) for x in a[k]]
+            points.append(point)
+        return {"joint_names": list(self.joint_names), "points": points}
+
+
+def _seconds(value, where: str) -> float:
+    if isinstance(value, dict):
+        extra = set(value) - {"sec", "nanosec"}
+        if extra:
+            raise ValueError(f"{where}: unknown key(s) {sorted(extra)}; expected sec, nanosec")
+        return float(value.get("sec", 0)) + 1e-9 * float(value.get("nanosec", 0))
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{where}: expected seconds as a number, got {value!r}")
+    return float(value)
+
+
+def _float_list(value, n: int, where: str) -> list:
+    if not isinstance(value, (list, tuple, np.ndarray)):
+        raise ValueError(f"{where}: expected a list of {n} numbers, got {value!r}")
+    if len(value) != n:
+        raise ValueError(f"{where}: expected {n} values (one per joint), got {len(value)}")
+    out = []
+    for v in value:
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.floating, np.integer)):
+            raise ValueError(f"{where}: expected numbers, got {v!r}")
+        out.append(float(v))
+    return out
+
+
+def _segment_coefficients(traj: JointTrajectory) -> np.ndarray:
+    """(K-1, 6, n) polynomial coefficients per segment in local time tau = t - t_k.
+
+    The formulas are those of joint_trajectory_controller's interpolate_between_points (linear,
+    cubic Hermite, quintic); unused orders are zero.
+    """
+    K, n = traj.times.size, traj.n
+    C = np.zeros((max(K - 1, 0), 6, n))
+    if K < 2:
+        return C
+    T = np.diff(traj.times)[:, None]
+    p0, p1 = traj.positions[:-1], traj.positions[1:]
+    C[:, 0] = p0
+    if traj.velocities is None:
+        C[:, 1] = (p1 - p0) / T
+        return C
+    v0, v1 = traj.velocities[:-1], traj.velocities[1:]
+    C[:, 1] = v0
+    if traj.accelerations is None:
+        C[:, 2] = (-3.0 * p0 + 3.0 * p1 - 2.0 * v0 * T - v1 * T) / T**2
+        C[:, 3] = (2.0 * p0 - 2.0 * p1 + v0 * T + v1 * T) / T**3
+        return C
+    a0, a1 = traj.accelerations[:-1], traj.accelerations[1:]
+    T2 = T * T
+    C[:, 2] = 0.5 * a0
+    C[:, 3] = (-20.0 * p0 + 20.0 * p1 - 3.0 * a0 * T2 + a1 * T2 - 12.0 * v0 * T - 8.0 * v1 * T) / (2.0 * T**3)
+    C[:, 4] = (30.0 * p0 - 30.0 * p1 + 3.0 * a0 * T2 - 2.0 * a1 * T2 + 16.0 * v0 * T + 14.0 * v1 * T) / (2.0 * T**4)
+    C[:, 5] = (-12.0 * p0 + 12.0 * p1 - a0 * T2 + a1 * T2 - 6.0 * v0 * T - 6.0 * v1 * T) / (2.0 * T**5)
+    return C

@@ -1,0 +1,133 @@
+"""Time-optimal time law (beyond seed 002): limits between grid points, optimality, consistency.
+
+Oracles: inverse dynamics recomputed with the full model (rotors, friction) on a resampling at 10x
+the output density, both of the trajectory as the controller interpolates it and of the exact
+piecewise-constant-sdd law; the same solver on a 10x finer grid (a converged optimum); the uniform
+scaling (a feasible law, so never faster); a 1-joint closed form (bang-bang: the minimum time of
+a rest-to-rest move of an inertia under a torque limit is 2 sqrt(J d / tau)).
+"""
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.spatial import cKDTree
+
+from robot_dynamics_ros.core import RobotModel, rnea
+from robot_dynamics_ros.core.scaling import Limits, ScalingError, uniform_scaling
+from robot_dynamics_ros.core.time_optimal import _Path, law_samples, time_optimal_scaling
+from robot_dynamics_ros.core.trajectory import JointTrajectory
+
+CONFIG = Path(__file__).resolve().parents[1] / "config"
+EX72 = CONFIG / "trajectories" / "planar2_example72_trajectory1.yaml"
+PUMA_PATH = CONFIG / "trajectories" / "puma560_path.yaml"
+CASES = [("planar2", EX72), ("puma560", PUMA_PATH)]
+
+
+@pytest.fixture(scope="module")
+def solved():
+    out = {}
+    for robot, path in CASES:
+        model, traj = RobotModel.named(robot), JointTrajectory.from_yaml(path)
+        out[robot] = (model, traj, time_optimal_scaling(model, traj))
+    return out
+
+
+def excess(tau, limits):
+    return np.maximum((tau - limits.effort_upper) / np.abs(limits.effort_upper),
+                      (limits.effort_lower - tau) / np.abs(limits.effort_lower))
+
+
+@pytest.mark.parametrize("robot", [c[0] for c in CASES])
+def test_limits_hold_between_points_as_the_controller_interpolates(solved, robot):
+    model, _, result = solved[robot]
+    out = result.for_controller()
+    assert out.accelerations is None and out.effort is not None
+    t = np.linspace(out.times[0], out.times[-1], 10 * out.num_points)
+    q, qd, qdd = out.sample(t)
+    assert excess(rnea(model, q, qd, qdd), result.limits).max() <= 0.005
+    assert (np.abs(qd) <= model.velocity_limit * 1.005).all()
+    assert excess(rnea(model, q, qd, qdd), result.limits).max() >= -0.005   # some limit is used
+
+
+@pytest.mark.parametrize("robot", [c[0] for c in CASES])
+def test_same_path_and_consistent_effort(solved, robot):
+    """Every returned point lies on the original path, moving forward along it, and its effort is
+    the inverse dynamics of its state."""
+    model, traj, result = solved[robot]
+    out = result.trajectory
+    s = np.linspace(traj.times[0], traj.times[-1], 20001)
+    q_path, dq_path, _ = traj.sample(s)
+    dist, nearest = cKDTree(q_path).query(out.positions)
+    assert dist.max() < 1e-3
+    assert np.all(np.diff(nearest) >= 0)                              # monotone along the path
+    sd = np.einsum("kj,kj->k", out.velocities, dq_path[nearest])      # qd = q'(s) sd, sd >= 0
+    assert (sd >= -1e-9).all()
+    np.testing.assert_allclose(out.effort, rnea(model, out.positions, out.velocities, out.accelerations),
+                               atol=1e-9)
+
+
+def test_law_samples_respect_limits_on_planar2():
+    """Directly: solve, then resample the exact law (not the output) and recompute dynamics."""
+    model, traj = RobotModel.named("planar2"), JointTrajectory.from_yaml(EX72)
+    from robot_dynamics_ros.core import time_optimal as to
+    limits = Limits.from_model(model)
+    path = to._Path(model, traj, 75)
+    col = to._Collocation(path, np.arange(path.N), to.REGULAR)
+    rows = to._rows(col, path, limits, None, np.zeros((path.N, 2)), np.zeros((path.N, 2)))
+    x, u = to._solve(path, [(col.steps, to._step_data(*rows, path.delta))])
+    s, step, (q, qd, qdd) = law_samples(path, x, u, 10)
+    assert excess(rnea(model, q, qd, qdd), limits).max() <= 1e-3
+    # the law is consistent: x_{k+1} = x_k + 2 Delta_k u_k
+    np.testing.assert_allclose(x[1:], np.maximum(x[:-1] + 2 * path.delta * u, 0), atol=1e-9)
+
+
+@pytest.mark.parametrize("robot", [c[0] for c in CASES])
+def test_near_fine_grid_optimum_and_faster_than_uniform(solved, robot):
+    model, traj, result = solved[robot]
+    fine = time_optimal_scaling(model, traj, grid_steps=1500)
+    assert fine.duration <= result.duration * 1.0005
+    assert result.duration <= fine.duration * 1.02
+    assert result.duration <= uniform_scaling(model, traj).duration
+
+
+def test_single_joint_bang_bang_closed_form():
+    """One revolute joint, horizontal plane (no gravity torque), no friction: rest-to-rest over
+    d rad within |tau| <= T takes 2 sqrt(J d / T) with J the joint inertia (link + rotor)."""
+    spec = {"name": "one", "dh_convention": "standard", "gravity": [0.0, 0.0, -9.81],
+            "joints": [{"name": "j", "type": "revolute", "dh": {"a": 0.5, "alpha": 0.0, "d": 0.0, "theta": 0.0},
+                        "limits": {"lower": -3.0, "upper": 3.0, "velocity": 100.0, "effort": 10.0},
+                        "link": {"mass": 2.0, "com": [-0.25, 0.0, 0.0],
+                                 "inertia": {"ixx": 0.01, "iyy": 0.05, "izz": 0.05}}}]}
+    model = RobotModel.from_dict(spec)
+    J = 0.05 + 2.0 * 0.25**2
+    d = 1.0
+    # path: a quintic from 0 to d in 1 s (any timing: only the path matters)
+    t = np.linspace(0.0, 1.0, 11)
+    r = 10 * t**3 - 15 * t**4 + 6 * t**5
+    rd, rdd = 30 * t**2 - 60 * t**3 + 30 * t**4, 60 * t - 180 * t**2 + 120 * t**3
+    traj = JointTrajectory(("j",), t, d * r[:, None], d * rd[:, None], d * rdd[:, None])
+    result = time_optimal_scaling(model, traj, grid_steps=400)
+    assert result.duration == pytest.approx(2 * np.sqrt(J * d / 10.0), rel=0.01)
+
+
+def test_gravity_infeasible_and_malformed():
+    model = RobotModel.named("planar2")
+    weak = Limits.from_model(model, effort_scale=0.1)
+    stretched = JointTrajectory(("joint1", "joint2"), [0.0, 1.0], [[0.0, 0.0], [0.3, 0.0]], np.zeros((2, 2)))
+    with pytest.raises(ScalingError, match="joint 'joint1' at t = 0 s: gravity alone"):
+        time_optimal_scaling(model, stretched, weak)
+    with pytest.raises(ValueError, match="unknown joint"):
+        time_optimal_scaling(model, JointTrajectory(("joint1", "x"), [0, 1], np.zeros((2, 2))))
+    with pytest.raises(ScalingError, match="joint 'joint2' .* above its upper limit"):
+        time_optimal_scaling(model, JointTrajectory(("joint1", "joint2"), [0, 1], [[0, 0], [0, 7.0]]))
+
+
+def test_positions_only_path_stops_at_corners():
+    model = RobotModel.named("planar2")
+    traj = JointTrajectory(("joint1", "joint2"), [0.0, 1.0, 2.0], [[0.0, 0.5], [0.5, 0.5], [0.5, 1.0]])
+    result = time_optimal_scaling(model, traj, grid_steps=60)
+    out = result.trajectory
+    corner = np.argmin(np.abs(out.positions - [0.5, 0.5]).sum(axis=1))
+    np.testing.assert_allclose(out.velocities[corner], 0.0, atol=1e-6)
+    t = np.linspace(out.times[0], out.times[-1], 2000)
+    assert excess(rnea(model, *result.for_controller().sample(t)), result.limits).max() <= 0.005
