@@ -1,0 +1,40 @@
+"""Start the robot_dynamics_ros nodes.
+
+    ros2 launch robot_dynamics_ros robot_dynamics.launch.py robot:=puma560 namespace:=robot_dynamics \
+        nodes:=inverse_dynamics,gravity_compensation,dynamics_service use_sim_time:=false
+
+The node list comes from robot_dynamics_ros.bringup.node_descriptions, the same function that
+`robot-dynamics bringup` (all nodes in one process) uses; parameters come from
+config/robot_dynamics.params.yaml (or params_file:=...), overridden by the launch arguments.
+"""
+from launch import LaunchDescription
+from launch.actions import DeclareLaunchArgument, OpaqueFunction
+from launch.substitutions import LaunchConfiguration
+from launch_ros.actions import Node
+
+from robot_dynamics_ros.bringup import (DEFAULT_NAMESPACE, DEFAULT_NODES, DEFAULT_ROBOT, NODE_TYPES,
+                                        default_params_file, node_descriptions)
+
+
+def _nodes(context, *args, **kwargs):
+    def arg(name):
+        return LaunchConfiguration(name).perform(context)
+    descriptions = node_descriptions(robot=arg("robot"), namespace=arg("namespace"), nodes=arg("nodes"),
+                                     use_sim_time=arg("use_sim_time"), params_file=arg("params_file"))
+    return [Node(package="robot_dynamics_ros", executable=d.executable, name=d.name, namespace=d.namespace,
+                 parameters=([d.params_file] if d.params_file else []) + [d.parameters], output="screen")
+            for d in descriptions]
+
+
+def generate_launch_description():
+    return LaunchDescription([
+        DeclareLaunchArgument("robot", default_value=DEFAULT_ROBOT,
+                              description="robot YAML path or shipped robot name (config/robots)"),
+        DeclareLaunchArgument("namespace", default_value=DEFAULT_NAMESPACE, description="namespace of the nodes"),
+        DeclareLaunchArgument("nodes", default_value=",".join(DEFAULT_NODES),
+                              description=f"comma-separated nodes to start, from {sorted(NODE_TYPES)}"),
+        DeclareLaunchArgument("use_sim_time", default_value="false", description="use /clock"),
+        DeclareLaunchArgument("params_file", default_value=default_params_file(),
+                              description="ROS parameter file for the nodes"),
+        OpaqueFunction(function=_nodes),
+    ])

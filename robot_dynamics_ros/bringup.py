@@ -1,0 +1,206 @@
+"""What to start: the one node list shared by launch/robot_dynamics.launch.py and `robot-dynamics bringup`.
+
+:func:`node_descriptions` turns the launch arguments (robot, namespace, which nodes, use_sim_time,
+parameter file) into a list of :class:`NodeDescription`.  The launch file makes one launch_ros
+``Node`` action of each (``parameters=[params_file, parameters]``); the bringup makes all of them
+in one process (:func:`create_nodes`: the global ``--params-file`` first, then the same explicit
+parameters as overrides, the same precedence as launch) and spins them multi-threaded, one thread
+per node (:class:`Spinner`).  So what the tests and the demo run is what ``ros2 launch`` starts.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+PACKAGE = "robot_dynamics_ros"
+PARAMS_FILE_NAME = "robot_dynamics.params.yaml"
+
+# node kind -> (console script, module, class).  Default node name = kind.
+NODE_TYPES = {
+    "inverse_dynamics": ("inverse_dynamics_node", f"{PACKAGE}.nodes.inverse_dynamics", "InverseDynamicsNode"),
+    "gravity_compensation": ("gravity_compensation_node", f"{PACKAGE}.nodes.gravity_compensation",
+                             "GravityCompensationNode"),
+    "dynamics_service": ("dynamics_service_node", f"{PACKAGE}.nodes.dynamics_service", "DynamicsServiceNode"),
+    "trajectory_scaler": ("trajectory_scaler_node", f"{PACKAGE}.nodes.trajectory_scaler", "TrajectoryScalerNode"),
+}
+DEFAULT_NODES = ("inverse_dynamics", "gravity_compensation", "dynamics_service", "trajectory_scaler")
+DEFAULT_NAMESPACE = "robot_dynamics"
+DEFAULT_ROBOT = "puma560"
+
+_HERE = Path(__file__).resolve()
+# config/ of a source checkout (or editable install), else <prefix>/share/robot_dynamics_ros/config
+CONFIG_DIRS = (_HERE.parents[1] / "config",) + tuple(
+    prefix / "share" / PACKAGE / "config" for prefix in _HERE.parents[4:5])
+
+
+def default_params_file() -> str:
+    """config/robot_dynamics.params.yaml of this package ('' if not found)."""
+    for directory in CONFIG_DIRS:
+        path = directory / PARAMS_FILE_NAME
+        if path.is_file():
+            return str(path)
+    return ""
+
+
+@dataclass(frozen=True)
+class NodeDescription:
+    kind: str                       # key of NODE_TYPES
+    executable: str                 # console script (launch_ros Node executable)
+    name: str
+    namespace: str
+    parameters: dict = field(default_factory=dict)   # explicit parameters, override params_file
+    params_file: str = ""           # ROS parameter file ('/**: ros__parameters:' ...), may be ''
+
+    def node_class(self):
+        _, module, cls = NODE_TYPES[self.kind]
+        return getattr(importlib.import_module(module), cls)
+
+
+def _as_bool(value, what: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("true", "1", "yes", "on"):
+        return True
+    if text in ("false", "0", "no", "off", ""):
+        return False
+    raise ValueError(f"{what}: expected true or false, got {value!r}")
+
+
+def _as_list(value) -> list[str]:
+    if isinstance(value, str):
+        return [v.strip() for v in value.replace(" ", ",").split(",") if v.strip()]
+    return [str(v) for v in value]
+
+
+def node_descriptions(robot: str = DEFAULT_ROBOT, namespace: str = DEFAULT_NAMESPACE, nodes=DEFAULT_NODES,
+                      use_sim_time=False, params_file: str | None = None,
+                      parameters: dict | None = None) -> list[NodeDescription]:
+    """The nodes to start.
+
+    ``robot``: robot YAML path or shipped name (-> ``robot_description``); ``namespace``: of every
+    node ('' = root); ``nodes``: kinds from NODE_TYPES, a list or a comma-separated string ('all'
+    = the default set); ``use_sim_time``: bool or 'true'/'false'; ``params_file``: ROS parameter
+    file, None = the shipped config/robot_dynamics.params.yaml, '' = none; ``parameters``: extra
+    parameters for every node.  Raises ValueError naming a bad argument.
+    """
+    kinds = _as_list(nodes)
+    if kinds == ["all"]:
+        kinds = list(DEFAULT_NODES)
+    unknown = [k for k in kinds if k not in NODE_TYPES]
+    if unknown:
+        raise ValueError(f"nodes: unknown {unknown}; available {sorted(NODE_TYPES)}")
+    if not kinds:
+        raise ValueError("nodes: none selected")
+    if len(set(kinds)) != len(kinds):
+        raise ValueError(f"nodes: repeated in {kinds}")
+    if not robot:
+        raise ValueError("robot: empty")
+    namespace = namespace.strip().strip("/")
+    params_file = default_params_file() if params_file is None else params_file
+    if params_file and not Path(params_file).is_file():
+        raise ValueError(f"params_file: {params_file}: no such file")
+    common = {"robot_description": str(robot), "use_sim_time": _as_bool(use_sim_time, "use_sim_time")}
+    common.update(parameters or {})
+    return [NodeDescription(kind, NODE_TYPES[kind][0], kind, "/" + namespace if namespace else "/",
+                            dict(common), params_file) for kind in kinds]
+
+
+# ------------------------------------------------------------------------------- in one process
+def ros_args(descriptions) -> list[str]:
+    """rclpy.init arguments that load the parameter file of ``descriptions`` for every node."""
+    files = {d.params_file for d in descriptions if d.params_file}
+    if len(files) > 1:
+        raise ValueError(f"one parameter file per bringup, got {sorted(files)}")
+    return ["--ros-args", "--params-file", files.pop()] if files else []
+
+
+def create_nodes(descriptions, context=None) -> list:
+    """Instantiate every described node in this process (rclpy must be initialised, with
+    :func:`ros_args` so that the parameter file applies)."""
+    from rclpy.parameter import Parameter
+    nodes = []
+    try:
+        for d in descriptions:
+            overrides = [Parameter(k, value=v) for k, v in d.parameters.items()]
+            nodes.append(d.node_class()(d.name, namespace=d.namespace, parameter_overrides=overrides,
+                                        context=context))
+    except BaseException:
+        for node in nodes:
+            node.destroy_node()
+        raise
+    return nodes
+
+
+class Spinner:
+    """Spins every node on its own SingleThreadedExecutor in its own thread, until :meth:`stop`.
+
+    This is the bringup's multi-threaded executor: nodes run in parallel threads, each node's
+    callbacks one at a time (as a node's default mutually exclusive callback group would have them).
+    rclpy's MultiThreadedExecutor (rclpy 9.1.2) is not used: under CPU load its dispatch loop
+    re-submits callbacks that cannot start yet and rescans a growing list of pending futures (seen
+    here: ~10 million Task.done() calls in 3 s, and the demo's 100 Hz publisher starved to 14 of 300
+    messages).
+    """
+
+    def __init__(self, nodes, context=None):
+        import rclpy
+        from rclpy.executors import SingleThreadedExecutor
+        self.context = context or rclpy.get_default_context()
+        self._executors = []
+        for node in nodes:
+            executor = SingleThreadedExecutor(context=self.context)
+            executor.add_node(node)
+            self._executors.append(executor)
+        self._threads = []
+        self._stopped = False
+
+    def start(self) -> "Spinner":
+        import threading
+        for executor in self._executors:
+            thread = threading.Thread(target=self._run, args=(executor,), daemon=True)
+            thread.start()
+            self._threads.append(thread)
+        return self
+
+    @staticmethod
+    def _run(executor):
+        from rclpy.executors import ExternalShutdownException
+        try:
+            executor.spin()
+        except (ExternalShutdownException, KeyboardInterrupt):
+            pass
+
+    def wait(self, duration: float | None = None):
+        """Block until ``duration`` s have passed (None: forever), the context is shut down
+        (e.g. SIGINT / SIGTERM) or Ctrl-C."""
+        import time
+        end = None if duration is None else time.monotonic() + duration
+        try:
+            while self.context.ok() and (end is None or time.monotonic() < end):
+                time.sleep(0.05 if end is None else max(0.0, min(0.05, end - time.monotonic())))
+        except KeyboardInterrupt:
+            pass
+
+    def stop(self, timeout: float = 2.0):
+        """Stop spinning (idempotent); the nodes stay alive for the caller to destroy."""
+        if self._stopped:
+            return
+        self._stopped = True
+        for executor in self._executors:
+            executor.shutdown(timeout_sec=timeout)
+        for thread in self._threads:
+            thread.join(timeout)
+
+    def __enter__(self) -> "Spinner":
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+def spin(nodes, duration: float | None = None, context=None):
+    """Spin ``nodes`` (see :class:`Spinner`) until shutdown or for ``duration`` seconds."""
+    with Spinner(nodes, context) as spinner:
+        spinner.wait(duration)

@@ -1,0 +1,62 @@
+"""robot-dynamics bringup: the nodes of launch/robot_dynamics.launch.py, all in one process.
+
+Same arguments and the same node list (``robot_dynamics_ros.bringup.node_descriptions``) as the
+launch file; the nodes share one multi-threaded executor.  Extra ``--ros-args ...`` (remappings,
+parameters) apply to every node.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..bringup import DEFAULT_NAMESPACE, DEFAULT_NODES, DEFAULT_ROBOT, NODE_TYPES
+
+HELP = "run the dynamics nodes (as the launch file would) in one process"
+
+
+def add_arguments(parser):
+    parser.add_argument("--robot", default=DEFAULT_ROBOT,
+                        help=f"robot YAML path or shipped robot name (default {DEFAULT_ROBOT})")
+    parser.add_argument("--namespace", default=DEFAULT_NAMESPACE, help=f"node namespace (default {DEFAULT_NAMESPACE})")
+    parser.add_argument("--nodes", default=",".join(DEFAULT_NODES),
+                        help=f"comma-separated nodes to run, from {sorted(NODE_TYPES)} (default: %(default)s)")
+    parser.add_argument("--use-sim-time", action="store_true", help="use /clock (use_sim_time:=true)")
+    parser.add_argument("--params-file", default=None,
+                        help="ROS parameter file (default: the shipped config/robot_dynamics.params.yaml; '' for none)")
+    parser.add_argument("--duration", type=float, default=None, help="stop after this many seconds")
+    parser.add_argument("--ros-args", dest="ros_args", nargs=argparse.REMAINDER, default=[],
+                        help="ROS arguments for every node (remappings, -p name:=value, ...); must come last")
+
+
+def run(args) -> int:
+    import rclpy
+
+    from ..bringup import create_nodes, node_descriptions, ros_args, spin
+    from ..core import RobotDescriptionError
+    try:
+        descriptions = node_descriptions(args.robot, args.namespace, args.nodes, args.use_sim_time,
+                                         args.params_file)
+    except ValueError as exc:
+        print(f"bringup: {exc}", file=sys.stderr)
+        return 2
+    extra = list(args.ros_args)
+    init_args = ros_args(descriptions)
+    if extra:
+        init_args = (init_args or ["--ros-args"]) + extra
+    rclpy.init(args=["robot-dynamics"] + init_args)
+    try:
+        try:
+            nodes = create_nodes(descriptions)
+        except (RobotDescriptionError, ValueError) as exc:
+            print(f"bringup: configuration error: {exc}", file=sys.stderr)
+            return 2
+        nodes[0].get_logger().info(
+            "bringup: " + ", ".join(n.get_fully_qualified_name() for n in nodes) + f" (robot {args.robot})")
+        try:
+            spin(nodes, args.duration)
+        finally:
+            for node in nodes:
+                node.destroy_node()
+    finally:
+        rclpy.try_shutdown()
+    return 0

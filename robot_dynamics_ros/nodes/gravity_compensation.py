@@ -1,0 +1,60 @@
+"""gravity_compensation_node: joint_states -> g(q) (+ optional friction compensation).
+
+Subscribes ``joint_states`` (sensor_msgs/JointState, matched by name) and publishes, for every
+valid message, the holding torques
+
+    tau = g(q)                                   (seed 002, 7.39)
+        + F_v qd + F_s sgn(qd)   if friction_compensation  (seed 002, 7.114 friction terms)
+
+on ``gravity_effort`` (sensor_msgs/JointState: names + effort, stamped with the input's stamp) and
+``gravity_effort_command`` (std_msgs/Float64MultiArray in the ``joint_names`` order, for
+effort_controllers/JointGroupEffortController; remap it to ``/<controller>/commands``).
+
+Parameters (besides those of ``common``): ``friction_compensation`` (bool, run-time).  The payload
+(``payload.mass``, ``payload.com``, ``payload.inertia``) can be changed at run time.
+"""
+from __future__ import annotations
+
+import numpy as np
+from sensor_msgs.msg import JointState
+
+from ..ros_messages import joint_state_arrays
+from .common import DynamicsNode, guarded, main_for
+
+
+class GravityCompensationNode(DynamicsNode):
+    def __init__(self, node_name: str = "gravity_compensation", **node_kwargs):
+        super().__init__(node_name, **node_kwargs)
+        self.friction_compensation = False
+        self.declare_parameter("friction_compensation", False)
+        self.add_parameter_hook(self._parameters_changed)
+        self.outputs = self.create_effort_outputs("gravity_effort", "gravity_effort_command")
+        self.joint_states_watch = self.watch_input("joint_states")
+        self.create_subscription(JointState, "joint_states", self.on_joint_states, self.qos())
+        self.get_logger().info(f"gravity compensation for '{self.dynamics.model.name}' "
+                               f"({self.dynamics.model.n} joints) ready")
+
+    def _parameters_changed(self, values: dict):
+        friction = bool(values["friction_compensation"])
+
+        def apply():
+            self.friction_compensation = friction
+        return apply
+
+    @guarded
+    def on_joint_states(self, msg: JointState):
+        friction = self.friction_compensation
+        q, qd = joint_state_arrays(msg, self.input_order, need_velocity=friction)
+        self.input_received(self.joint_states_watch)
+        dyn = self.dynamics
+        tau = dyn.gravity_torques(q)
+        if friction:
+            m = dyn.model
+            tau = tau + m.viscous * qd + m.coulomb * np.sign(qd)
+        self.outputs.publish(msg.header.stamp, tau)
+
+
+main = main_for(GravityCompensationNode)
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,75 @@
+"""The nodes on the generated straight-line model (parameter use_generated_model, issue 5): a
+dynamics_service_node process answers like the core, also after a run-time payload change (which
+regenerates the model), and rejects what the core rejects."""
+import numpy as np
+import pytest
+
+from ros_fixtures import *  # noqa: F401,F403
+from ros_fixtures import NodeProcess, private_namespace
+
+from robot_dynamics_ros.core import RobotModel, gravity_torques, mass_matrix, rnea
+
+from robot_dynamics_interfaces.srv import GetGravityTorques, GetInverseDynamics, GetMassMatrix  # noqa: E402
+
+MODEL = RobotModel.named("puma560")
+NS = private_namespace("gen") + "/robot_dynamics"
+NODE = "dynamics_service"
+SERVICES = {"get_mass_matrix": GetMassMatrix, "get_inverse_dynamics": GetInverseDynamics,
+            "get_gravity_torques": GetGravityTorques}
+
+
+@pytest.fixture(scope="module")
+def svc(ros_env, ros_client, tmp_path_factory):
+    proc = NodeProcess.node("robot_dynamics_ros.nodes.dynamics_service", ros_env, tmp_path_factory.mktemp("gen"),
+                            NODE, NS, {"robot_description": "puma560", "use_generated_model": True})
+    try:
+        clients = {name: ros_client.node.create_client(srv, f"{NS}/{name}") for name, srv in SERVICES.items()}
+        for c in clients.values():
+            assert c.wait_for_service(timeout_sec=10.0), f"{c.srv_name} not up:\n" + proc.log_text()
+        yield proc, ros_client, clients
+    finally:
+        proc.stop()
+    assert proc.proc.returncode in (0, -15), proc.log_text()
+
+
+def call(svc, name, **fields):
+    _, client, clients = svc
+    request = SERVICES[name].Request()
+    for key, value in fields.items():
+        setattr(request, key, value)
+    return client.call(clients[name], request)
+
+
+def test_node_says_it_uses_the_generated_model(svc):
+    assert "generated dynamics" in svc[0].log_text()
+
+
+def test_generated_model_answers_like_the_core(svc):
+    rng = np.random.default_rng(11)
+    q, qd, qdd = rng.uniform(MODEL.lower, MODEL.upper), rng.uniform(-2, 2, 6), rng.uniform(-5, 5, 6)
+    answer = call(svc, "get_inverse_dynamics", position=q.tolist(), velocity=qd.tolist(), acceleration=qdd.tolist())
+    assert answer.success, answer.message
+    np.testing.assert_allclose(answer.effort, rnea(MODEL, q, qd, qdd), rtol=1e-12, atol=1e-10)
+    answer = call(svc, "get_mass_matrix", position=q.tolist())
+    assert answer.success, answer.message
+    np.testing.assert_allclose(np.reshape(answer.mass_matrix, (6, 6)), mass_matrix(MODEL, q), rtol=1e-12, atol=1e-12)
+
+
+def test_payload_change_regenerates_the_model(svc):
+    _, client, _ = svc
+    q = np.array([0.3, -0.4, 0.5, 0.2, -0.6, 0.1])
+    results = client.set_parameters(f"{NS}/{NODE}", {"payload.mass": 2.0, "payload.com": [0.0, 0.0, 0.1]})
+    assert all(r.successful for r in results), results
+    try:
+        answer = call(svc, "get_gravity_torques", position=q.tolist())
+        assert answer.success, answer.message
+        expected = gravity_torques(MODEL.with_payload(2.0, [0.0, 0.0, 0.1]), q)
+        np.testing.assert_allclose(answer.effort, expected, rtol=1e-12, atol=1e-10)
+        assert not np.allclose(answer.effort, gravity_torques(MODEL, q))
+    finally:
+        client.set_parameters(f"{NS}/{NODE}", {"payload.mass": 0.0})
+
+
+def test_bad_request_is_refused(svc):
+    answer = call(svc, "get_gravity_torques", position=[0.0, float("nan"), 0.0, 0.0, 0.0, 0.0])
+    assert not answer.success and "joint2" in answer.message
