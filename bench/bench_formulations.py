@@ -2,6 +2,8 @@
 
     .venv/bin/python bench/bench_formulations.py [--quick] [--no-write]
 
+(--quick: n = 2..7, short loops, prints only; the full run rewrites the docs table and plot.)
+
 For n = 2..12 (chains of revolute joints with random, generic parameters, standard DH; see
 test/random_robots.py) every formulation of ``robot_dynamics_ros.core.formulations`` is
 
@@ -13,8 +15,9 @@ test/random_robots.py) every formulation of ``robot_dynamics_ros.core.formulatio
 Printed next to the seeds' own formulas: seed 000 Table 3 (FGL: L-E, N-E, G-D), seed 001 Tables
 1-4 (TML: Lagrange O(n^3), N-E 108n-12, modified N-E 90n-27), seed 003 (Luh-Walker-Paul: 852
 multiplications at n = 6), seed 004 (Renaud: 181/127 for his customised 6R; counted here on
-config/robots/renaud6r.yaml, his geometry).  Writes docs/formulations.md (the tables) and
-bench/results/formulations_time.png (time against n), unless --no-write.
+config/robots/renaud6r.yaml, his geometry, and next to it the code generator's count,
+``robot-dynamics codegen``).  Writes docs/formulations.md (the tables) and
+bench/results/formulations_time.png (time against n), unless --no-write or --quick.
 """
 from __future__ import annotations
 
@@ -114,6 +117,20 @@ def renaud_6r_counts():
     return tally.mul, tally.add
 
 
+def generated_6r_counts() -> dict:
+    """rnea counts of the generated code (robot-dynamics codegen) for Renaud's 6R: the shipped
+    numbers, and generic values in his zero pattern (test_codegen.renaud6r_generic), where no
+    equality of moments can fold an operation, as in his symbolic count."""
+    from test_codegen import renaud6r_generic
+    from robot_dynamics_ros.codegen import generate
+    out = {}
+    for label, model in (("generic", renaud6r_generic()), ("shipped", RobotModel.named("renaud6r"))):
+        for grouping in ("augmented", "full"):
+            c = generate(model, grouping).counts["rnea"]
+            out[label, grouping] = f"{c.multiplications} / {c.additions}"
+    return out
+
+
 def mixed_chain_counts(n: int = 6):
     """Counts on a generic chain with prismatic joints 2 and 5 (G-D does not apply)."""
     rng = np.random.default_rng(7)
@@ -127,7 +144,7 @@ def mixed_chain_counts(n: int = 6):
             if name != "dalembert"}
 
 
-def markdown(rows, renaud6r, mixed) -> str:
+def markdown(rows, renaud6r, mixed, generated) -> str:
     at6 = next((r for r in rows if r["n"] == 6), rows[-1])
     n6 = at6["n"]
     out = [
@@ -200,6 +217,14 @@ def markdown(rows, renaud6r, mixed) -> str:
         f"* Renaud: 181 / 127 is his symbolically customised 6R (all parameters of that geometry that",
         f"  vanish are dropped, sub-expressions named once); counted on his geometry (`renaud6r`, where",
         f"  constant folding drops the same zeros) our generic code needs {renaud6r[0]} / {renaud6r[1]}.",
+        "  His method itself is `robot-dynamics codegen` (straight-line code, every sub-expression",
+        "  named once).  On his 6R with generic values in his zero pattern it needs"
+        f" {generated['generic', 'augmented']}",
+        f"  with his augmented bodies (his 181 / 127) and {generated['generic', 'full']} with the"
+        " regrouping that generalises",
+        "  his y5 - z6 (his 164 / 115).  The shipped `renaud6r` numbers have bodies with equal moments",
+        f"  (I_xx = I_yy), which fold further: {generated['shipped', 'augmented']} and"
+        f" {generated['shipped', 'full']}.",
         "",
         "All N-E variants are linear in n, G-D cubic and L-E quartic, as 000 Table 3 and 001 Table 1",
         "say (checked in `test/test_formulations.py` from the differences of the counts).",
@@ -263,14 +288,14 @@ def plot(rows, path: Path) -> None:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="n = 2..7 and short timing loops")
+    parser.add_argument("--quick", action="store_true", help="n = 2..7 and short timing loops; writes no files")
     parser.add_argument("--no-write", action="store_true", help="print only; write no files")
     args = parser.parse_args(argv)
     ns = range(2, 8) if args.quick else range(2, 13)
     rows = measure(ns, budget=0.05 if args.quick else 0.3)
-    text = markdown(rows, renaud_6r_counts(), mixed_chain_counts())
+    text = markdown(rows, renaud_6r_counts(), mixed_chain_counts(), generated_6r_counts())
     print(text)
-    if not args.no_write:
+    if not (args.no_write or args.quick):  # a quick run must not replace the full table
         (ROOT / "docs" / "formulations.md").write_text(text)
         plot(rows, ROOT / "bench" / "results" / "formulations_time.png")
         print("wrote docs/formulations.md and bench/results/formulations_time.png")

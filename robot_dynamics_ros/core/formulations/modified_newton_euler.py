@@ -90,7 +90,7 @@ def torques(view, inp) -> list:
 
     # Backward pass (001 eqs. 5.1, 5.2), f_{n+1}, n_{n+1} in frame n, moment about o_n.
     f = np.zeros(3) if inp.force is None else inp.force
-    m_ = np.zeros(3) if inp.moment is None else inp.moment + cross(view.tool_point, inp.force)
+    moment = np.zeros(3) if inp.moment is None else inp.moment + cross(view.tool_point, inp.force)
     tau = [0.0] * n
     for i in range(n - 1, -1, -1):
         m, s, r, A = view.mass[i], view.com[i], r_[i], A_[i]
@@ -100,10 +100,10 @@ def torques(view, inp) -> list:
             K = J[i] + m * (np.outer(r, s) + np.outer(s, r) + np.outer(r, r))   # constant
         first = m * (s + r)                                            # m(r̄_i + r_i)
         if i < n - 1:
-            f, m_ = R_prev[i + 1].T @ f, R_prev[i + 1].T @ m_          # R_{i+1}^i f_{i+1}, n_{i+1}
-        m_ = axial_of_product(A, K) + cross(first, a_link[i]) + cross(r, f) + m_
+            f, moment = R_prev[i + 1].T @ f, R_prev[i + 1].T @ moment          # R_{i+1}^i f_{i+1}, n_{i+1}
+        moment = axial_of_product(A, K) + cross(first, a_link[i]) + cross(r, f) + moment
         f = A @ first + m * a_link[i] + f
-        tau[i] = dot(f if view.prismatic[i] else m_, z_axis[i])
+        tau[i] = dot(f if view.prismatic[i] else moment, z_axis[i])
     return tau
 
 

@@ -50,16 +50,16 @@ def torques(view, inp) -> list:
     # Backward pass, i = n..1 (000 Table 1; 002 eqs. 7.104-7.106).
     Rn = R0[n]
     f = np.zeros(3) if inp.force is None else Rn @ inp.force
-    m_ = np.zeros(3) if inp.moment is None else Rn @ (inp.moment + cross(view.tool_point, inp.force))
+    moment = np.zeros(3) if inp.moment is None else Rn @ (inp.moment + cross(view.tool_point, inp.force))
     tau = [0.0] * n
     for i in range(n - 1, -1, -1):
         I = R0[i + 1] @ view.inertia[i] @ R0[i + 1].T                # I_i in the base frame
         w, dw, p = w_[i], dw_[i], p_star[i]
         F = view.mass[i] * a_com[i]
         M = I @ dw + cross(w, I @ w)
-        m_ = m_ + cross(p, f) + cross(p + s_[i], F) + M
+        moment = moment + cross(p, f) + cross(p + s_[i], F) + M
         f = F + f
-        tau[i] = dot(f if view.prismatic[i] else m_, z[i])
+        tau[i] = dot(f if view.prismatic[i] else moment, z[i])
     return tau
 
 

@@ -53,16 +53,16 @@ def torques(view, inp) -> list:
 
     # Backward pass, i = n..1: f_{n+1}, n_{n+1} in frame n, moment about o_n.
     f = np.zeros(3) if inp.force is None else inp.force
-    m_ = np.zeros(3) if inp.moment is None else inp.moment + cross(view.tool_point, inp.force)
+    moment = np.zeros(3) if inp.moment is None else inp.moment + cross(view.tool_point, inp.force)
     tau = [0.0] * n
     for i in range(n - 1, -1, -1):
         I, p, s, w, dw = view.inertia[i], p_star[i], view.com[i], w_[i], dw_[i]
         F = view.mass[i] * a_com[i]
         if i < n - 1:                                  # iR_{i+1} = (i+1 R_i)^T, nR_{n+1} = E
-            f, m_ = R_prev[i + 1].T @ f, R_prev[i + 1].T @ m_
-        m_ = m_ + cross(p, f) + cross(p + s, F) + I @ dw + cross(w, I @ w)   # ^in_i
+            f, moment = R_prev[i + 1].T @ f, R_prev[i + 1].T @ moment
+        moment = moment + cross(p, f) + cross(p + s, F) + I @ dw + cross(w, I @ w)   # ^in_i
         f = f + F                                                             # ^if_i
-        tau[i] = dot(f if view.prismatic[i] else m_, z_axis[i])
+        tau[i] = dot(f if view.prismatic[i] else moment, z_axis[i])
     return tau
 
 
