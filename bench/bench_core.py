@@ -110,8 +110,9 @@ def main(argv=None) -> int:
                     cells += f"{'-':>30}{'-':>28}"
             print(f"{key:<18}{cells}")
         s, b = rows["rnea"]["ours"]
+        verdict = ("met" if b <= 1 else "MISSED") if batch == 10_000 else "the target is for a batch of 10,000"
         print(f"targets: single rnea {s:.1f} us (<= 40: {'met' if s <= 40 else 'MISSED'}), "
-              f"batched rnea {b:.3f} us/config (<= 1: {'met' if b <= 1 else 'MISSED'})")
+              f"batched rnea {b:.3f} us/config in a batch of {batch} (<= 1: {verdict})")
     return 0
 
 

@@ -38,6 +38,50 @@ def test_mass_matrix_columns_are_rnea_with_unit_acceleration(n, convention, seed
     np.testing.assert_allclose(mass_matrix(model, q), np.array(columns).T, atol=1e-12, rtol=1e-10)
 
 
+def lagrange_mass_matrix(model, q):
+    """B(q) by seed 002, eq. 7.32, built independently of the package's recursions: link Jacobians
+    (7.16-7.19) from the world link frames of forward_kinematics in the file's own DH convention,
+    plus the spinning rotors (7.22-7.30): rotor i on link i-1, angular velocity
+    w_{i-1} + k_r qd_i z_i, its locked inertia already part of link i-1, so it adds
+    I_m [(a + k_r e_i)(a + k_r e_i)^T - a a^T] with a = J_O^(l,i-1)^T z_i."""
+    n = model.n
+    F = forward_kinematics(model, q)                          # base frame, then link frames 1..n
+    k = 0 if model.convention == "standard" else 1            # joint i's axis: z_{i-1} (standard) or z_i
+    axes, origins = [F[i + k][:3, 2] for i in range(n)], [F[i + k][:3, 3] for i in range(n)]
+    B, JO_links = np.zeros((n, n)), []
+    for i in range(n):
+        R, p = F[i + 1][:3, :3], F[i + 1][:3, 3]
+        c = R @ model.com[i] + p
+        JP, JO = np.zeros((3, n)), np.zeros((3, n))
+        for j in range(i + 1):
+            if model.joint_types[j] == "prismatic":
+                JP[:, j] = axes[j]
+            else:
+                JP[:, j], JO[:, j] = np.cross(axes[j], c - origins[j]), axes[j]
+        B += model.mass[i] * JP.T @ JP + JO.T @ R @ model.inertia[i] @ R.T @ JO
+        JO_links.append(JO)
+    for i in range(n):
+        a = JO_links[i - 1].T @ axes[i] if i > 0 else np.zeros(n)
+        b = a.copy()
+        b[i] += model.gear_ratio[i]
+        B += model.rotor_inertia[i] * (np.outer(b, b) - np.outer(a, a))
+    return B
+
+
+@pytest.mark.parametrize("n, convention, seed", CASES)
+def test_mass_matrix_equals_the_lagrange_sum_with_rotors(n, convention, seed):
+    model, rng = make(n, convention, seed, with_payload=True)
+    q, _, _ = random_state(model, rng)
+    np.testing.assert_allclose(mass_matrix(model, q), lagrange_mass_matrix(model, q), atol=1e-12, rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["puma560", "stanford", "panda"])
+def test_shipped_mass_matrices_equal_the_lagrange_sum(name):
+    model = RobotModel.named(name)
+    q = np.random.default_rng(5).uniform(model.lower, model.upper)
+    np.testing.assert_allclose(mass_matrix(model, q), lagrange_mass_matrix(model, q), atol=1e-12, rtol=1e-12)
+
+
 @pytest.mark.parametrize("n, convention, seed", CASES)
 def test_mass_matrix_symmetric_positive_definite(n, convention, seed):
     model, rng = make(n, convention, seed)
@@ -157,12 +201,15 @@ def test_batches_equal_one_by_one_results(n, convention, seed):
         "fd": [forward_dynamics(model, x, y, z) for x, y, z in zip(Q, QD, QDD)],
         "fk": [forward_kinematics(model, x) for x in Q],
         "jac": [jacobian(model, x) for x in Q],
+        "tool": [tool_pose(model, x) for x in Q],
+        "fd_wrench": [forward_dynamics(model, x, y, z, f_ext=h) for x, y, z, h in zip(Q, QD, QDD, H)],
     }
     batched = {
         "rnea": rnea(model, Q, QD, QDD, f_ext=H), "gravity": gravity_torques(model, Q),
         "nle": nonlinear_effects(model, Q, QD), "mass": mass_matrix(model, Q),
         "coriolis": coriolis_matrix(model, Q, QD), "fd": forward_dynamics(model, Q, QD, QDD),
-        "fk": forward_kinematics(model, Q), "jac": jacobian(model, Q),
+        "fk": forward_kinematics(model, Q), "jac": jacobian(model, Q), "tool": tool_pose(model, Q),
+        "fd_wrench": forward_dynamics(model, Q, QD, QDD, f_ext=H),
     }
     for key, expected in one_by_one.items():
         assert batched[key].shape == (7,) + np.shape(expected[0]), key
@@ -263,3 +310,49 @@ def test_mismatched_batch_and_wrench_are_rejected():
         rnea(model, np.zeros(6), np.zeros(6), np.zeros(6), f_ext=np.zeros(5))
     with pytest.raises(ValueError, match="gravity"):
         rnea(model, np.zeros(6), np.zeros(6), np.zeros(6), gravity=[0, 0, np.inf])
+
+
+def test_batches_of_constant_torques_and_empty_batches():
+    """Massless prismatic links in zero gravity: every torque is the same constant for all samples
+    (here 0 plus the Coulomb term), which must still give an (N, n) result; N = 0 gives (0, ...)."""
+    joint = {"type": "prismatic", "dh": {"a": 0.1, "alpha": 0.3, "d": 0.0, "theta": 0.2},
+             "limits": {"lower": -1, "upper": 1, "velocity": 1, "effort": 10},
+             "link": {"mass": 0.0, "com": [0, 0, 0], "inertia": {"ixx": 0, "iyy": 0, "izz": 0}}}
+    model = RobotModel.from_dict({"name": "massless", "dh_convention": "standard", "gravity": [0, 0, 0],
+                                  "joints": [dict(joint, name=f"j{i}") for i in range(2)]})
+    Q = np.zeros((4, 2))
+    np.testing.assert_array_equal(rnea(model, Q, Q, Q), np.zeros((4, 2)))
+    np.testing.assert_array_equal(gravity_torques(model, Q), np.zeros((4, 2)))
+    puma = RobotModel.named("puma560")
+    empty = np.zeros((0, 6))
+    assert rnea(puma, empty, empty, empty).shape == (0, 6)
+    assert mass_matrix(puma, empty).shape == (0, 6, 6)
+    assert forward_dynamics(puma, empty, empty, empty).shape == (0, 6)
+
+
+def test_payload_inertia_on_a_massless_link_adds_jw_i_jw():
+    """A payload with rotational inertia only (on a massless last link) adds J_w^T R I R^T J_w to B
+    (its kinetic energy is 1/2 w^T I w, seed 002, 7.13); it used to be dropped."""
+    rng = np.random.default_rng(11)
+    data = random_robot_dict(4, rng, convention="modified", prismatic_prob=0.0)
+    data["joints"][-1]["link"]["mass"] = 0.0
+    model = RobotModel.from_dict(data)
+    I = np.array([[0.02, 0.001, 0.0], [0.001, 0.03, 0.002], [0.0, 0.002, 0.04]])
+    loaded = model.with_payload(0.0, [0.0, 0.0, 0.0], I)
+    q, _, _ = random_state(model, rng)
+    R = tool_pose(model, q)[:3, :3]
+    Jw = jacobian(model, q)[3:]
+    np.testing.assert_allclose(mass_matrix(loaded, q) - mass_matrix(model, q), Jw.T @ R @ I @ R.T @ Jw, atol=1e-12)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"q": np.full(6, 1j)}, "q: expected real numbers"),
+    ({"qd": ["a"] * 6}, "qd: expected an array of numbers"),
+    ({"gravity": "down"}, "gravity: expected an array of numbers"),
+    ({"f_ext": ["x"] * 6}, "f_ext: expected an array of numbers"),
+])
+def test_arguments_that_are_not_real_numbers_are_named(kwargs, match):
+    args = dict(q=np.zeros(6), qd=np.zeros(6), qdd=np.zeros(6))
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=match):
+        rnea(RobotModel.named("puma560"), **args)

@@ -1,14 +1,20 @@
 """Robot description files: the shipped robots load, and every validation rule gives a clear error
 naming the file, the joint and the field (nothing is built from a bad file)."""
 import copy
+import dataclasses
 import math
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
 import yaml
 
 from robot_dynamics_ros.cli import main as cli_main
-from robot_dynamics_ros.core import RobotDescriptionError, RobotModel, shipped_robots
+from robot_dynamics_ros.core import (RobotDescriptionError, RobotModel, coriolis_matrix, forward_dynamics,
+                                     mass_matrix, rnea, shipped_robots)
 
 SHIPPED = ["panda", "planar2", "puma560", "renaud6r", "stanford"]
 
@@ -87,6 +93,26 @@ CASES = [
      ["payload.mass", ">= 0"]),
     ("bad angle expr", lambda d: d["joints"][0]["dh"].update(alpha="pi/two"), ["joint1", "dh.alpha", "pi/2"]),
     ("base typo", lambda d: d.update(base={"xyz": [0, 0, 0], "rpz": [0, 0, 0]}), ["base", "rpz"]),
+    ("joint not a mapping", lambda d: d["joints"].__setitem__(1, "joint2"), ["joints[1]", "mapping", "str"]),
+    ("joints not a list", lambda d: d.update(joints={"joint1": {}}), ["joints", "list"]),
+    ("dh as a list", lambda d: d["joints"][0].update(dh=[1.0, 0.0, 0.0, 0.0]), ["joint1", "dh", "mapping", "list"]),
+    ("inertia wrongly nested", lambda d: d["joints"][0]["link"].update(inertia={"inertia": {"ixx": 1}}),
+     ["joint1", "link.inertia", "unknown", "'inertia'"]),
+    ("inertia typo", lambda d: d["joints"][1]["link"]["inertia"].update(ixyy=0.0), ["joint2", "link.inertia", "ixyy"]),
+    ("string for a number", lambda d: d["joints"][0]["link"].update(mass="55"),
+     ["joint1", "link.mass", "number", "'55'"]),
+    ("huge integer", lambda d: d["joints"][0]["link"].update(mass=10**400), ["joint1", "link.mass", "finite"]),
+    ("pi over zero", lambda d: d["joints"][0]["dh"].update(theta="pi/0"), ["joint1", "dh.theta", "zero"]),
+    ("angle for a prismatic limit", lambda d: (d["joints"][1].update(type="prismatic"),
+                                               d["joints"][1]["limits"].update(lower="-pi/2")),
+     ["joint2", "limits.lower", "number"]),
+    ("payload typo", lambda d: d.update(payload={"mass": 1.0, "comm": [0, 0, 0],
+                                                 "inertia": {"ixx": 0, "iyy": 0, "izz": 0}}),
+     ["payload", "comm", "unknown"]),
+    ("payload inertia", lambda d: d.update(payload={"mass": 1.0, "com": [0, 0, 0],
+                                                    "inertia": {"ixx": 1, "iyy": 0, "izz": 0}}),
+     ["payload.inertia", "triangle"]),
+    ("description", lambda d: d.update(description=["not", "text"]), ["description", "string"]),
 ]
 
 
@@ -114,6 +140,90 @@ def test_unreadable_and_invalid_yaml(tmp_path):
         RobotModel.named("not_a_robot")
 
 
+@pytest.mark.parametrize("text, fragments", [
+    ("", ["empty"]),
+    ("# only a comment\n", ["empty"]),
+    ("- name: planar2\n- joints: []\n", ["robot", "mapping", "list"]),
+    ("just a string\n", ["robot", "mapping", "str"]),
+])
+def test_yaml_that_is_not_a_robot_mapping(tmp_path, text, fragments):
+    path = tmp_path / "odd.yaml"
+    path.write_text(text)
+    with pytest.raises(RobotDescriptionError) as info:
+        RobotModel.from_yaml(path)
+    assert str(info.value).startswith(f"{path}: ")
+    for fragment in fragments:
+        assert fragment in str(info.value)
+
+
+def test_a_repeated_key_is_an_error_not_silently_overwritten(tmp_path):
+    text = yaml.safe_dump(_planar(), sort_keys=False).replace("  link:\n    mass: 55.0\n",
+                                                              "  link:\n    mass: 55.0\n    mass: 5.0\n")
+    assert "mass: 5.0" in text
+    path = tmp_path / "twice.yaml"
+    path.write_text(text)
+    with pytest.raises(RobotDescriptionError, match=r"(?s)twice.yaml: .*duplicate key 'mass'"):
+        RobotModel.from_yaml(path)
+
+
+def test_exponent_floats_and_unicode_names_in_files(tmp_path):
+    """Unquoted 2e-4 and 5.5e1 are numbers (YAML 1.2, JSON), although YAML 1.1 reads them as text;
+    quoted numbers stay text and are rejected."""
+    data = _planar()
+    data["joints"][0]["name"] = "épaule_肩"
+    text = yaml.safe_dump(data, allow_unicode=True, sort_keys=False)
+    text = text.replace("rotor_inertia: 0.01", "rotor_inertia: 1e-2").replace("mass: 50.0", "mass: 5e1")
+    assert "1e-2" in text and "5e1" in text
+    path = tmp_path / "exp.yaml"
+    path.write_text(text, encoding="utf-8")
+    model = RobotModel.from_yaml(path)
+    assert model.rotor_inertia[0] == 0.01 and model.mass[1] == 50.0 and model.joint_names[0] == "épaule_肩"
+    path.write_text(text.replace("mass: 5e1", "mass: '5e1'"), encoding="utf-8")
+    with pytest.raises(RobotDescriptionError, match=r"joint2.*link.mass: must be a number, got str"):
+        RobotModel.from_yaml(path)
+
+
+def test_numpy_scalars_are_numbers():
+    data = _planar()
+    data["joints"][0]["link"]["mass"] = np.float32(55.0)
+    data["joints"][1]["dh"]["a"] = np.int64(1)
+    model = RobotModel.from_dict(data)
+    assert model.mass[0] == 55.0 and model.dh_a[1] == 1.0
+    assert RobotModel.named("puma560").with_payload(np.int64(2), np.array([0, 0, 1])).mass[-1] > 2.0
+
+
+@pytest.mark.parametrize("label, inertia", [
+    ("point mass", {"ixx": 0.0, "iyy": 0.0, "izz": 0.0}),
+    ("thin rod along x", {"ixx": 0.0, "iyy": 0.8, "izz": 0.8}),
+    ("thin disc in the x-y plane (I1 + I2 = I3)", {"ixx": 0.25, "iyy": 0.25, "izz": 0.5}),
+    ("thin plate (I1 + I2 = I3, floats that do not add exactly)", {"ixx": 0.1, "iyy": 0.2, "izz": 0.3}),
+    ("rod along (1, 1, 0), rotated tensor", {"ixx": 0.5, "iyy": 0.5, "izz": 1.0, "ixy": -0.5}),
+    ("rod along (1, 1, 1)", {"ixx": 2 / 3, "iyy": 2 / 3, "izz": 2 / 3, "ixy": -1 / 3, "ixz": -1 / 3, "iyz": -1 / 3}),
+])
+def test_degenerate_but_physical_inertias_are_accepted(label, inertia):
+    """Bodies at the boundary of physical consistency are real bodies and must pass."""
+    I = np.array([[inertia.get("ixx", 0), inertia.get("ixy", 0), inertia.get("ixz", 0)],
+                  [inertia.get("ixy", 0), inertia.get("iyy", 0), inertia.get("iyz", 0)],
+                  [inertia.get("ixz", 0), inertia.get("iyz", 0), inertia.get("izz", 0)]])
+    principal = np.linalg.eigvalsh(I)
+    assert principal[0] > -1e-12 and principal[0] + principal[1] > principal[2] - 1e-12   # really on the boundary
+    data = _planar()
+    data["joints"][1]["link"]["inertia"] = inertia
+    model = RobotModel.from_dict(data)
+    np.testing.assert_allclose(model.inertia[1], I, atol=1e-15)
+
+
+@pytest.mark.parametrize("inertia, problem", [
+    ({"ixx": 0.0, "iyy": 0.8, "izz": 0.81}, "triangle"),                  # a rod whose moments do not match
+    ({"ixx": 0.5, "iyy": 0.5, "izz": 1.0, "ixy": -0.51}, "semi-definite"),
+])
+def test_just_unphysical_inertias_are_rejected(inertia, problem):
+    data = _planar()
+    data["joints"][1]["link"]["inertia"] = inertia
+    with pytest.raises(RobotDescriptionError, match=f"joint2.*link.inertia.*{problem}"):
+        RobotModel.from_dict(data, "robot.yaml")
+
+
 def test_pi_expressions_and_defaults():
     data = _planar()
     data["joints"][0]["dh"]["alpha"] = "-pi/2"
@@ -129,16 +239,31 @@ def test_model_is_constant():
     model = RobotModel.named("puma560")
     with pytest.raises(ValueError):
         model.mass[1] = 3.0
+    for field in dataclasses.fields(model.chain):
+        array = getattr(model.chain, field.name)
+        assert not array.flags.writeable, field.name
     before = copy.deepcopy(model.to_dict())
+    attributes = set(vars(model))
     model.with_payload(2.0, [0, 0, 0.1])
     model.rigid()
+    q = np.full(6, 0.3)
+    rnea(model, q, q, q)
+    rnea(model, np.tile(q, (3, 1)), np.tile(q, (3, 1)), np.tile(q, (3, 1)))
+    mass_matrix(model, q)
+    forward_dynamics(model, q, q, q)
+    coriolis_matrix(model, q, q)
     assert model.to_dict() == before
+    assert set(vars(model)) == attributes          # no caches or other state stored on the model
 
 
 def test_payload_is_validated_and_replaced():
     model = RobotModel.named("puma560")
     with pytest.raises(RobotDescriptionError, match="payload.mass"):
         model.with_payload(-1.0)
+    with pytest.raises(RobotDescriptionError, match="payload.com: must be a list of 3 numbers"):
+        model.with_payload(1.0, 0.1)
+    with pytest.raises(ValueError, match="symmetric"):
+        model.with_payload(1.0, [0, 0, 0], [[1, 0, 0], [0, 1, 0], [0.1, 0, 1]])
     heavy = model.with_payload(3.0, [0, 0, 0.05]).with_payload(1.0, [0, 0, 0.05])
     assert heavy.mass[-1] == pytest.approx(model.mass[-1] + 1.0)
 
@@ -147,6 +272,10 @@ def test_check_command(capsys, tmp_path):
     assert cli_main(["check", "puma560"]) == 0
     out = capsys.readouterr().out
     assert "joint6" in out and "37.48" in out and "OK" in out
+    assert cli_main(["check", "stanford"]) == 0
+    rows = {line.split()[0]: line for line in capsys.readouterr().out.splitlines() if line.startswith("joint")}
+    assert "m, m/s, N" in rows["joint3"] and "0.3048" in rows["joint3"]       # prismatic: metres
+    assert "rad, rad/s, N m" in rows["joint2"]
     bad = tmp_path / "bad.yaml"
     data = _planar()
     data["joints"][0]["link"]["mass"] = -1
@@ -154,3 +283,65 @@ def test_check_command(capsys, tmp_path):
     assert cli_main(["check", str(bad)]) == 1
     err = capsys.readouterr().err
     assert "bad.yaml" in err and "joint1" in err and "link.mass" in err
+
+
+def test_puma560_data_follow_armstrong_corke():
+    """Corke's mdl_puma560 (motor-side Jm, G, B, Tc+/-; Armstrong et al. link data) with the file's
+    documented conversions: viscous = B G^2, coulomb = |G| mean(|Tc+|, |Tc-|) on the joint side."""
+    puma = RobotModel.named("puma560")
+    G = np.array([-62.6111, 107.815, -53.7063, 76.0364, 71.923, 76.686])
+    B = np.array([1.48e-3, 0.817e-3, 1.38e-3, 71.2e-6, 82.6e-6, 36.7e-6])
+    Tc = np.array([[0.395, -0.435], [0.126, -0.071], [0.132, -0.105],
+                   [11.2e-3, -16.9e-3], [9.26e-3, -14.5e-3], [3.96e-3, -10.5e-3]])
+    np.testing.assert_allclose(puma.gear_ratio, G)
+    np.testing.assert_allclose(puma.rotor_inertia, [200e-6] * 3 + [33e-6] * 3)
+    np.testing.assert_allclose(puma.viscous, B * G**2, rtol=2e-5)       # file: 6 digits
+    np.testing.assert_allclose(puma.coulomb, np.abs(G) * np.abs(Tc).mean(axis=1), rtol=1e-5)
+    np.testing.assert_allclose(puma.mass, [0.0, 17.4, 4.8, 0.82, 0.34, 0.09])
+    np.testing.assert_allclose(puma.dh_a, [0, 0.4318, 0.0203, 0, 0, 0])
+    np.testing.assert_allclose(puma.dh_d, [0, 0, 0.15005, 0.4318, 0, 0])
+    np.testing.assert_allclose(puma.dh_alpha, np.array([1, 0, -1, 1, -1, 0]) * np.pi / 2)
+    np.testing.assert_allclose(np.degrees(puma.lower), [-160, -45, -225, -110, -100, -266], atol=1e-3)
+    np.testing.assert_allclose(np.degrees(puma.upper), [160, 225, 45, 170, 100, 266], atol=1e-3)
+    # Published diagonal inertias, except the two documented physical-consistency changes.
+    published = np.array([[0, 0.35, 0], [0.13, 0.524, 0.539], [0.066, 0.086, 0.0125],
+                          [1.8e-3, 1.3e-3, 1.8e-3], [0.3e-3, 0.4e-3, 0.3e-3], [0.15e-3, 0.15e-3, 0.04e-3]])
+    diagonal = np.diagonal(puma.inertia, axis1=1, axis2=2)
+    np.testing.assert_allclose(diagonal[[1, 3, 4, 5]], published[[1, 3, 4, 5]])
+    assert diagonal[0, 1] == 0.35 and diagonal[2, 1:].tolist() == [0.086, 0.0125]
+    assert diagonal[2, 0] + diagonal[2, 2] >= diagonal[2, 1] > published[2, 0] + published[2, 2]
+
+
+def test_panda_follows_franka_documentation_and_gaz():
+    """Franka's modified-DH table, limits and the link masses of Gaz et al. (2019)."""
+    panda = RobotModel.named("panda")
+    np.testing.assert_allclose(panda.dh_a, [0, 0, 0, 0.0825, -0.0825, 0, 0.088])
+    np.testing.assert_allclose(panda.dh_d, [0.333, 0, 0.316, 0, 0.384, 0, 0])
+    np.testing.assert_allclose(panda.dh_alpha, np.array([0, -1, 1, 1, -1, 1, 1]) * np.pi / 2)
+    np.testing.assert_allclose(panda.tool[:3, 3], [0, 0, 0.107])
+    np.testing.assert_allclose(panda.upper, [2.8973, 1.7628, 2.8973, -0.0698, 2.8973, 3.7525, 2.8973])
+    np.testing.assert_allclose(panda.lower, [-2.8973, -1.7628, -2.8973, -3.0718, -2.8973, -0.0175, -2.8973])
+    np.testing.assert_allclose(panda.velocity_limit, [2.175] * 4 + [2.61] * 3)
+    np.testing.assert_allclose(panda.effort_limit, [87] * 4 + [12] * 3)
+    np.testing.assert_allclose(panda.mass, [4.970684, 0.646926, 3.228604, 3.587895, 1.225946, 1.666555, 0.735522])
+
+
+def test_core_and_check_command_work_without_rclpy():
+    """core/ and `robot-dynamics check` must import and run where ROS is not installed."""
+    script = textwrap.dedent("""
+        import importlib.abc, sys
+        class NoRos(importlib.abc.MetaPathFinder):
+            def find_spec(self, name, path, target=None):
+                if name.split(".")[0] in ("rclpy", "launch", "launch_ros", "rosidl_runtime_py",
+                                          "robot_dynamics_interfaces", "sensor_msgs", "std_msgs"):
+                    raise ModuleNotFoundError(f"No module named {name!r} (blocked)", name=name)
+        sys.meta_path.insert(0, NoRos())
+        from robot_dynamics_ros.core import RobotModel, gravity_torques
+        from robot_dynamics_ros.cli import main
+        print(gravity_torques(RobotModel.named("puma560"), [0.0] * 6)[1])
+        sys.exit(main(["check", "planar2"]))
+    """)
+    root = Path(__file__).resolve().parents[1]
+    result = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[0].startswith("37.48") and "OK" in result.stdout

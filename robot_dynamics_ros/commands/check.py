@@ -22,12 +22,13 @@ def run(args) -> int:
         return 1
     print(f"{model.name}: {model.n} joints, {model.convention} DH, gravity {model.gravity.tolist()} m/s^2")
     header = f"{'joint':<16}{'type':<10}{'mass kg':>9}{'lower':>10}{'upper':>10}{'velocity':>10}{'effort':>10}" \
-             f"{'rotor':>11}{'gear':>10}"
+             f"{'rotor':>11}{'gear':>10}  units (limits, velocity, effort)"
     print(header)
     for i, name in enumerate(model.joint_names):
+        units = "m, m/s, N" if model.joint_types[i] == "prismatic" else "rad, rad/s, N m"
         print(f"{name:<16}{model.joint_types[i]:<10}{model.mass[i]:>9.4g}{model.lower[i]:>10.4g}"
               f"{model.upper[i]:>10.4g}{model.velocity_limit[i]:>10.4g}{model.effort_limit[i]:>10.4g}"
-              f"{model.rotor_inertia[i]:>11.3g}{model.gear_ratio[i]:>10.4g}")
+              f"{model.rotor_inertia[i]:>11.3g}{model.gear_ratio[i]:>10.4g}  {units}")
     print(f"total mass {model.mass.sum():.4g} kg" + (f" (payload {model.payload['mass']} kg)" if model.payload else ""))
     q_mid = np.clip(np.zeros(model.n), model.lower, model.upper)
     print("gravity torques at q = 0 (clipped to limits):", np.array2string(gravity_torques(model, q_mid), precision=4))

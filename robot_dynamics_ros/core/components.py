@@ -8,11 +8,15 @@ is simply (a, 0, d).
 from __future__ import annotations
 
 import math
+import weakref
+
+# Per-model caches, kept here so that the algorithms never touch the (constant) model itself.
+_JOINT_CONSTANTS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def joint_constants(model) -> tuple:
     """Per-joint Python floats used by the recursion, computed once per model."""
-    cached = getattr(model, "_joint_constants_cache", None)
+    cached = _JOINT_CONSTANTS.get(model)
     if cached is not None:
         return cached
     ch = model.chain
@@ -30,8 +34,8 @@ def joint_constants(model) -> tuple:
             float(I[0, 0]), float(I[1, 1]), float(I[2, 2]), float(I[0, 1]), float(I[0, 2]), float(I[1, 2]),
             float(ch.rotor_inertia[i] * ch.gear_ratio[i]), float(ch.gear_ratio[i]),
             float(ch.viscous[i]), float(ch.coulomb[i])))
-    model._joint_constants_cache = tuple(joints)
-    return model._joint_constants_cache
+    _JOINT_CONSTANTS[model] = cached = tuple(joints)
+    return cached
 
 
 def rot_x_inv(ca, sa, x, y, z):

@@ -11,6 +11,7 @@ qdd = e_i.  Like ``rnea.py``, components are floats (single call) or numpy colum
 from __future__ import annotations
 
 import math
+import weakref
 
 import numpy as np
 
@@ -47,16 +48,19 @@ def _composite_to_parent(body, ct, st, a, d, ca, sa):
     return (m, hx, hy, hz) + _rotate_inertia_x(ca, sa, xx, yy, zz, xy, xz, yz)
 
 
+_LINK_BODIES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # never stored on the model
+
+
 def _link_bodies(model) -> list:
     """Each link as (m, h, I about its frame origin) in its internal frame; cached per model."""
-    cached = getattr(model, "_link_bodies_cache", None)
+    cached = _LINK_BODIES.get(model)
     if cached is None:
         ch = model.chain
         cached = []
         for m, c, Ic in zip(ch.mass, ch.com, ch.inertia):
             I = Ic + m * (c @ c * np.eye(3) - np.outer(c, c))
             cached.append(tuple(map(float, (m, *(m * c), I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[0, 2], I[1, 2]))))
-        model._link_bodies_cache = cached
+        _LINK_BODIES[model] = cached
     return cached
 
 

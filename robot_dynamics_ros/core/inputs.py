@@ -9,6 +9,16 @@ from __future__ import annotations
 import numpy as np
 
 
+def _real_array(value, name: str) -> np.ndarray:
+    """``value`` as a float array; a ValueError naming the argument if it is not real numbers."""
+    if np.iscomplexobj(value):
+        raise ValueError(f"{name}: expected real numbers, got complex values")
+    try:
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name}: expected an array of numbers ({exc})") from None
+
+
 def joint_arrays(model, **arrays) -> tuple[list[np.ndarray], bool]:
     """Validate joint vectors (all (n,) or all (N, n)); returns (float arrays, batched?).
 
@@ -18,7 +28,7 @@ def joint_arrays(model, **arrays) -> tuple[list[np.ndarray], bool]:
     for name, value in arrays.items():
         if value is None:
             continue
-        a = np.asarray(value, dtype=float)
+        a = _real_array(value, name)
         if a.ndim not in (1, 2) or a.shape[-1] != model.n:
             raise ValueError(f"{name}: expected shape ({model.n},) or (N, {model.n}) for robot "
                              f"'{model.name}', got {a.shape}")
@@ -36,7 +46,7 @@ def joint_arrays(model, **arrays) -> tuple[list[np.ndarray], bool]:
 
 def vector_argument(value, size: int, name: str, batch_size: int | None) -> np.ndarray:
     """A (size,) vector, or (N, size) when batched, finite; raises ValueError naming it."""
-    a = np.asarray(value, dtype=float)
+    a = _real_array(value, name)
     ok = a.shape == (size,) or (batch_size is not None and a.shape == (batch_size, size))
     if not ok:
         expected = f"({size},)" + (f" or ({batch_size}, {size})" if batch_size is not None else "")

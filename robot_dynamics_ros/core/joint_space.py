@@ -102,7 +102,8 @@ def forward_dynamics(model, q, qd, tau, f_ext=None) -> np.ndarray:
     B = mass_matrix(model, q)
     try:
         L = np.linalg.cholesky(B)
-    except np.linalg.LinAlgError as exc:  # only a physically invalid model can get here
-        raise ValueError(f"mass matrix of '{model.name}' is not positive definite at this q") from exc
+    except np.linalg.LinAlgError as exc:  # a valid file can describe joints that move no inertia
+        raise ValueError(f"mass matrix of '{model.name}' is singular at this q (a joint moves no mass "
+                         "or inertia, e.g. massless outer links): forward dynamics is undefined") from exc
     y = np.linalg.solve(L, rhs[..., None])
     return np.linalg.solve(np.swapaxes(L, -1, -2), y)[..., 0]

@@ -31,8 +31,8 @@ ROBOT_DIRS = (_HERE.parents[2] / "config" / "robots",) + tuple(
     prefix / "share" / "robot_dynamics_ros" / "config" / "robots" for prefix in _HERE.parents[5:6])
 
 
-def _frozen(a) -> np.ndarray:
-    a = np.array(a, dtype=float)
+def _frozen(a, dtype=float) -> np.ndarray:
+    a = np.array(a, dtype=dtype)
     a.setflags(write=False)
     return a
 
@@ -64,12 +64,12 @@ class Chain:
 def _payload_combined(mass, com, inertia, payload, tool):
     """Fold a payload given in the tool frame into the last link (parallel-axis theorem)."""
     pm = payload["mass"]
-    if pm == 0.0:
-        return mass, com, inertia
     R, p = tool[:3, :3], tool[:3, 3]
     pc = R @ np.asarray(payload["com"]) + p
     pI = R @ inertia_matrix(payload["inertia"]) @ R.T
     total = mass + pm
+    if total == 0.0:   # massless link and payload: only the rotational inertias add up
+        return mass, com, inertia + pI
     c = (mass * com + pm * pc) / total
 
     def shifted(I, m, r):  # inertia about the new centre c of a body with CoM at r
@@ -157,10 +157,13 @@ class RobotModel:
             I = np.asarray(inertia, dtype=float)
             if I.shape != (3, 3):
                 raise ValueError(f"payload inertia must be a mapping or a 3x3 matrix, got shape {I.shape}")
+            if not np.allclose(I, I.T, rtol=1e-12, atol=0.0):
+                raise ValueError(f"payload inertia must be a symmetric 3x3 matrix, got {I.tolist()}")
             inertia = {"ixx": I[0, 0], "iyy": I[1, 1], "izz": I[2, 2],
                        "ixy": I[0, 1], "ixz": I[0, 2], "iyz": I[1, 2]}
         spec = self.to_dict()
-        spec["payload"] = {"mass": mass, "com": list(com), "inertia": dict(inertia)}
+        com = list(com) if np.ndim(com) == 1 else com      # anything else: the validator names it
+        spec["payload"] = {"mass": mass, "com": com, "inertia": dict(inertia)}
         return RobotModel.from_dict(spec, f"{self.name} payload")
 
     # -- internal chain -----------------------------------------------------------------------
@@ -180,7 +183,7 @@ class RobotModel:
         inertia = np.einsum("nij,njk,nlk->nil", R, self.inertia, R)
         return Chain(
             alpha_prev=_frozen(alpha_prev), a_prev=_frozen(a_prev),
-            theta0=_frozen(self.dh_theta), d0=_frozen(self.dh_d), prismatic=_frozen(prismatic).astype(bool),
+            theta0=_frozen(self.dh_theta), d0=_frozen(self.dh_d), prismatic=_frozen(prismatic, bool),
             mass=self.mass, com=_frozen(com), inertia=_frozen(inertia),
             rotor_inertia=self.rotor_inertia, gear_ratio=self.gear_ratio,
             viscous=self.viscous, coulomb=self.coulomb,

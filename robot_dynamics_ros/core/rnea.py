@@ -162,7 +162,8 @@ def rnea(model, q, qd, qdd, gravity=None, f_ext=None):
         wrench = None if f_ext is None else _wrench_in_last_frame(model, q, f_ext, True)
         tau = _recursion(constants, np.ascontiguousarray(q.T), np.ascontiguousarray(qd.T),
                          np.ascontiguousarray(qdd.T), g.tolist(), wrench, np, np.sign)
-        return np.stack(np.broadcast_arrays(*tau), axis=-1).reshape(q.shape)
+        # A joint whose torque does not depend on the state (e.g. massless links) is a float.
+        return np.stack(np.broadcast_arrays(*tau, np.empty(q.shape[0]))[:-1], axis=-1)
     wrench = None if f_ext is None else _wrench_in_last_frame(model, q, f_ext, False)
     return np.array(_recursion(constants, q.tolist(), qd.tolist(), qdd.tolist(), g.tolist(), wrench,
                                math, _float_sign))

@@ -10,6 +10,7 @@ optional keys missing); :class:`~robot_dynamics_ros.core.model.RobotModel` is bu
 from __future__ import annotations
 
 import math
+import numbers
 import re
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,38 @@ DEFAULT_GRAVITY = [0.0, 0.0, -9.81]
 _PI_EXPR = re.compile(r"^\s*([+-])?\s*(?:(\d+(?:\.\d*)?)\s*\*\s*)?pi\s*(?:/\s*(\d+(?:\.\d*)?))?\s*$")
 
 
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe loader with two fixes for hand-written robot files.
+
+    * Floats as in YAML 1.2 (and JSON): PyYAML follows YAML 1.1, where ``2e-4`` or ``1e3`` (no dot)
+      are strings, so a rotor inertia written that way would be rejected as "not a number".
+    * A key repeated in one mapping is an error; PyYAML silently keeps the last one, which would
+      hide a typo such as two ``mass:`` lines.
+    """
+
+    def construct_mapping(self, node, deep=False):
+        if isinstance(node, yaml.MappingNode):
+            seen = {}
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=deep)
+                try:
+                    first = seen.setdefault(key, key_node.start_mark.line + 1)
+                except TypeError:
+                    continue  # unhashable key: the base class reports it
+                if first != key_node.start_mark.line + 1:
+                    raise yaml.constructor.ConstructorError(
+                        "while constructing a mapping", node.start_mark,
+                        f"found duplicate key {key!r} (first given on line {first})", key_node.start_mark)
+        return super().construct_mapping(node, deep=deep)
+
+
+_Loader.yaml_implicit_resolvers = {k: list(v) for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
+    list("-+0123456789"))
+
+
 class _Where:
     """Builds error messages of the form '<file>: joint 3 (elbow): link.mass: <problem>'."""
 
@@ -73,13 +106,19 @@ def _number(value: Any, where: str, loc: _Where, *, angle: bool = False) -> floa
         if not m:
             raise loc.error(where, f"must be a number or an expression like 'pi/2', got {value!r}")
         sign, factor, divisor = m.groups()
+        if divisor is not None and float(divisor) == 0.0:
+            raise loc.error(where, f"divides by zero: {value!r}")
         x = (float(factor) if factor else 1.0) * math.pi / (float(divisor) if divisor else 1.0)
         return -x if sign == "-" else x
-    if not isinstance(value, (int, float)):
+    # numbers.Real also admits numpy scalars (np.float32, np.int64) passed to from_dict.
+    if not isinstance(value, numbers.Real) or isinstance(value, np.bool_):
         raise loc.error(where, f"must be a number, got {type(value).__name__} ({value!r})")
-    x = float(value)
+    try:
+        x = float(value)
+    except OverflowError:
+        x = math.inf
     if not math.isfinite(x):
-        raise loc.error(where, f"must be finite, got {value!r}")
+        raise loc.error(where, f"must be finite, got {x}")
     return x
 
 
@@ -204,9 +243,12 @@ def parse_robot(data: Any, source: str = "<dict>") -> dict:
     payload = None
     if data.get("payload") is not None:
         payload = _body(data["payload"], "payload", loc)
+    description = data.get("description", "")
+    if not isinstance(description, str):
+        raise loc.error("description", f"must be a string, got {type(description).__name__}")
     return {"name": name, "dh_convention": convention, "gravity": gravity,
             "base": _pose(data.get("base"), "base", loc), "tool": _pose(data.get("tool"), "tool", loc),
-            "joints": joints, "payload": payload, "description": str(data.get("description", ""))}
+            "joints": joints, "payload": payload, "description": description}
 
 
 def load_robot_file(path: str | Path) -> dict:
@@ -217,7 +259,9 @@ def load_robot_file(path: str | Path) -> dict:
     except OSError as exc:
         raise RobotDescriptionError(f"{path}: cannot read robot description: {exc.strerror or exc}") from exc
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=_Loader)
     except yaml.YAMLError as exc:
         raise RobotDescriptionError(f"{path}: not valid YAML: {exc}") from exc
+    if data is None:
+        raise RobotDescriptionError(f"{path}: the file is empty (expected a robot description mapping)")
     return parse_robot(data, str(path))
