@@ -299,7 +299,7 @@ def profile_callbacks(n_calls: int = 3000) -> dict:
 
     q = np.array(Q)
     tau = gc.dynamics.gravity_torques(q)
-    ref, start = idn.reference
+    ref = idn.reference.traj
     result = {
         "deserialize JointState": per_call(lambda: deserialize_message(raw, JointState)),
         "serialize JointState": per_call(lambda: serialize_message(msg)),

@@ -191,6 +191,9 @@ def test_bringup_rejects_bad_arguments(ros_env):
     assert result.returncode == 2 and "unknown ['gravity']" in result.stderr, result
     result = _cli("bringup", "--robot", "no_such_robot", "--duration", "1", env=ros_env)
     assert result.returncode == 2 and "no_such_robot" in result.stderr, result
+    result = _cli("bringup", "--nodes", "gravity_compensation", "--duration", "1", "--namespace",
+                  private_namespace("bad"), "--ros-args", "-p", "input_timeout:=1", env=ros_env)
+    assert result.returncode == 2 and "input_timeout" in result.stderr and "Traceback" not in result.stderr, result
 
 
 def test_demo_runs_and_shows_outputs_and_a_mass_matrix(ros_env):

@@ -116,6 +116,8 @@ NAN = float("nan")
     ("get_inverse_dynamics", {"position": [0.0] * 6, "acceleration": [float("inf")] * 6}, "acceleration: value"),
     ("get_forward_dynamics", {"position": [0.0] * 6, "effort": [0.0] * 7}, "effort: expected 6 values"),
     ("get_forward_dynamics", {"position": [0.0] * 6, "velocity": [NAN] * 6}, "velocity: value for joint 'joint1'"),
+    ("get_inverse_dynamics", {"position": [0.0] * 6, "velocity": [1e200] * 6}, "effort: result not finite"),
+    ("get_forward_dynamics", {"position": [0.0] * 6, "velocity": [1e200] * 6}, "acceleration: result not finite"),
 ])
 def test_bad_requests_get_success_false_and_a_reason(svc, service, fields, reason):
     answer = call(svc, service, **fields)

@@ -171,6 +171,13 @@ def test_friction_compensation(gc):
                              lambda: client.logs_from(NODE, "no velocity"), timeout=TIMEOUT)
         assert client.logs_from(NODE, "no velocity"), proc.log_text()
         assert not [m for m in gc[3].messages if m.header.stamp.sec == no_velocity.header.stamp.sec]
+        # a finite but huge velocity: the friction torque overflows; never published
+        huge = joint_state(NAMES, q, [1e308, *qd[1:]])
+        client.publish_until(lambda: gc[2].publish(huge), lambda: client.logs_from(NODE, "torque of joint 'joint1'"))
+        assert client.logs_from(NODE, "torque of joint 'joint1' computed from this input is inf"), proc.log_text()
+        send(gc, joint_state(NAMES, q, qd))
+        assert not [m for m in gc[3].messages if m.header.stamp.sec == huge.header.stamp.sec]
+        assert proc.alive()
     finally:
         client.set_parameters(FQN, {"friction_compensation": False})
 
@@ -183,6 +190,21 @@ def test_bad_common_parameters_are_rejected(gc):
     assert not result.successful                                 # read-only
     result, = client.set_parameters(FQN, {"qos_depth": 3})
     assert not result.successful
+
+
+@pytest.mark.parametrize("param, words", [
+    ("input_timeout:=1", ["input_timeout", "INTEGER", "DOUBLE"]),          # YAML/CLI '1' instead of '1.0'
+    ("joint_names:=[joint1,joint2]", ["joint_names", "joint3"]),
+])
+def test_bad_parameter_at_start_is_a_clear_configuration_error(ros_env, param, words):
+    import subprocess
+    import sys
+    result = subprocess.run([sys.executable, "-m", "robot_dynamics_ros.nodes.gravity_compensation", "--ros-args",
+                             "-r", f"__ns:={NS}_bad", "-p", param], env=ros_env, capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "configuration error" in result.stderr and "Traceback" not in result.stderr, result.stderr
+    assert all(w in result.stderr for w in words), result.stderr
 
 
 def test_input_timeout_stops_and_says_so_once(gc):

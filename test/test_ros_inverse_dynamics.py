@@ -88,11 +88,25 @@ def trajectory_msg(stamp_sec=T0, names=None, fields=("positions", "velocities", 
     return msg
 
 
-def set_reference(h, msg):
-    """Publish a reference; returns once the node has logged it (bounded)."""
+def clock_msg(sim_time):
+    clock = Clock()
+    clock.clock.sec, clock.clock.nanosec = int(sim_time), int(round((sim_time % 1) * 1e9))
+    return clock
+
+
+def set_reference(h, msg, clock="stamp"):
+    """Publish a reference; returns once the node has logged it (bounded).  ``clock``: /clock
+    published before each try ("stamp": the reference's stamp if non-zero, so that it does not
+    end in the past; None: leave the node's clock as it is)."""
+    if clock == "stamp":
+        clock = msg.header.stamp.sec or None
     before = len(h.client.logs_from(NODE, "new reference"))
-    h.client.publish_until(lambda: h.reference.publish(msg),
-                           lambda: len(h.client.logs_from(NODE, "new reference")) > before)
+
+    def publish():
+        if clock is not None:
+            h.clock.publish(clock_msg(clock))
+        h.reference.publish(msg)
+    h.client.publish_until(publish, lambda: len(h.client.logs_from(NODE, "new reference")) > before)
     assert len(h.client.logs_from(NODE, "new reference")) > before, h.proc.log_text()
 
 
@@ -102,8 +116,7 @@ def output_at(h, sim_time, expected_position, q=None, qd=None, names=None):
     q = P0 if q is None else q
     qd = np.zeros(6) if qd is None else qd
     names = names or NAMES
-    clock = Clock()
-    clock.clock.sec, clock.clock.nanosec = int(sim_time), int(round((sim_time % 1) * 1e9))
+    clock = clock_msg(sim_time)
     first = h.stamp + 1                                   # only outputs of this call count
 
     def publish():
@@ -143,22 +156,60 @@ def test_feedforward_is_rnea_of_the_sampled_reference(idn):
     assert stamp > 5000                                   # the output carries the joint_states stamp
 
 
-def test_holds_the_end_points(idn):
+def test_after_the_end_the_last_point_as_given(idn):
+    """JTC, once "the whole animation has played out", keeps the last point as given (its velocity and
+    acceleration too); a reference that ends at rest then holds its end with the gravity torques."""
     set_reference(idn, trajectory_msg())
-    out = output_at(idn, T0 + 5.0, p(2.0))                # after the end: last point, at rest
+    out = output_at(idn, T0 + 5.0, p(2.0))
+    np.testing.assert_allclose(model_order(out.velocity), pd(2.0), atol=1e-12)
+    np.testing.assert_allclose(model_order(out.effort), rnea(MODEL, p(2.0), pd(2.0), A), rtol=1e-9, atol=1e-9)
+    at_rest = trajectory_msg(fields=("positions",), times=(0.0, 2.0))
+    set_reference(idn, at_rest)
+    out = output_at(idn, T0 + 5.0, p(2.0))
     np.testing.assert_allclose(model_order(out.velocity), 0.0, atol=0)
     np.testing.assert_allclose(model_order(out.effort), gravity_torques(MODEL, p(2.0)), rtol=1e-9, atol=1e-9)
-    out = output_at(idn, T0 - 3.0, p(0.0))                # before the start: first point, at rest
-    np.testing.assert_allclose(model_order(out.effort), gravity_torques(MODEL, P0), rtol=1e-9, atol=1e-9)
 
 
 def test_zero_stamp_starts_on_receipt(idn):
     set_reference(idn, trajectory_msg())
     output_at(idn, T0 + 50.0, p(2.0))                     # node clock now at T0 + 50 (old reference held)
-    set_reference(idn, trajectory_msg(stamp_sec=0))       # starts at the node's now: t = 0
+    set_reference(idn, trajectory_msg(stamp_sec=0))       # starts at the first sample: t = 0
     out = output_at(idn, T0 + 50.0, P0)
     np.testing.assert_allclose(model_order(out.velocity), V0, atol=1e-12)   # inside, moving
     np.testing.assert_allclose(model_order(out.effort), rnea(MODEL, P0, V0, A), rtol=1e-9, atol=1e-9)
+
+
+def test_before_the_first_point_it_moves_from_the_measured_state_like_jtc(idn):
+    """JTC (Trajectory::sample) interpolates from the state at the first sample to the first point
+    when that point is not yet due: cubic Hermite from (q, qd) measured to (p, v) of the point.
+    Oracle: scipy's CubicHermiteSpline.  A clock going back before that first sample gives nothing."""
+    from scipy.interpolate import CubicHermiteSpline
+    c = idn.client
+    set_reference(idn, trajectory_msg(stamp_sec=T0 + 19))
+    output_at(idn, T0 + 20.0, p(1.0))                     # the node's clock is now exactly T0 + 20
+    # due at T0 + 21 + 0.5: 1.5 s after the first sample, which happens at T0 + 20
+    set_reference(idn, trajectory_msg(stamp_sec=T0 + 21, times=(0.5, 1.5, 2.5)), clock=None)
+    q_b, qd_b = P0 + np.array([0.2, -0.1, 0.15, -0.3, 0.1, 0.05]), np.array([0.4, 0.1, -0.3, 0.0, 0.2, -0.1])
+    approach = CubicHermiteSpline([0.0, 1.5], [q_b, p(0.5)], [qd_b, pd(0.5)])
+    for dt in (0.0, 0.9):
+        out = output_at(idn, T0 + 20.0 + dt, approach(dt), q=q_b, qd=qd_b)
+        np.testing.assert_allclose(model_order(out.velocity), approach(dt, 1), atol=1e-9)
+        np.testing.assert_allclose(model_order(out.effort), rnea(MODEL, approach(dt), approach(dt, 1), approach(dt, 2)),
+                                   rtol=1e-9, atol=1e-9)
+    assert not np.allclose(approach(0.0, 2), 0.0)         # really accelerating, not holding
+    out = output_at(idn, T0 + 22.0, p(1.0), q=q_b, qd=qd_b)    # then the trajectory itself
+    np.testing.assert_allclose(model_order(out.effort), rnea(MODEL, p(1.0), pd(1.0), A), rtol=1e-9, atol=1e-9)
+    # the clock goes back before the first sample (a simulator reset): rejected, nothing published
+    state = JointState(name=NAMES, position=q_b.tolist(), velocity=qd_b.tolist())
+    c.publish_until(lambda: (idn.clock.publish(clock_msg(T0 + 10.0)), idn.states.publish(state)),
+                    lambda: c.logs_from(NODE, "clock went back"))
+    went_back = len(c.logs_from(NODE, "clock went back"))
+    assert went_back, idn.proc.log_text()
+    state.header.stamp.sec = 4000                         # the node's clock is now T0 + 10
+    for _ in range(3):
+        idn.states.publish(state)
+    assert c.spin_until(lambda: len(c.logs_from(NODE, "clock went back")) >= went_back + 3)
+    assert not [m for m in idn.out.messages if m.header.stamp.sec == 4000]
 
 
 def test_positions_only_is_linear(idn):
@@ -210,6 +261,7 @@ def test_computed_torque_mode_and_gain_parameters(idn):
     (lambda m: m.points[1].positions.__setitem__(2, float("nan")), "is not finite"),
     (lambda m: m.points[1].velocities.pop(), "point 1 has 5 velocities for 6 joints"),
     (lambda m: m.joint_names.__setitem__(5, "wrist"), "missing joint(s) ['joint6']"),
+    (lambda m: m.header.stamp.__setattr__("sec", T0 - 10), "ends in the past"),   # as JTC
 ])
 def test_bad_reference_is_rejected_and_the_old_one_kept(idn, mutate, reason):
     set_reference(idn, trajectory_msg())

@@ -73,10 +73,12 @@ def test_quintic_matches_jtc_formula_at_a_point():
 
 
 def test_hold_outside_time_range():
+    """Before the first point: held at rest.  After the last: the last point as stored, velocity
+    included, as JTC's Trajectory::sample outputs once the trajectory has played out."""
     traj = JointTrajectory(("a",), [0.5, 1.0], [[1.0], [2.0]], [[3.0], [4.0]])
     q, qd, qdd = traj.sample(np.array([0.0, 2.0]))
     np.testing.assert_allclose(q[:, 0], [1.0, 2.0])
-    np.testing.assert_allclose(qd, 0.0)
+    np.testing.assert_allclose(qd[:, 0], [0.0, 4.0])
     np.testing.assert_allclose(qdd, 0.0)
     q, qd, qdd = traj.sample(1.0)      # the end point itself is still on the last segment
     assert q[0] == pytest.approx(2.0) and qd[0] == pytest.approx(4.0)

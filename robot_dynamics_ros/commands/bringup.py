@@ -32,7 +32,7 @@ def run(args) -> int:
     import rclpy
 
     from ..bringup import create_nodes, node_descriptions, ros_args, spin
-    from ..core import RobotDescriptionError
+    from ..nodes.common import CONFIGURATION_ERRORS
     try:
         descriptions = node_descriptions(args.robot, args.namespace, args.nodes, args.use_sim_time,
                                          args.params_file)
@@ -47,7 +47,7 @@ def run(args) -> int:
     try:
         try:
             nodes = create_nodes(descriptions)
-        except (RobotDescriptionError, ValueError) as exc:
+        except CONFIGURATION_ERRORS as exc:
             print(f"bringup: configuration error: {exc}", file=sys.stderr)
             return 2
         nodes[0].get_logger().info(

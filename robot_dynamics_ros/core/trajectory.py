@@ -18,9 +18,9 @@ fields and accelerations require velocities; anything else is rejected with a me
 trajectory never means something different here and on the controller.  Effort is not
 interpolated by the dynamics (it is output only: the feedforward torque per point).
 
-Outside [times[0], times[-1]] the trajectory holds its end point with zero velocity and
-acceleration; at times[-1] itself it gives the last point as stored (missing fields as zero), as
-JTC does (``side="left"`` gives the limit of the last segment instead).  (JTC interpolates from the robot's current state towards the first point, which a
+Before times[0] the trajectory holds its first point with zero velocity and acceleration; at and
+after times[-1] it gives the last point as stored (missing fields as zero), as JTC does
+(``side="left"`` at times[-1] itself gives the limit of the last segment instead).  (JTC interpolates from the robot's current state towards the first point, which a
 stand-alone trajectory cannot know, and after the end holds the last point as given; a trajectory
 that ends at rest, which JTC requires by default, behaves identically.)
 
@@ -172,12 +172,14 @@ class JointTrajectory:
         qdd = 20.0 * c[:, 5]
         for p in range(4, 1, -1):
             qdd = qdd * tau + p * (p - 1) * c[:, p]
-        outside = (t < times[0]) | (t > times[-1])
-        if outside.any():                        # hold the end point at rest
-            qd[outside] = 0.0
-            qdd[outside] = 0.0
-        if side == "right":                      # at the last point: the point as given, like JTC
-            end = t == times[-1]
+        before = t < times[0]
+        if before.any():                         # hold the first point at rest
+            qd[before] = 0.0
+            qdd[before] = 0.0
+        # At and after the last point: the point as given (missing fields zero), as JTC's sample()
+        # does once "the whole animation has played out"; the left limit only at the point itself.
+        end = (t >= times[-1]) if side == "right" else (t > times[-1])
+        if end.any():
             if end.any():
                 q[end] = self.positions[-1]
                 qd[end] = 0.0 if self.velocities is None else self.velocities[-1]

@@ -46,6 +46,7 @@ import rclpy
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 from rclpy.clock import Clock, ClockType
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.exceptions import NameValidationException, ParameterException
 from rclpy.node import Node
 from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
@@ -168,7 +169,14 @@ class EffortOutputs:
         self.command = node.create_publisher(Float64MultiArray, command_topic, node.qos())
 
     def publish(self, stamp, effort, position=None, velocity=None):
-        """Publish ``effort`` (model order) in the configured order; JointState gets ``stamp``."""
+        """Publish ``effort`` (model order) in the configured order; JointState gets ``stamp``.
+
+        A torque that is not finite (e.g. friction of a huge but finite velocity) is never sent:
+        MessageRejected, so the callback's input is reported and nothing is published."""
+        if not np.isfinite(effort).all():
+            j = int(np.flatnonzero(~np.isfinite(effort))[0])
+            raise MessageRejected("non-finite-output", f"torque of joint '{self._node.dynamics.model.joint_names[j]}' "
+                                                       f"computed from this input is {effort[j]}")
         node = self._node
         idx = node.output_index
         effort = effort[idx]
@@ -345,6 +353,11 @@ def parameter_descriptor(text: str, read_only: bool = False) -> ParameterDescrip
 
 
 # --------------------------------------------------------------------------------- main()
+# What a bad robot file, parameter value or parameter *type* (rclpy: "Trying to set parameter 'x'
+# to '1' of type 'INTEGER', expecting type 'DOUBLE'") or node name raises while a node is created.
+CONFIGURATION_ERRORS = (RobotDescriptionError, ValueError, ParameterException, NameValidationException)
+
+
 def run_node(node_class, args=None) -> int:
     """Create ``node_class()`` and spin it until shutdown; a configuration error exits with 2."""
     rclpy.init(args=args)
@@ -352,7 +365,7 @@ def run_node(node_class, args=None) -> int:
     try:
         try:
             node = node_class()
-        except (RobotDescriptionError, ValueError) as exc:
+        except CONFIGURATION_ERRORS as exc:
             print(f"{node_class.__name__}: configuration error: {exc}", file=sys.stderr)
             return 2
         executor = SingleThreadedExecutor()

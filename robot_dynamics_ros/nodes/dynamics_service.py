@@ -39,7 +39,7 @@ class DynamicsServiceNode(DynamicsNode):
                 compute(request, response, dyn, index, names)
                 response.joint_names = list(names)
                 response.success, response.message = True, ""
-            except MessageRejected as exc:
+            except ValueError as exc:     # MessageRejected, or the core's (e.g. singular mass matrix)
                 response.success, response.message = False, str(exc)
             except Exception as exc:  # noqa: BLE001 -- a request must never crash the node
                 response.success, response.message = False, f"internal error {type(exc).__name__}: {exc}"
@@ -68,7 +68,13 @@ class DynamicsServiceNode(DynamicsNode):
     def _vector(request, field, index, names, n, allow_empty=False):
         return request_vector(getattr(request, field), index, n, field, names, allow_empty)
 
-    def _out(self, vector, index):
+    @staticmethod
+    def _out(vector, index, what="effort"):
+        """``vector`` (model order) in the request's order; a result that is not finite (huge but
+        finite inputs can overflow) is refused, never answered with success."""
+        if not np.isfinite(vector).all():
+            raise MessageRejected("non-finite-output", f"{what}: result not finite for this request "
+                                                       "(inputs too large?)")
         return (vector if index is None else vector[index]).tolist()
 
     def mass_matrix(self, request, response, dyn, index, names):
@@ -78,7 +84,7 @@ class DynamicsServiceNode(DynamicsNode):
         if index is not None:
             B = B[np.ix_(index, index)]
         response.size = n
-        response.mass_matrix = B.reshape(-1).tolist()
+        response.mass_matrix = self._out(B.reshape(-1), None, "mass_matrix")
 
     def inverse_dynamics(self, request, response, dyn, index, names):
         n = dyn.model.n
@@ -97,9 +103,7 @@ class DynamicsServiceNode(DynamicsNode):
         qd = self._vector(request, "velocity", index, names, n, allow_empty=True)
         tau = self._vector(request, "effort", index, names, n, allow_empty=True)
         qdd = dyn.forward_dynamics(q, qd, tau)
-        if not np.isfinite(qdd).all():
-            raise MessageRejected("singular", "forward dynamics: mass matrix singular at this position")
-        response.acceleration = self._out(qdd, index)
+        response.acceleration = self._out(qdd, index, "acceleration")
 
 
 main = main_for(DynamicsServiceNode)
