@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -228,6 +229,33 @@ class RosClient:
         """/rosout messages of a node (name as in the Log message, e.g. 'ns.node' or 'node')."""
         return [m for m in self.rosout.messages
                 if m.name.endswith(node_name) and contains in m.msg and (level is None or m.level == level)]
+
+
+@contextmanager
+def service_node(ros_env, ros_client, log_dir, namespace: str, services: dict, params: dict,
+                 module: str = "robot_dynamics_ros.nodes.dynamics_service", name: str = "dynamics_service"):
+    """A service node process with a client per service (``services``: name -> type), all up.
+
+    Yields (process, ros_client, clients); the process is always stopped, and must have exited
+    cleanly."""
+    proc = NodeProcess.node(module, ros_env, log_dir, name, namespace, params)
+    try:
+        clients = {s: ros_client.node.create_client(srv, f"{namespace}/{s}") for s, srv in services.items()}
+        for c in clients.values():
+            assert c.wait_for_service(timeout_sec=TIMEOUT), f"{c.srv_name} not up:\n" + proc.log_text()
+        yield proc, ros_client, clients
+    finally:
+        proc.stop()
+    assert proc.proc.returncode in (0, -15), proc.log_text()
+
+
+def call_service(node, services: dict, name: str, **fields):
+    """Call service ``name`` of a :func:`service_node` with the request ``fields``."""
+    _, client, clients = node
+    request = services[name].Request()
+    for key, value in fields.items():
+        setattr(request, key, value)
+    return client.call(clients[name], request)
 
 
 @pytest.fixture(scope="module")

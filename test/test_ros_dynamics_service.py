@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from ros_fixtures import *  # noqa: F401,F403
-from ros_fixtures import NodeProcess, private_namespace
+from ros_fixtures import call_service, private_namespace, service_node
 
 from robot_dynamics_ros.core import RobotModel, gravity_torques, rnea
 
@@ -26,24 +26,12 @@ SERVICES = {"get_mass_matrix": GetMassMatrix, "get_inverse_dynamics": GetInverse
 
 @pytest.fixture(scope="module")
 def svc(ros_env, ros_client, tmp_path_factory):
-    proc = NodeProcess.node("robot_dynamics_ros.nodes.dynamics_service", ros_env,
-                            tmp_path_factory.mktemp("ds"), NODE, NS, {"robot_description": "puma560"})
-    try:
-        clients = {name: ros_client.node.create_client(srv, f"{NS}/{name}") for name, srv in SERVICES.items()}
-        for c in clients.values():
-            assert c.wait_for_service(timeout_sec=10.0), f"{c.srv_name} not up:\n" + proc.log_text()
-        yield proc, ros_client, clients
-    finally:
-        proc.stop()
-    assert proc.proc.returncode in (0, -15), proc.log_text()
+    with service_node(ros_env, ros_client, tmp_path_factory.mktemp("ds"), NS, SERVICES, {"robot_description": "puma560"}) as node:
+        yield node
 
 
 def call(svc, name, **fields):
-    _, client, clients = svc
-    request = SERVICES[name].Request()
-    for key, value in fields.items():
-        setattr(request, key, value)
-    return client.call(clients[name], request)
+    return call_service(svc, SERVICES, name, **fields)
 
 
 def random_q():
