@@ -101,6 +101,36 @@ def test_service_rejects_malformed(scaler, edit, reason):
     assert len(answer.trajectory.points) == 0
 
 
+def with_extra_joint(msg):
+    """The reference with a seventh joint 'gripper' the Puma model does not have."""
+    msg.joint_names.append("gripper")
+    for p in msg.points:
+        p.positions = list(p.positions) + [0.0]
+        p.velocities = list(p.velocities) + [0.0]
+        p.accelerations = list(p.accelerations) + [0.0]
+    return msg
+
+
+@pytest.mark.parametrize("method", ["uniform", "time_optimal"])
+def test_service_rejects_unknown_joint(scaler, method):
+    """A joint unknown to the model is refused (its motion would be silently dropped)."""
+    _, client, srv = scaler
+    answer = client.call(srv, request(with_extra_joint(trajectory_to_msg(REFERENCE)), method))
+    assert not answer.success and "unknown joint(s) ['gripper']" in answer.message, answer.message
+    assert len(answer.trajectory.points) == 0
+
+
+def test_service_time_optimal_refuses_positions_only(scaler):
+    """Linear interpolation has velocity jumps at the waypoints: time_optimal refuses it with the
+    reason, uniform scales it."""
+    _, client, srv = scaler
+    linear = JointTrajectory(REFERENCE.joint_names, REFERENCE.times, REFERENCE.positions)
+    answer = client.call(srv, request(trajectory_to_msg(linear), "time_optimal"))
+    assert not answer.success and "needs velocities" in answer.message, answer.message
+    answer = client.call(srv, request(trajectory_to_msg(linear), "uniform"))
+    assert answer.success, answer.message
+
+
 def test_service_rejects_unknown_method(scaler):
     _, client, srv = scaler
     answer = client.call(srv, request(trajectory_to_msg(REFERENCE), "fastest"))

@@ -14,7 +14,7 @@ from scipy.spatial import cKDTree
 
 from robot_dynamics_ros.core import RobotModel, rnea
 from robot_dynamics_ros.core.scaling import Limits, ScalingError, uniform_scaling
-from robot_dynamics_ros.core.time_optimal import _Path, law_samples, time_optimal_scaling
+from robot_dynamics_ros.core.time_optimal import law_samples, time_optimal_scaling
 from robot_dynamics_ros.core.trajectory import JointTrajectory
 
 CONFIG = Path(__file__).resolve().parents[1] / "config"
@@ -71,7 +71,7 @@ def test_law_samples_respect_limits_on_planar2():
     model, traj = RobotModel.named("planar2"), JointTrajectory.from_yaml(EX72)
     from robot_dynamics_ros.core import time_optimal as to
     limits = Limits.from_model(model)
-    path = to._Path(model, traj, 75)
+    path = to._Path(model, traj, to._initial_grid(traj, 75))
     col = to._Collocation(path, np.arange(path.N), to.REGULAR)
     rows = to._rows(col, path, limits, None, np.zeros((path.N, 2)), np.zeros((path.N, 2)))
     x, u = to._solve(path, [(col.steps, to._step_data(*rows, path.delta))])
@@ -119,15 +119,75 @@ def test_gravity_infeasible_and_malformed():
     with pytest.raises(ValueError, match="unknown joint"):
         time_optimal_scaling(model, JointTrajectory(("joint1", "x"), [0, 1], np.zeros((2, 2))))
     with pytest.raises(ScalingError, match="joint 'joint2' .* above its upper limit"):
-        time_optimal_scaling(model, JointTrajectory(("joint1", "joint2"), [0, 1], [[0, 0], [0, 7.0]]))
+        time_optimal_scaling(model, JointTrajectory(("joint1", "joint2"), [0, 1], [[0, 0], [0, 7.0]],
+                                                    np.zeros((2, 2))))
 
 
-def test_positions_only_path_stops_at_corners():
+def test_positions_only_trajectory_is_refused():
+    """Linear interpolation jumps in velocity at waypoints (infinite acceleration): no time law
+    within torque limits follows it, so time_optimal refuses it and says what to do."""
     model = RobotModel.named("planar2")
     traj = JointTrajectory(("joint1", "joint2"), [0.0, 1.0, 2.0], [[0.0, 0.5], [0.5, 0.5], [0.5, 1.0]])
-    result = time_optimal_scaling(model, traj, grid_steps=60)
-    out = result.trajectory
-    corner = np.argmin(np.abs(out.positions - [0.5, 0.5]).sum(axis=1))
-    np.testing.assert_allclose(out.velocities[corner], 0.0, atol=1e-6)
-    t = np.linspace(out.times[0], out.times[-1], 2000)
-    assert excess(rnea(model, *result.for_controller().sample(t)), result.limits).max() <= 0.005
+    with pytest.raises(ScalingError, match="needs velocities .*use uniform"):
+        time_optimal_scaling(model, traj)
+
+
+@pytest.mark.parametrize("robot", [c[0] for c in CASES])
+def test_limits_hold_after_nanosecond_rounding(solved, robot):
+    """A ROS message carries times as whole nanoseconds (sec + nanosec, rounded as
+    ros_messages.trajectory_to_msg does): the output is already on that grid, so the round trip
+    changes nothing, and the limits hold on exactly what the controller receives."""
+    model, _, result = solved[robot]
+    out = result.for_controller()
+    sec = np.floor(out.times)
+    received = sec + 1e-9 * np.minimum(np.round((out.times - sec) * 1e9), 999_999_999)
+    np.testing.assert_allclose(received, out.times, rtol=0, atol=1e-15)
+    rounded = JointTrajectory(out.joint_names, received, out.positions, out.velocities)
+    K = rounded.num_points - 1
+    t = (rounded.times[:-1, None] + np.diff(rounded.times)[:, None] * np.linspace(1e-6, 1 - 1e-6, 10)).ravel()
+    q, qd, qdd = rounded.sample(t)
+    assert t.size == 10 * K
+    assert excess(rnea(model, q, qd, qdd), result.limits).max() <= 0.005
+    assert (np.abs(qd) <= result.limits.velocity * 1.005).all()
+
+
+def random_path(model, K, seed, stop_in_middle=False):
+    """Random waypoints in the middle 35 % of each joint range, velocities by central differences
+    and small accelerations (quintic), at rest at both ends and optionally at the middle point."""
+    rng = np.random.default_rng(seed)
+    mid, half = 0.5 * (model.lower + model.upper), 0.5 * (model.upper - model.lower)
+    q = mid + 0.35 * half * rng.uniform(-1, 1, size=(K, model.n))
+    t = np.linspace(0.0, 1.0, K)
+    v, a = np.zeros_like(q), np.zeros_like(q)
+    v[1:-1] = (q[2:] - q[:-2]) / (t[2:] - t[:-2])[:, None]
+    a[1:-1] = 0.3 * (q[2:] - 2 * q[1:-1] + q[:-2]) / (t[1] - t[0]) ** 2
+    if stop_in_middle:
+        v[K // 2] = a[K // 2] = 0.0
+    return JointTrajectory(model.joint_names, t, q, v, a)
+
+
+@pytest.mark.parametrize("robot, seed, stop", [("stanford", 1, False), ("panda", 2, True), ("puma560", 3, False)])
+def test_random_paths_hold_limits_and_are_near_optimal(robot, seed, stop):
+    """Random wiggly paths (the prismatic Stanford joint, the 7-joint Panda, Puma with friction;
+    one stopping in the middle): 10x resampling of the controller's interpolation stays within
+    0.5 % of every torque and velocity limit, and the duration is within 2 % of the same path on a
+    much finer grid and below the uniform scaling."""
+    model = RobotModel.named(robot)
+    traj = random_path(model, 12, seed, stop)
+    result = time_optimal_scaling(model, traj)
+    out = result.for_controller()
+    t = np.linspace(out.times[0], out.times[-1], 10 * out.num_points)
+    q, qd, qdd = out.sample(t)
+    assert excess(rnea(model, q, qd, qdd), result.limits).max() <= 0.005
+    assert (np.abs(qd) <= model.velocity_limit * 1.005).all()
+    fine = time_optimal_scaling(model, traj, grid_steps=2400, max_levels=2)
+    assert result.duration <= fine.duration * 1.02
+    assert result.duration <= uniform_scaling(model, traj).duration
+
+
+def test_unverifiable_law_is_an_error_not_a_trajectory():
+    """When no law passes the verification (here: no verification rounds allowed), the answer is
+    an error, never an unchecked trajectory."""
+    model, traj = RobotModel.named("puma560"), JointTrajectory.from_yaml(PUMA_PATH)
+    with pytest.raises(ScalingError, match="no time law within the limits"):
+        time_optimal_scaling(model, traj, max_rounds=0)

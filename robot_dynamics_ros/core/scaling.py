@@ -27,6 +27,11 @@ When gravity (plus Coulomb friction, which no slowing removes) alone exceeds a l
 Samples are dense but finite; the maximum of each binding ratio is then refined around the worst
 samples on a 16x finer local grid, so the limits hold between samples too (checked in the tests
 by recomputing inverse dynamics at 10x the sample density).
+
+Positions-only trajectories are scaled as joint_trajectory_controller interpolates them: linearly,
+zero acceleration within each segment.  Their velocity jumps at the waypoints are the
+controller's own (no finite torque produces them, whatever the timing); the limits here hold
+within the segments.  ``time_optimal_scaling`` refuses such trajectories.
 """
 from __future__ import annotations
 

@@ -21,7 +21,8 @@ quintic (used when accelerations are given) would smooth with overshoot, while i
 the law (see core.time_optimal).  The header stamp of the reference is kept.
 
 A trajectory that is malformed (non-increasing times, unknown or missing joints, NaN, positions
-outside the limits) or infeasible (gravity alone beyond an effort limit) is answered with the
+outside the limits), positions-only for ``time_optimal`` (its velocity jumps at waypoints need
+infinite acceleration) or infeasible (gravity alone beyond an effort limit) is answered with the
 reason (a warning for the topic, ``success: false`` for the service), never with a trajectory.
 """
 from __future__ import annotations
@@ -78,6 +79,13 @@ class TrajectoryScalerNode(DynamicsNode):
         if method not in METHODS:
             raise MessageRejected("method", f"method: expected one of {list(METHODS)} (or empty), got '{method}'")
         model = dynamics.model
+        # Unlike the inverse-dynamics nodes (which accept supersets, e.g. a gripper in
+        # joint_states), a trajectory naming a joint the model does not know is refused: its motion
+        # would be dropped from the answer without the sender knowing.
+        unknown = [name for name in msg.joint_names if name not in self.input_order.names]
+        if unknown:
+            raise MessageRejected("unknown", f"reference_trajectory: unknown joint(s) {unknown} "
+                                             f"(the robot has {list(self.input_order.names)})")
         traj = trajectory_from_msg(msg, self.input_order)
         limits = Limits.from_model(model, *settings["margins"])
         try:
