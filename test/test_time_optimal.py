@@ -191,3 +191,102 @@ def test_unverifiable_law_is_an_error_not_a_trajectory():
     model, traj = RobotModel.named("puma560"), JointTrajectory.from_yaml(PUMA_PATH)
     with pytest.raises(ScalingError, match="no time law within the limits"):
         time_optimal_scaling(model, traj, max_rounds=0)
+
+
+def _puma_level(steps_per_segment=1):
+    """The Puma path's collocation on a grid, bisected once (so the data are partly reused)."""
+    from robot_dynamics_ros.core import time_optimal as to
+    model, traj = RobotModel.named("puma560"), JointTrajectory.from_yaml(PUMA_PATH)
+    points = to._GridPoints(model, traj, to._initial_grid(traj, steps_per_segment)).bisected()
+    path = to._Path(model, traj, points.s, points.sides())
+    points.add_midpoints()
+    return to, model, traj, points, path
+
+
+def test_bisected_grid_data_equal_fresh_inverse_dynamics():
+    """The reused path data of a bisected grid (old grid points and midpoints) are those of the
+    trajectory and rnea evaluated afresh at the new grid's points (an independent recomputation:
+    sampling per point, gravity, no subtraction), and the path's end conditions are unchanged."""
+    to, model, traj, points, path = _puma_level()
+    fresh = to._Path(model, traj, points.s)
+    for name in ("corner", "flat"):
+        np.testing.assert_array_equal(getattr(path, name), getattr(fresh, name))
+    assert (path.free_start, path.free_end) == (fresh.free_start, fresh.free_end)
+    col = points.collocation(path)
+    s = np.concatenate([points.s[:-1], points.mid_s, points.s[1:]])
+    q, dq, ddq = traj.sample(s)
+    q[-path.N:], dq[-path.N:], ddq[-path.N:] = traj.sample(points.s[1:], side="left")
+    zeros = np.zeros_like(q)
+    g0 = np.zeros(3)
+    c = rnea(model, q, zeros, zeros)
+    a = rnea(model, q, zeros, dq, gravity=g0)
+    b = rnea(model, q, dq, ddq, gravity=g0) - (model.viscous * dq + model.coulomb * np.sign(dq))
+    scale = np.abs(c).max()
+    for got, want in ((col.q, q), (col.dq, dq), (col.ddq, ddq), (col.c, c), (col.a, a), (col.b, b)):
+        np.testing.assert_allclose(got.reshape(-1, model.n), want, rtol=0, atol=1e-12 * max(scale, 1.0))
+    # The refined collocation (9 points per step) from the grid's data plus its inner points.
+    steps = np.flatnonzero(to._near_flat(traj, path))
+    assert steps.size
+    points.add_midpoints(points.refined_parts(path, steps))
+    reused, direct = points.refined(path, steps), to._Collocation(path, steps, to.REFINED)
+    for name in ("q", "dq", "ddq", "c", "a", "b"):
+        np.testing.assert_allclose(getattr(reused, name), getattr(direct, name), rtol=0,
+                                   atol=1e-12 * max(scale, 1.0))
+
+
+def test_static_bound_equals_pairwise_elimination():
+    """Newton's method on the concave piecewise-linear feasibility function gives the same
+    largest x as Fourier-Motzkin over every pair of rows (the closed form), on the Puma's rows
+    with and without viscous linearisation, refined collocation, and random rows."""
+    to, model, traj, points, path = _puma_level()
+    limits = Limits.from_model(model)
+    zeros = np.zeros((path.N, model.n))
+    regular = points.collocation(path)
+    refined = to._Collocation(path, np.arange(0, path.N, 7), to.REFINED)
+    cases = []
+    for col in (regular, refined):
+        for xbar in (None, np.full((col.thetas.size, col.steps.size), 0.05)):
+            cases.append(to._rows(col, path, limits, xbar, zeros[col.steps], zeros[col.steps]))
+    rng = np.random.default_rng(4)
+    S = 200
+    up = (rng.uniform(0, 2, (S, 9)) * (rng.uniform(size=(S, 9)) > 0.2), rng.normal(size=(S, 9)),
+          rng.uniform(0, 3, (S, 9)))
+    lo = (-rng.uniform(0, 2, (S, 7)) * (rng.uniform(size=(S, 7)) > 0.2), rng.normal(size=(S, 7)),
+          rng.uniform(0, 3, (S, 7)))
+    cases.append((up, lo))
+    for upper_rows, lower_rows in cases:
+        got = to._static_bound(*upper_rows, *lower_rows)
+        want = to._static_pairs(*upper_rows, *lower_rows)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)
+
+
+def test_envelope_rows_give_the_minimum_of_all_rows():
+    """The rows _lower_envelope keeps give the same minimum as all rows everywhere in [0, H]."""
+    from robot_dynamics_ros.core import time_optimal as to
+    rng = np.random.default_rng(5)
+    S, R = 300, 12
+    a, b = rng.normal(size=(S, R)), rng.uniform(0, 5, (S, R))
+    b[rng.uniform(size=(S, R)) < 0.1] = np.inf
+    H = rng.uniform(0, 4, S)
+    kept = to._lower_envelope(a, b, H)
+    for k in range(S):
+        h = np.append(rng.uniform(0, H[k], 20), [0.0, H[k]])
+        full = (a[k][None] * h[:, None] + b[k][None]).min(axis=1)
+        pruned = np.min([[ak * hi + bk for ak, bk in kept[k]] for hi in h], axis=1)
+        np.testing.assert_allclose(pruned, full, rtol=1e-14)
+
+
+def test_verification_samples_are_the_controllers_interpolation(solved):
+    """The verification evaluates the output's cubic itself (per interval, local time): the same
+    states as JointTrajectory.sample, the controller's interpolation, at those times."""
+    from robot_dynamics_ros.core import time_optimal as to
+    out = solved["puma560"][2].for_controller()
+    t, D = out.times, 4
+    got = to._controller_samples(t, out.positions, out.velocities, D)
+    dt = np.diff(t)
+    times = np.concatenate([(t[:-1, None] + dt[:, None] * np.arange(D) / D).ravel(), t[-1:],
+                            t[:-1] + dt * (1 - 1e-9)])
+    want = out.sample(times)
+    for g, w in zip(got, want):
+        scale = np.abs(w).max()
+        np.testing.assert_allclose(g, w, rtol=0, atol=1e-6 * scale)
