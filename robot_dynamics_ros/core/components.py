@@ -8,6 +8,8 @@ is simply (a, 0, d).
 from __future__ import annotations
 
 import math
+
+import numpy as np
 import weakref
 
 # Per-model caches, kept here so that the algorithms never touch the (constant) model itself.
@@ -27,13 +29,23 @@ def joint_constants(model) -> tuple:
             ca, sa = (1.0 if ca > 0 else -1.0), 0.0
         elif abs(ca) < 1e-15:
             ca, sa = 0.0, (1.0 if sa > 0 else -1.0)
-        I = ch.inertia[i]
+        I, c = ch.inertia[i], ch.com[i]
+        # Entries that are zero up to rounding (e.g. cos(pi/2) ~ 6e-17 from re-expressing a
+        # standard-DH link in its joint frame) become exact zeros, so the recursions can skip the
+        # work on them (which matters in batches, where each product is an array operation).
+        I = np.where(np.abs(I) <= 1e-14 * np.abs(I).max(), 0.0, I)
+        c = np.where(np.abs(c) <= 1e-14 * np.abs(c).max(), 0.0, c)
+        prismatic = bool(ch.prismatic[i])
         joints.append((
-            bool(ch.prismatic[i]), ca, sa, float(ch.a_prev[i]), float(ch.theta0[i]), float(ch.d0[i]),
-            float(ch.mass[i]), *map(float, ch.com[i]),
+            prismatic, ca, sa, float(ch.a_prev[i]), float(ch.theta0[i]), float(ch.d0[i]),
+            float(ch.mass[i]), *map(float, c),
             float(I[0, 0]), float(I[1, 1]), float(I[2, 2]), float(I[0, 1]), float(I[0, 2]), float(I[1, 2]),
             float(ch.rotor_inertia[i] * ch.gear_ratio[i]), float(ch.gear_ratio[i]),
-            float(ch.viscous[i]), float(ch.coulomb[i])))
+            float(ch.viscous[i]), float(ch.coulomb[i]),
+            # structure flags: the origin moves relative to the parent's (p = (a, 0, d) != 0);
+            # the centre of mass is off the origin; the inertia tensor is diagonal
+            prismatic or ch.a_prev[i] != 0.0 or ch.d0[i] != 0.0, bool(np.any(c != 0.0)),
+            I[0, 1] == 0.0 and I[0, 2] == 0.0 and I[1, 2] == 0.0))
     _JOINT_CONSTANTS[model] = cached = tuple(joints)
     return cached
 

@@ -40,7 +40,7 @@ def _recursion(constants, q, qd, qdd, g, wrench, xp, sign):
     kin = []
     for i in range(n):
         (prism, ca, sa, a, th0, d0, m, cx, cy, cz, ixx, iyy, izz, ixy, ixz, iyz,
-         rotor, kr, fv, fc) = constants[i]
+         rotor, kr, fv, fc, offset, off_centre, diagonal) = constants[i]
         qi, qdi, qddi = q[i], qd[i], qdd[i]
         th, d = (th0, d0 + qi) if prism else (th0 + qi, d0)
         ct, st = xp.cos(th), xp.sin(th)
@@ -48,11 +48,12 @@ def _recursion(constants, q, qd, qdd, g, wrench, xp, sign):
         pwx, pwy, pwz = _rot_x_inv(ca, sa, wx, wy, wz)
         pdx, pdy, pdz = _rot_x_inv(ca, sa, wdx, wdy, wdz)
         vx, vy, vz = _rot_x_inv(ca, sa, ax, ay, az)
-        # Acceleration of origin i: a_{i-1} + wd x p + w x (w x p), p = (a, 0, d) in X   (7.109)
-        tx, ty, tz = pwy * d, pwz * a - pwx * d, -pwy * a                    # w x p
-        vx = vx + pdy * d + pwy * tz - pwz * ty
-        vy = vy + pdz * a - pdx * d + pwz * tx - pwx * tz
-        vz = vz - pdy * a + pwx * ty - pwy * tx
+        if offset:
+            # Acceleration of origin i: a_{i-1} + wd x p + w x (w x p), p = (a, 0, d) in X  (7.109)
+            tx, ty, tz = pwy * d, pwz * a - pwx * d, -pwy * a                    # w x p
+            vx = vx + pdy * d + pwy * tz - pwz * ty
+            vy = vy + pdz * a - pdx * d + pwz * tx - pwx * tz
+            vz = vz - pdy * a + pwx * ty - pwy * tx
         # Rotate by Rz(-theta) into frame i.
         wx, wy = ct * pwx + st * pwy, ct * pwy - st * pwx
         wdx, wdy = ct * pdx + st * pdy, ct * pdy - st * pdx
@@ -79,9 +80,11 @@ def _recursion(constants, q, qd, qdd, g, wrench, xp, sign):
     tau = [0.0] * n
     for i in range(n - 1, -1, -1):
         (prism, ca, sa, a, th0, d0, m, cx, cy, cz, ixx, iyy, izz, ixy, ixz, iyz,
-         rotor, kr, fv, fc) = constants[i]
+         rotor, kr, fv, fc, offset, off_centre, diagonal) = constants[i]
         wx, wy, wz, wdx, wdy, wdz, ax, ay, az, ct, st, d, pwx, pwy, pdz = kin[i]
-        if m != 0.0:
+        if m != 0.0 and not off_centre:
+            fx, fy, fz = fx + m * ax, fy + m * ay, fz + m * az
+        elif m != 0.0:
             # Acceleration of the centre of mass (7.110) and the inertial force.
             ux, uy, uz = wy * cz - wz * cy, wz * cx - wx * cz, wx * cy - wy * cx      # w x c
             Fx = m * (ax + wdy * cz - wdz * cy + wy * uz - wz * uy)
@@ -92,12 +95,18 @@ def _recursion(constants, q, qd, qdd, g, wrench, xp, sign):
             ny = ny + cz * Fx - cx * Fz
             nz = nz + cx * Fy - cy * Fx
         # Euler's equation about the centre of mass: I wd + w x (I w)   (7.113)
-        hx = ixx * wx + ixy * wy + ixz * wz
-        hy = ixy * wx + iyy * wy + iyz * wz
-        hz = ixz * wx + iyz * wy + izz * wz
-        nx = nx + ixx * wdx + ixy * wdy + ixz * wdz + wy * hz - wz * hy
-        ny = ny + ixy * wdx + iyy * wdy + iyz * wdz + wz * hx - wx * hz
-        nz = nz + ixz * wdx + iyz * wdy + izz * wdz + wx * hy - wy * hx
+        if diagonal:
+            hx, hy, hz = ixx * wx, iyy * wy, izz * wz
+            nx = nx + ixx * wdx + wy * hz - wz * hy
+            ny = ny + iyy * wdy + wz * hx - wx * hz
+            nz = nz + izz * wdz + wx * hy - wy * hx
+        else:
+            hx = ixx * wx + ixy * wy + ixz * wz
+            hy = ixy * wx + iyy * wy + iyz * wz
+            hz = ixz * wx + iyz * wy + izz * wz
+            nx = nx + ixx * wdx + ixy * wdy + ixz * wdz + wy * hz - wz * hy
+            ny = ny + ixy * wdx + iyy * wdy + iyz * wdz + wz * hx - wx * hz
+            nz = nz + ixz * wdx + iyz * wdy + izz * wdz + wx * hy - wy * hx
         # Joint torque or force (7.114): projection on z, rotor and friction terms.
         t = fz if prism else nz
         qdi = qd[i]
@@ -114,7 +123,8 @@ def _recursion(constants, q, qd, qdd, g, wrench, xp, sign):
         # parent's origin (p = (a, 0, d) in X), add the rotor's reaction, rotate by Rx(alpha).
         fx, fy = ct * fx - st * fy, st * fx + ct * fy
         nx, ny = ct * nx - st * ny, st * nx + ct * ny
-        nx, ny, nz = nx - d * fy, ny + d * fx - a * fz, nz + a * fy
+        if offset:
+            nx, ny, nz = nx - d * fy, ny + d * fx - a * fz, nz + a * fy
         if rotor != 0.0:
             qdi = qd[i]
             nx = nx + rotor * qdi * pwy
