@@ -356,3 +356,17 @@ def test_arguments_that_are_not_real_numbers_are_named(kwargs, match):
     args.update(kwargs)
     with pytest.raises(ValueError, match=match):
         rnea(RobotModel.named("puma560"), **args)
+
+
+@pytest.mark.parametrize("name", ["puma560", "panda", "stanford", "renaud6r", "planar2"])
+def test_batches_equal_one_by_one_on_shipped_robots(name):
+    """The batch path skips work on structural zeros (fixed base, zero CoM components, diagonal
+    inertias), which the random robots above do not have; the shipped ones do."""
+    model = RobotModel.named(name)
+    rng = np.random.default_rng(5)
+    Q, QD, QDD = random_state(model, rng, batch=3000)      # > one chunk of the batch path
+    batched = rnea(model, Q, QD, QDD)
+    one_by_one = np.array([rnea(model, *x) for x in zip(Q[::97], QD[::97], QDD[::97])])
+    np.testing.assert_allclose(batched[::97], one_by_one, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(gravity_torques(model, Q[:50]), [gravity_torques(model, x) for x in Q[:50]],
+                               rtol=1e-12, atol=1e-12)

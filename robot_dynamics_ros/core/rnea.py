@@ -26,6 +26,54 @@ from .components import joint_constants, rot_x as _rot_x, rot_x_inv as _rot_x_in
 from .inputs import joint_arrays, vector_argument
 
 
+def _zeros(x, y) -> bool:
+    """Both components are the float 0.0 (not arrays)."""
+    return x.__class__ is float and y.__class__ is float and x == 0.0 and y == 0.0
+
+
+def _rz_inv(ct, st, x, y):
+    """(ct x + st y, ct y - st x), skipping the products with a float 0.0 (batches: where the
+    component is zero for every sample); the same values up to the sign of zeros."""
+    y_zero = y.__class__ is float and y == 0.0
+    if x.__class__ is float and x == 0.0:
+        return (0.0, 0.0) if y_zero else (st * y, ct * y)
+    if y_zero:
+        return ct * x, -(st * x)
+    return ct * x + st * y, ct * y - st * x
+
+
+def _m(a, b):
+    """a b, or the float 0.0 if a factor is (the batches' structural zeros; the sums below skip
+    them: the same values up to the sign of zeros)."""
+    if (a.__class__ is float and a == 0.0) or (b.__class__ is float and b == 0.0):
+        return 0.0
+    return a * b
+
+
+def _a(a, b):
+    if b.__class__ is float and b == 0.0:
+        return a
+    return b if a.__class__ is float and a == 0.0 else a + b
+
+
+def _s(a, b):
+    if b.__class__ is float and b == 0.0:
+        return a
+    return -b if a.__class__ is float and a == 0.0 else a - b
+
+
+def _inertial_force(m, cx, cy, cz, wx, wy, wz, wdx, wdy, wdz, ax, ay, az, fx, fy, fz, nx, ny, nz):
+    """The off-centre branch of ``_recursion``'s backward pass on batch columns, in the same
+    order of operations, without the terms that are zero for the whole batch (e.g. components of
+    the centre of mass)."""
+    ux, uy, uz = _s(_m(wy, cz), _m(wz, cy)), _s(_m(wz, cx), _m(wx, cz)), _s(_m(wx, cy), _m(wy, cx))
+    Fx = m * _s(_a(_s(_a(ax, _m(wdy, cz)), _m(wdz, cy)), _m(wy, uz)), _m(wz, uy))
+    Fy = m * _s(_a(_s(_a(ay, _m(wdz, cx)), _m(wdx, cz)), _m(wz, ux)), _m(wx, uz))
+    Fz = m * _s(_a(_s(_a(az, _m(wdx, cy)), _m(wdy, cx)), _m(wx, uy)), _m(wy, ux))
+    return (_a(fx, Fx), _a(fy, Fy), _a(fz, Fz), _s(_a(nx, _m(cy, Fz)), _m(cz, Fy)),
+            _s(_a(ny, _m(cz, Fx)), _m(cx, Fz)), _s(_a(nz, _m(cx, Fy)), _m(cy, Fx)))
+
+
 def _recursion(constants, q, qd, qdd, g, wrench, xp, sign):
     """tau as a list of per-joint scalars (floats or (N,) arrays); see the module docstring.
 
@@ -33,6 +81,7 @@ def _recursion(constants, q, qd, qdd, g, wrench, xp, sign):
     origin, or None.
     """
     n = len(constants)
+    batched = xp is not math
     # Forward pass (7.107)-(7.111): velocities and accelerations of each link frame.
     wx = wy = wz = 0.0
     wdx = wdy = wdz = 0.0
@@ -42,7 +91,7 @@ def _recursion(constants, q, qd, qdd, g, wrench, xp, sign):
         (prism, ca, sa, a, th0, d0, m, cx, cy, cz, ixx, iyy, izz, ixy, ixz, iyz,
          rotor, kr, fv, fc, offset, off_centre, diagonal) = constants[i]
         qi, qdi, qddi = q[i], qd[i], qdd[i]
-        th, d = (th0, d0 + qi) if prism else (th0 + qi, d0)
+        th, d = (th0, d0 + qi) if prism else ((th0 + qi) if th0 != 0.0 else qi, d0)
         ct, st = xp.cos(th), xp.sin(th)
         # Parent quantities in the intermediate frame X.
         pwx, pwy, pwz = _rot_x_inv(ca, sa, wx, wy, wz)
@@ -54,16 +103,25 @@ def _recursion(constants, q, qd, qdd, g, wrench, xp, sign):
             vx = vx + pdy * d + pwy * tz - pwz * ty
             vy = vy + pdz * a - pdx * d + pwz * tx - pwx * tz
             vz = vz - pdy * a + pwx * ty - pwy * tx
-        # Rotate by Rz(-theta) into frame i.
-        wx, wy = ct * pwx + st * pwy, ct * pwy - st * pwx
-        wdx, wdy = ct * pdx + st * pdy, ct * pdy - st * pdx
-        ax, ay = ct * vx + st * vy, ct * vy - st * vx
+        # Rotate by Rz(-theta) into frame i.  (In a batch, components that are exactly zero
+        # for every sample, as at the fixed base, stay the float 0.0: no array work on them.)
+        if batched:
+            wx, wy = _rz_inv(ct, st, pwx, pwy)
+            wdx, wdy = _rz_inv(ct, st, pdx, pdy)
+            ax, ay = _rz_inv(ct, st, vx, vy)
+        else:
+            wx, wy = ct * pwx + st * pwy, ct * pwy - st * pwx
+            wdx, wdy = ct * pdx + st * pdy, ct * pdy - st * pdx
+            ax, ay = ct * vx + st * vy, ct * vy - st * vx
         wz, wdz, az = pwz, pdz, vz
         if prism:
             # Coriolis and relative acceleration of a sliding joint (7.109, prismatic case).
             ax = ax + 2.0 * qdi * wy
             ay = ay - 2.0 * qdi * wx
             az = az + qddi
+        elif batched and _zeros(wx, wy):
+            wz = wz + qdi
+            wdz = wdz + qddi
         else:
             # (7.107), (7.108): w_i = w_{i-1} + qd z, wd_i = wd_{i-1} + qdd z + qd w_{i-1} x z.
             wdx = wdx + qdi * wy
@@ -84,6 +142,9 @@ def _recursion(constants, q, qd, qdd, g, wrench, xp, sign):
         wx, wy, wz, wdx, wdy, wdz, ax, ay, az, ct, st, d, pwx, pwy, pdz = kin[i]
         if m != 0.0 and not off_centre:
             fx, fy, fz = fx + m * ax, fy + m * ay, fz + m * az
+        elif batched and m != 0.0:
+            fx, fy, fz, nx, ny, nz = _inertial_force(m, cx, cy, cz, wx, wy, wz, wdx, wdy, wdz,
+                                                     ax, ay, az, fx, fy, fz, nx, ny, nz)
         elif m != 0.0:
             # Acceleration of the centre of mass (7.110) and the inertial force.
             ux, uy, uz = wy * cz - wz * cy, wz * cx - wx * cz, wx * cy - wy * cx      # w x c
@@ -95,11 +156,17 @@ def _recursion(constants, q, qd, qdd, g, wrench, xp, sign):
             ny = ny + cz * Fx - cx * Fz
             nz = nz + cx * Fy - cy * Fx
         # Euler's equation about the centre of mass: I wd + w x (I w)   (7.113)
-        if diagonal:
-            hx, hy, hz = ixx * wx, iyy * wy, izz * wz
-            nx = nx + ixx * wdx + wy * hz - wz * hy
-            ny = ny + iyy * wdy + wz * hx - wx * hz
-            nz = nz + izz * wdz + wx * hy - wy * hx
+        # (diagonal I: w x (I w) = ((izz - iyy) wy wz, (ixx - izz) wz wx, (iyy - ixx) wx wy))
+        if batched and diagonal:
+            # (joint 1 only needs nz; a term with equal moments of inertia vanishes)
+            if i:
+                nx = _a(_a(nx, _m(ixx, wdx)), 0.0 if izz == iyy else _m(izz - iyy, _m(wy, wz)))
+                ny = _a(_a(ny, _m(iyy, wdy)), 0.0 if ixx == izz else _m(ixx - izz, _m(wz, wx)))
+            nz = _a(_a(nz, _m(izz, wdz)), 0.0 if iyy == ixx else _m(iyy - ixx, _m(wx, wy)))
+        elif diagonal:
+            nx = nx + ixx * wdx + (izz - iyy) * (wy * wz)
+            ny = ny + iyy * wdy + (ixx - izz) * (wz * wx)
+            nz = nz + izz * wdz + (iyy - ixx) * (wx * wy)
         else:
             hx = ixx * wx + ixy * wy + ixz * wz
             hy = ixy * wx + iyy * wy + iyz * wz
@@ -126,13 +193,16 @@ def _recursion(constants, q, qd, qdd, g, wrench, xp, sign):
         if offset:
             nx, ny, nz = nx - d * fy, ny + d * fx - a * fz, nz + a * fy
         if rotor != 0.0:
-            qdi = qd[i]
-            nx = nx + rotor * qdi * pwy
-            ny = ny - rotor * qdi * pwx
+            rq = rotor * qd[i]
+            nx = nx + rq * pwy
+            ny = ny - rq * pwx
             nz = nz + rotor * qdd[i]
         fx, fy, fz = _rot_x(ca, sa, fx, fy, fz)
         nx, ny, nz = _rot_x(ca, sa, nx, ny, nz)
     return tau
+
+
+_CHUNK = 2048     # rows per batch of the recursion (see rnea)
 
 
 def _float_sign(x: float) -> float:
@@ -170,10 +240,24 @@ def rnea(model, q, qd, qdd, gravity=None, f_ext=None):
     constants = joint_constants(model)
     if batched:
         wrench = None if f_ext is None else _wrench_in_last_frame(model, q, f_ext, True)
-        tau = _recursion(constants, np.ascontiguousarray(q.T), np.ascontiguousarray(qd.T),
-                         np.ascontiguousarray(qdd.T), g.tolist(), wrench, np, np.sign)
-        # A joint whose torque does not depend on the state (e.g. massless links) is a float.
-        return np.stack(np.broadcast_arrays(*tau, np.empty(q.shape[0]))[:-1], axis=-1)
+        N = q.shape[0]
+        out = np.empty((N, len(constants)))
+        g = g.tolist()
+        # Large batches in chunks: the recursion keeps ~15 columns per joint alive, and beyond a
+        # few MB of them the allocator returns the memory to the system after every call, so that
+        # every column of the next call page-faults (slower than the arithmetic on it).
+        chunks = max(-(-N // _CHUNK), 1)
+        size = max(-(-N // chunks), 1)
+        for start in range(0, N, size):
+            stop = start + size
+            part = None if wrench is None else [w[start:stop] for w in wrench]
+            # A joint whose torque does not depend on the state (e.g. massless links) is a float
+            # (broadcast by the assignment).
+            # (columns transposed per chunk: small copies, reused by the allocator)
+            q_c, qd_c, qdd_c = (np.ascontiguousarray(v[start:stop].T) for v in (q, qd, qdd))
+            for j, t in enumerate(_recursion(constants, q_c, qd_c, qdd_c, g, part, np, np.sign)):
+                out[start:stop, j] = t
+        return out
     wrench = None if f_ext is None else _wrench_in_last_frame(model, q, f_ext, False)
     return np.array(_recursion(constants, q.tolist(), qd.tolist(), qdd.tolist(), g.tolist(), wrench,
                                math, _float_sign))

@@ -215,9 +215,12 @@ def _initial_grid(traj: JointTrajectory, steps_per_segment: int, end_steps: int 
     speed, get at least ``end_steps``."""
     counts = np.full(traj.num_points - 1, steps_per_segment)
     counts[[0, -1]] = np.maximum(counts[[0, -1]], end_steps)
-    pieces = [traj.times[i] + (traj.times[i + 1] - traj.times[i]) * np.arange(c) / c
-              for i, c in enumerate(counts)]
-    return np.append(np.concatenate(pieces), traj.times[-1])
+    # per segment i: times[i] + (times[i + 1] - times[i]) * arange(c_i) / c_i
+    seg = np.repeat(np.arange(counts.size), counts)
+    within = np.arange(seg.size) - np.repeat(np.cumsum(counts) - counts, counts)
+    times = traj.times
+    pieces = times[seg] + np.diff(times)[seg] * within.astype(float) / counts[seg]
+    return np.append(pieces, times[-1])
 
 
 def _bisected(s: np.ndarray) -> np.ndarray:
@@ -306,8 +309,11 @@ def _rows(col: _Collocation, path: _Path, limits: Limits, xbar, tight_up, tight_
         ups.append(up)
         los.append(lo)
 
+    def full(v):                # (S, m, n)
+        return v if getattr(v, "shape", None) == dq.shape else np.broadcast_to(v, dq.shape)
+
     def stack(blocks, extra):   # (S, m, n) blocks -> (S, R), plus one extra row per step
-        return [np.concatenate([np.broadcast_to(blk[i], dq.shape).reshape(S, -1) for blk in blocks]
+        return [np.concatenate([full(blk[i]).reshape(S, -1) for blk in blocks]
                                + [extra[i][:, None]], axis=1) for i in range(3)]
     # Lower set: also x_{k+1} = x_k + 2 Delta u_k >= 0 (last: _step_data relies on it).  Upper
     # set: also a slack row u <= 1e30, so that rows without u in the lower set still meet a
@@ -331,13 +337,14 @@ def _static_pairs(AU, BU, CU, AL, BL, CL):
         return np.minimum(np.where(D > 0, rhs / D, np.inf).min(axis=(1, 2)), X_CAP)
 
 
-def _static_bound(AU, BU, CU, AL, BL, CL, iterations: int = 5):
+def _static_bound(AU, BU, CU, AL, BL, CL, iterations: int = 5, quotients=None):
     """The same largest x as ``_static_pairs``, by Newton's method from above on
     f(x) = min_j (C_j - B_j x) / A_j - max_i (C_i - B_i x) / A_i (rows with A != 0): f is concave
     and piecewise linear, f(0) >= 0 (every C >= 0), so from any x where f < 0 the tangent's root
     lies between the largest root and x, and each step lands on another piece, the last one
     exactly on the root.  Rows with A = 0 bound x directly.  Steps that do not settle (or meet a
-    degenerate slope) fall back to the pairs."""
+    degenerate slope) fall back to the pairs.  ``quotients``: (CU / AU, BU / AU, CL / AL, BL / AL)
+    when already computed."""
     S = AU.shape[0]
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         x_only = np.where((AU == 0.0) & (BU > 0.0), CU / BU, np.inf).min(axis=1)
@@ -349,31 +356,38 @@ def _static_bound(AU, BU, CU, AL, BL, CL, iterations: int = 5):
         D = AU * bl - al * BU
         x = np.minimum(x, np.where(D > 0.0, (AU * cl - al * CU) / D, np.inf).min(axis=1))
         has_u, has_l = AU > 0.0, AL < 0.0
-        pu, ru = np.where(has_u, CU / AU, np.inf), np.where(has_u, BU / AU, 0.0)   # u <= pu - ru x
-        pl, rl = np.where(has_l, CL / AL, -np.inf), np.where(has_l, BL / AL, 0.0)  # u >= pl - rl x
+        if quotients is None:
+            quotients = (CU / AU, BU / AU, CL / AL, BL / AL)
+        cu, bu, cl_, bl_ = quotients
+        pu, ru = np.where(has_u, cu, np.inf), np.where(has_u, bu, 0.0)     # u <= pu - ru x
+        pl, rl = np.where(has_l, cl_, -np.inf), np.where(has_l, bl_, 0.0)  # u >= pl - rl x
     active = np.arange(S)
     out, rest = x.copy(), []
     for _ in range(iterations):
         xa = x[:, None]
-        up = pu[active] - ru[active] * xa
-        lo = pl[active] - rl[active] * xa
+        up = pu - ru * xa
+        lo = pl - rl * xa
         j, i = up.argmin(axis=1), lo.argmax(axis=1)
         r = np.arange(active.size)
-        f = up[r, j] - lo[r, i]
-        scale = np.abs(up[r, j]) + np.abs(lo[r, i])
+        up_j, lo_i = up[r, j], lo[r, i]
+        f = up_j - lo_i
+        scale = np.abs(up_j) + np.abs(lo_i)
         done = f >= -1e-15 * scale               # feasible up to rounding
         out[active[done]] = x[done]
-        slope = rl[active, i] - ru[active, j]           # f' on the pieces active at x, < 0 if f < 0
+        ru_j, rl_i = ru[r, j], rl[r, i]
+        slope = rl_i - ru_j                      # f' on the pieces active at x, < 0 if f < 0
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             # The tangent's root x - f / slope, as the crossing of the two lines (no cancellation
             # against a distant x).
-            x_new = (pu[active, j] - pl[active, i]) / (ru[active, j] - rl[active, i])
+            x_new = (pu[r, j] - pl[r, i]) / (ru_j - rl_i)
         ok = ~done & (slope < 0.0) & (x_new < x)
         # Degenerate, or stalled (a step below rounding): the pairs decide.
         rest.append(active[~done & ~ok])
         active, x = active[ok], np.maximum(x_new[ok], 0.0)
         if not active.size:
             break
+        if active.size < r.size:   # pu, ru, pl, rl: the rows of the active steps
+            pu, ru, pl, rl = pu[ok], ru[ok], pl[ok], rl[ok]
     k = np.concatenate(rest + [active])
     if k.size:
         out[k] = np.minimum(_static_pairs(AU[k], BU[k], CU[k], AL[k], BL[k], CL[k]), x_only[k])
@@ -385,7 +399,9 @@ def _step_data(upper_rows, lower_rows, delta):
     (u <= p - r x for the upper rows, u >= p - r x for the lower ones)."""
     AU, BU, CU = upper_rows
     AL, BL, CL = lower_rows
-    static = _static_bound(AU, BU, CU, AL, BL, CL)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        quotients = (CU / AU, BU / AU, CL / AL, BL / AL)
+    static = _static_bound(AU, BU, CU, AL, BL, CL, quotients=quotients)
     # The recursion row 2 Delta u + x <= hi_{k+1} paired with each lower row i:
     #   (2 Delta B_i - A_i) x <= 2 Delta C_i - A_i hi_{k+1}
     two_d = 2.0 * delta[:, None]
@@ -397,53 +413,54 @@ def _step_data(upper_rows, lower_rows, delta):
     # Forward pass rows; rows without u never bind u.  The last lower row (x_{k+1} >= 0, see
     # _rows) is left to _forward, which imposes it directly.
     tiny = 1e-12 * max(np.abs(AU).max(), 1e-300)
-    AL, BL, CL = AL[:, :-1], BL[:, :-1], CL[:, :-1]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        has_u = AU > tiny
-        up = (np.where(has_u, CU / AU, np.inf), np.where(has_u, BU / AU, 0.0))
-        has_u = AL < -tiny
-        lo = (np.where(has_u, CL / AL, -np.inf), np.where(has_u, BL / AL, 0.0))
+    has_u = AU > tiny
+    up = (np.where(has_u, quotients[0], np.inf), np.where(has_u, quotients[1], 0.0))
+    has_u = AL[:, :-1] < -tiny
+    lo = (np.where(has_u, quotients[2][:, :-1], -np.inf), np.where(has_u, quotients[3][:, :-1], 0.0))
     return static, alpha, beta, up, lo
 
 
-def _lower_envelope(a, b, H):
+def _envelope_rows(a, b, H):
     """Rows (a, b) (S, R) of lines a h + b, of which only the minimum over h in [0, H_k] matters:
-    per step, the list of (a, b) that can be that minimum.  A row at or above another at both
-    h = 0 and h = H_k is at or above it in between; so where one row is lowest at both ends
-    (most steps) it is the only one, else the rows not above one of the two lowest are kept."""
+    per step, the rows (a, b) that can be that minimum, as flat lists ``A``, ``B`` (step after
+    step, rows in their order) and the range [start_k, end_k) of each step in them.  A row at or
+    above another at both h = 0 and h = H_k is at or above it in between; so where one row is
+    lowest at both ends (most steps) it is the only one, else the rows not above one of the two
+    lowest are kept."""
     S = a.shape[0]
     with np.errstate(invalid="ignore", over="ignore"):
         vH = a * H[:, None] + b
     r = np.arange(S)
     j0, jH = b.argmin(axis=1), vH.argmin(axis=1)
-    out = list(zip(zip(a[r, j0].tolist(), b[r, j0].tolist())))      # per step: ((a, b),)
-    multi = np.flatnonzero(j0 != jH)
-    if multi.size:
-        a, v0, vH, j0, jH = a[multi], b[multi], vH[multi], j0[multi], jH[multi]
-        r = np.arange(multi.size)
-        # (rows infinite at both ends are dropped too: inf >= anything)
-        drop = (v0 >= v0[r, j0][:, None]) & (vH >= vH[r, j0][:, None])
-        drop |= (v0 >= v0[r, jH][:, None]) & (vH >= vH[r, jH][:, None])
-        drop[r, j0] = drop[r, jH] = False
-        keep = ~drop
-        pairs = list(zip(a[keep].tolist(), v0[keep].tolist()))
-        ends = np.cumsum(keep.sum(axis=1)).tolist()
-        for k, start, end in zip(multi.tolist(), [0] + ends[:-1], ends):
-            out[k] = pairs[start:end]
-    return out
+    # (rows infinite at both ends are dropped too: inf >= anything)
+    drop = (b >= b[r, j0][:, None]) & (vH >= vH[r, j0][:, None])
+    drop |= (b >= b[r, jH][:, None]) & (vH >= vH[r, jH][:, None])
+    drop |= (j0 == jH)[:, None]
+    drop[r, j0] = drop[r, jH] = False
+    keep = ~drop
+    counts = keep.sum(axis=1)
+    end = np.cumsum(counts)
+    return a[keep].tolist(), b[keep].tolist(), end - counts, end
+
+
+def _lower_envelope(a, b, H):
+    """``_envelope_rows`` as one list of (a, b) per step."""
+    A, B, start, end = _envelope_rows(a, b, H)
+    pairs = list(zip(A, B))
+    return [pairs[s:e] for s, e in zip(start.tolist(), end.tolist())]
 
 
 def _per_step(N: int, groups):
-    """[(steps, per-step list)] -> one list over all N steps, later groups overriding."""
-    out = None
-    for steps, values in groups:
-        if out is None and steps.size == N and (np.diff(steps) > 0).all():   # every step, in order
-            out = values
-            continue
-        out = out if out is not None else [None] * N
-        for k, value in zip(steps.tolist(), values):
-            out[k] = value
-    return out
+    """[(steps, _envelope_rows(...))] -> (A, B, start, end) over all N steps (start and end as
+    lists), later groups overriding."""
+    A, B = [], []
+    start, end = np.zeros(N, int), np.zeros(N, int)
+    for steps, (a, b, s, e) in groups:
+        offset = len(A)
+        A += a
+        B += b
+        start[steps], end[steps] = s + offset, e + offset
+    return A, B, start.tolist(), end.tolist()
 
 
 def _solve(path: _Path, data):
@@ -451,7 +468,7 @@ def _solve(path: _Path, data):
     later entries override earlier ones.  Returns x (N+1,), u (N,).
 
     The loops over steps are in plain Python floats on the few rows that can bind in the range of
-    x each step can see (``_lower_envelope``), with the full rows as a fallback outside it."""
+    x each step can see (``_envelope_rows``), with the full rows as a fallback outside it."""
     N, delta = path.N, path.delta
     static = np.empty(N)
     for steps, (st, *_) in data:
@@ -461,24 +478,27 @@ def _solve(path: _Path, data):
     h = hi[N] = X_CAP if path.free_end else 0.0
     # Backward pass: h = hi_{k+1} <= static_{k+1} (or hi_N).
     h_range = np.append(static[1:], h)
-    rec = _per_step(N, [(steps, _lower_envelope(alpha, beta, h_range[steps]))
+    rec = _per_step(N, [(steps, _envelope_rows(alpha, beta, h_range[steps]))
                         for steps, (_, alpha, beta, _, _) in data])
     stat = static.tolist()
+    A, B, start, end = rec
+    his = stat + [h]
     for k in range(N - 1, -1, -1):
         v = stat[k]
-        for a_k, b_k in rec[k]:
-            t = a_k * h + b_k
+        for j in range(start[k], end[k]):
+            t = A[j] * h + B[j]
             if t < v:
                 v = t
-        h = hi[k] = v
+        h = his[k] = v
+    hi[:] = his
     hi[path.corner] = 0.0
     # Forward pass: x_k in [0, hi_k] up to rounding; u <= min_j (p_j - r_j x), u >= max_i (p_i - r_i x).
     x_range = hi[:-1] * (1.0 + 1e-9) + 1e-300
-    ups = _per_step(N, [(steps, _lower_envelope(-up[1], up[0], x_range[steps]))   # u <= a x + b
+    ups = _per_step(N, [(steps, _envelope_rows(-up[1], up[0], x_range[steps]))   # u <= a x + b
                         for steps, (_, _, _, up, _) in data])
     d2 = (2.0 * delta).tolist()
     his, xr = hi.tolist(), x_range.tolist()
-    los = _per_step(N, [(steps, _lower_envelope(lo[1], -lo[0], x_range[steps]))   # -u <= a x + b
+    los = _per_step(N, [(steps, _envelope_rows(lo[1], -lo[0], x_range[steps]))   # -u <= a x + b
                         for steps, (_, _, _, _, lo) in data])
     return _forward(path, data, his, xr, d2, ups, los, his[0] if path.free_start else 0.0)
 
@@ -492,25 +512,30 @@ def _forward(path, data, his, xr, d2, ups, los, x_start):
     x = [0.0] * (N + 1)
     u = [0.0] * N
     xk = x[0] = x_start
+    UA, UB, up_start, up_end = ups
+    LA, LB, lo_start, lo_end = los
     for k in range(N):
         two_d = d2[k]
         if 0.0 <= xk <= xr[k]:
             u_max = (his[k + 1] - xk) / two_d
-            for s_j, p_j in ups[k]:
-                t = s_j * xk + p_j
+            for j in range(up_start[k], up_end[k]):
+                t = UA[j] * xk + UB[j]
                 if t < u_max:
                     u_max = t
             u_min = -xk / two_d
-            for s_i, p_i in los[k]:
-                t = -(s_i * xk + p_i)
+            for i in range(lo_start[k], lo_end[k]):
+                t = -(LA[i] * xk + LB[i])
                 if t > u_min:
                     u_min = t
         else:                              # outside the pruned range: every row
             u_max = min(float(_rows_at(data, k, 3, xk).min()), (his[k + 1] - xk) / two_d)
             u_min = max(float(_rows_at(data, k, 4, xk).max()), -xk / two_d)
-        uk = max(u_max, u_min)
+        uk = u_min if u_min > u_max else u_max          # max(u_max, u_min), without the call
         u[k] = uk
-        xk = x[k + 1] = max(xk + two_d * uk, 0.0)
+        xk = xk + two_d * uk
+        if 0.0 > xk:
+            xk = 0.0
+        x[k + 1] = xk
     return np.array(x), np.array(u)
 
 

@@ -77,9 +77,8 @@ class JointTrajectory:
         times = np.asarray(self.times, dtype=float)
         if times.ndim != 1 or times.size == 0:
             raise ValueError(f"times: expected a non-empty 1-D array, got shape {times.shape}")
-        for k, t in enumerate(times):
-            if not np.isfinite(t):
-                raise ValueError(f"time_from_start: point {k} is not finite ({t})")
+        for k in np.flatnonzero(~np.isfinite(times))[:1].tolist():
+            raise ValueError(f"time_from_start: point {k} is not finite ({times[k]})")
         if times[0] < 0.0:
             raise ValueError(f"time_from_start: point 0 is negative ({times[0]} s)")
         for k in np.flatnonzero(np.diff(times) <= 0.0):
