@@ -261,14 +261,15 @@ def test_static_bound_equals_pairwise_elimination():
 
 
 def test_envelope_rows_give_the_minimum_of_all_rows():
-    """The rows _lower_envelope keeps give the same minimum as all rows everywhere in [0, H]."""
+    """The rows _envelope_rows keeps give the same minimum as all rows everywhere in [0, H]."""
     from robot_dynamics_ros.core import time_optimal as to
     rng = np.random.default_rng(5)
     S, R = 300, 12
     a, b = rng.normal(size=(S, R)), rng.uniform(0, 5, (S, R))
     b[rng.uniform(size=(S, R)) < 0.1] = np.inf
     H = rng.uniform(0, 4, S)
-    kept = to._lower_envelope(a, b, H)
+    A, B, start, end = to._envelope_rows(a, b, H)
+    kept = [list(zip(A[s:e], B[s:e])) for s, e in zip(start.tolist(), end.tolist())]
     for k in range(S):
         h = np.append(rng.uniform(0, H[k], 20), [0.0, H[k]])
         full = (a[k][None] * h[:, None] + b[k][None]).min(axis=1)

@@ -443,13 +443,6 @@ def _envelope_rows(a, b, H):
     return a[keep].tolist(), b[keep].tolist(), end - counts, end
 
 
-def _lower_envelope(a, b, H):
-    """``_envelope_rows`` as one list of (a, b) per step."""
-    A, B, start, end = _envelope_rows(a, b, H)
-    pairs = list(zip(A, B))
-    return [pairs[s:e] for s, e in zip(start.tolist(), end.tolist())]
-
-
 def _per_step(N: int, groups):
     """[(steps, _envelope_rows(...))] -> (A, B, start, end) over all N steps (start and end as
     lists), later groups overriding."""
