@@ -29,9 +29,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from robot_dynamics_ros.core import RobotModel, rnea  # noqa: E402
-from robot_dynamics_ros.core.scaling import Limits, uniform_scaling  # noqa: E402
-from robot_dynamics_ros.core.time_optimal import time_optimal_scaling  # noqa: E402
-from robot_dynamics_ros.core.trajectory import JointTrajectory  # noqa: E402
+from robot_dynamics_ros.core import Limits, uniform_scaling  # noqa: E402
+from robot_dynamics_ros.core import time_optimal_scaling  # noqa: E402
+from robot_dynamics_ros.core import JointTrajectory  # noqa: E402
 
 PATH = ROOT / "config" / "trajectories" / "puma560_path.yaml"
 

@@ -19,7 +19,7 @@ from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory as JointTrajectoryMsg
 from trajectory_msgs.msg import JointTrajectoryPoint
 
-from .core.trajectory import JointTrajectory
+from .core import JointTrajectory
 
 
 class MessageRejected(ValueError):

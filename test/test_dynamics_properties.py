@@ -8,7 +8,7 @@ from random_robots import random_robot_dict, random_state
 from robot_dynamics_ros.core import (RobotModel, coriolis_matrix, forward_dynamics, forward_kinematics,
                                      gravity_torques, jacobian, mass_matrix, nonlinear_effects, rnea,
                                      tool_pose)
-from robot_dynamics_ros.core.kinematics import internal_frames
+from robot_dynamics_ros.core.algorithms.kinematics import internal_frames
 
 CASES = [(n, conv, seed) for seed, (n, conv) in enumerate(
     [(1, "standard"), (2, "modified"), (3, "standard"), (4, "modified"), (5, "standard"),

@@ -13,8 +13,8 @@ from ros_fixtures import *  # noqa: F401,F403
 from ros_fixtures import NodeProcess, private_namespace
 
 from robot_dynamics_ros.core import RobotModel, rnea
-from robot_dynamics_ros.core.scaling import Limits, uniform_scaling
-from robot_dynamics_ros.core.trajectory import JointTrajectory
+from robot_dynamics_ros.core import Limits, uniform_scaling
+from robot_dynamics_ros.core import JointTrajectory
 from robot_dynamics_ros.ros_messages import JointOrder, trajectory_from_msg, trajectory_to_msg
 
 from robot_dynamics_interfaces.srv import ScaleTrajectory  # noqa: E402

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from robot_dynamics_ros.core import RobotModel, rnea
-from robot_dynamics_ros.core.scaling import Limits, ScalingError, uniform_scaling
-from robot_dynamics_ros.core.trajectory import JointTrajectory
+from robot_dynamics_ros.core import Limits, ScalingError, uniform_scaling
+from robot_dynamics_ros.core import JointTrajectory
 
 CONFIG = Path(__file__).resolve().parents[1] / "config"
 EX72 = CONFIG / "trajectories" / "planar2_example72_trajectory1.yaml"

@@ -13,9 +13,10 @@ import pytest
 from scipy.spatial import cKDTree
 
 from robot_dynamics_ros.core import RobotModel, rnea
-from robot_dynamics_ros.core.scaling import Limits, ScalingError, uniform_scaling
-from robot_dynamics_ros.core.time_optimal import law_samples, time_optimal_scaling
-from robot_dynamics_ros.core.trajectory import JointTrajectory
+from robot_dynamics_ros.core import Limits, ScalingError, uniform_scaling
+from robot_dynamics_ros.core import time_optimal_scaling
+from robot_dynamics_ros.core.trajectories.topp.time_optimal import law_samples
+from robot_dynamics_ros.core import JointTrajectory
 
 CONFIG = Path(__file__).resolve().parents[1] / "config"
 EX72 = CONFIG / "trajectories" / "planar2_example72_trajectory1.yaml"
@@ -69,7 +70,7 @@ def test_same_path_and_consistent_effort(solved, robot):
 def test_law_samples_respect_limits_on_planar2():
     """Directly: solve, then resample the exact law (not the output) and recompute dynamics."""
     model, traj = RobotModel.named("planar2"), JointTrajectory.from_yaml(EX72)
-    from robot_dynamics_ros.core import time_optimal as to
+    from robot_dynamics_ros.core.trajectories.topp import time_optimal as to
     limits = Limits.from_model(model)
     path = to._Path(model, traj, to._initial_grid(traj, 75))
     col = to._Collocation(path, np.arange(path.N), to.REGULAR)
@@ -195,7 +196,7 @@ def test_unverifiable_law_is_an_error_not_a_trajectory():
 
 def _puma_level(steps_per_segment=1):
     """The Puma path's collocation on a grid, bisected once (so the data are partly reused)."""
-    from robot_dynamics_ros.core import time_optimal as to
+    from robot_dynamics_ros.core.trajectories.topp import time_optimal as to
     model, traj = RobotModel.named("puma560"), JointTrajectory.from_yaml(PUMA_PATH)
     points = to._GridPoints(model, traj, to._initial_grid(traj, steps_per_segment)).bisected()
     path = to._Path(model, traj, points.s, points.sides())
@@ -262,7 +263,7 @@ def test_static_bound_equals_pairwise_elimination():
 
 def test_envelope_rows_give_the_minimum_of_all_rows():
     """The rows _envelope_rows keeps give the same minimum as all rows everywhere in [0, H]."""
-    from robot_dynamics_ros.core import time_optimal as to
+    from robot_dynamics_ros.core.trajectories.topp import time_optimal as to
     rng = np.random.default_rng(5)
     S, R = 300, 12
     a, b = rng.normal(size=(S, R)), rng.uniform(0, 5, (S, R))
@@ -280,7 +281,7 @@ def test_envelope_rows_give_the_minimum_of_all_rows():
 def test_verification_samples_are_the_controllers_interpolation(solved):
     """The verification evaluates the output's cubic itself (per interval, local time): the same
     states as JointTrajectory.sample, the controller's interpolation, at those times."""
-    from robot_dynamics_ros.core import time_optimal as to
+    from robot_dynamics_ros.core.trajectories.topp import time_optimal as to
     out = solved["puma560"][2].for_controller()
     t, D = out.times, 4
     got = to._controller_samples(t, out.positions, out.velocities, D)

@@ -7,7 +7,7 @@ finite differences of the sampled positions, and the waypoints are hit exactly.
 import numpy as np
 import pytest
 
-from robot_dynamics_ros.core.trajectory import JointTrajectory
+from robot_dynamics_ros.core import JointTrajectory
 
 TIMES = np.array([0.0, 0.3, 0.7, 1.5, 2.0])
 

@@ -1,13 +1,6 @@
-"""In-memory generated models for the nodes: ``generated_model(model)`` compiles the generated
-module once per distinct robot description (and grouping) and caches it.
-
-Suggested use in ``nodes/common.select_dynamics`` (parameter ``use_generated_model``)::
-
-    dyn = generated_model(model)
-    Dynamics(model=model, rnea=dyn.rnea, gravity_torques=dyn.gravity_torques,
-             nonlinear_effects=dyn.nonlinear_effects, mass_matrix=dyn.mass_matrix,
-             forward_dynamics=dyn.forward_dynamics, implementation="generated")
-"""
+"""In-memory generated models: ``generated_model(model)`` generates and compiles the straight-line
+module of a model once (kept in the model's cache) and calls it like the core's functions (the
+nodes' ``use_generated_model``)."""
 from __future__ import annotations
 
 import json
@@ -18,10 +11,11 @@ import types
 import numpy as np
 
 from ..core.inputs import joint_arrays
+from ..core.model.cache import model_constant
 from .generate import GeneratedCode, generate
 
-_CACHE: dict[tuple[str, str], "GeneratedModel"] = {}
-_CACHE_SIZE = 16
+_BY_DESCRIPTION: dict[tuple[str, str], "GeneratedModel"] = {}
+_KEPT_DESCRIPTIONS = 16
 _LOCK = threading.Lock()
 
 
@@ -84,20 +78,22 @@ class GeneratedModel:
         return f"GeneratedModel({self.name!r}, n={self.n}, rnea: {self.counts['rnea']})"
 
 
-def _fingerprint(model) -> str:
-    return json.dumps(model.to_dict(), sort_keys=True, default=float)
+def _compiled_for_description(model, grouping: str) -> GeneratedModel:
+    """Generation takes tens of milliseconds: models with equal descriptions (a node rebuilding its
+    model when the payload changes back, two nodes on one robot) share one compiled module."""
+    key = (json.dumps(model.to_dict(), sort_keys=True, default=float), grouping)
+    with _LOCK:
+        compiled = _BY_DESCRIPTION.get(key)
+    if compiled is None:
+        compiled = GeneratedModel(model, generate(model, grouping))
+        with _LOCK:
+            if len(_BY_DESCRIPTION) >= _KEPT_DESCRIPTIONS:
+                _BY_DESCRIPTION.pop(next(iter(_BY_DESCRIPTION)))
+            compiled = _BY_DESCRIPTION.setdefault(key, compiled)
+    return compiled
 
 
 def generated_model(model, grouping: str = "full") -> GeneratedModel:
-    """The generated functions of ``model`` (generated and compiled on first use, then cached)."""
-    key = (_fingerprint(model), grouping)
-    with _LOCK:
-        cached = _CACHE.get(key)
-    if cached is not None:
-        return cached
-    compiled = GeneratedModel(model, generate(model, grouping))
-    with _LOCK:
-        if len(_CACHE) >= _CACHE_SIZE:
-            _CACHE.pop(next(iter(_CACHE)))
-        _CACHE[key] = compiled
-    return compiled
+    """The generated functions of ``model`` (generated and compiled on first use for its
+    description and grouping; kept in the model's cache, ``core.model.cache``)."""
+    return model_constant(model, ("generated_model", grouping), lambda m: _compiled_for_description(m, grouping))

@@ -39,17 +39,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.model.inertia import parallel_axis
+from ..core.transforms import ROUNDING as SNAP, exact_cos_sin, snap_unit
+
 GROUPINGS = ("full", "augmented")
-SNAP = 1e-12  # |sin|, |cos| below this are exactly 0 (so alpha in {0, +-pi/2, pi} folds)
-
-
-def snap_unit(x: float) -> float:
-    """A sine or cosine (or rotation-matrix entry) with values near 0 or +-1 made exact."""
-    if abs(x) < SNAP:
-        return 0.0
-    if abs(abs(x) - 1.0) < SNAP:
-        return math.copysign(1.0, x)
-    return float(x)
 
 
 def quarter_turns(angle: float) -> int | None:
@@ -90,7 +83,7 @@ class Link:
 
     def rotation_to_parent(self) -> np.ndarray:
         """R_{i-1,i} of a prismatic joint (constant): Rx(alpha_{i-1}) Rz(theta_i)."""
-        ct, st = snap_unit(math.cos(self.theta0)), snap_unit(math.sin(self.theta0))
+        ct, st = exact_cos_sin(self.theta0)
         rx = np.array([[1.0, 0.0, 0.0], [0.0, self.ca, -self.sa], [0.0, self.sa, self.ca]])
         rz = np.array([[ct, -st, 0.0], [st, ct, 0.0], [0.0, 0.0, 1.0]])
         return rx @ rz
@@ -122,11 +115,11 @@ def link_constants(model, grouping: str = "full") -> list[Link]:
     m_star = np.cumsum(mass[::-1])[::-1]
     links = []
     for i in range(n):
-        al = float(ch.alpha_prev[i])
+        ca, sa = exact_cos_sin(float(ch.alpha_prev[i]))
         links.append(Link(
-            prismatic=bool(ch.prismatic[i]), ca=snap_unit(math.cos(al)), sa=snap_unit(math.sin(al)),
+            prismatic=bool(ch.prismatic[i]), ca=ca, sa=sa,
             a=float(ch.a_prev[i]), theta0=float(ch.theta0[i]), d0=float(ch.d0[i]), m_star=float(m_star[i]),
-            u=mass[i] * com[i], k=inertia[i] + mass[i] * _shift(com[i]),
+            u=mass[i] * com[i], k=parallel_axis(inertia[i], mass[i], com[i]),
             rotor=float(ch.rotor_inertia[i] * ch.gear_ratio[i]), gear=float(ch.gear_ratio[i]),
             viscous=float(ch.viscous[i]), coulomb=float(ch.coulomb[i])))
     # Augmented bodies, step (0): the outer bodies' mass m*(i+1) as a point at O_{i+1}.

@@ -18,7 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 from .expr import Graph
-from .parameters import Link, quarter_turns, snap_unit
+from ..core.transforms import exact_cos_sin
+from .parameters import Link, quarter_turns
 
 
 class RenaudEmitter:
@@ -56,7 +57,7 @@ class RenaudEmitter:
         """(cos theta_i, sin theta_i, r_i) as nodes."""
         g = self.g
         if link.prismatic:
-            c, s = g.const(snap_unit(np.cos(link.theta0))), g.const(snap_unit(np.sin(link.theta0)))
+            c, s = map(g.const, exact_cos_sin(link.theta0))
             return c, s, g.add(g.const(link.d0), q)
         turns = quarter_turns(link.theta0)
         if turns is None:

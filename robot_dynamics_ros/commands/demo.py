@@ -31,7 +31,7 @@ def add_arguments(parser):
 
 def demo_trajectory(model, duration: float):
     """Rest-to-rest quintic out-and-back motion between two poses inside the joint limits."""
-    from ..core.trajectory import JointTrajectory
+    from ..core import JointTrajectory
     mid = 0.5 * (model.lower + model.upper)
     span = model.upper - model.lower
     q0 = np.clip(np.zeros(model.n), model.lower + 0.1 * span, model.upper - 0.1 * span)
@@ -54,7 +54,7 @@ def run(args) -> int:
 
     from ..bringup import Spinner, create_nodes, node_descriptions, ros_args
     from ..core import RobotDescriptionError, RobotModel, gravity_torques
-    from ..core.trajectory import JointTrajectory
+    from ..core import JointTrajectory
     from ..ros_messages import seconds_to_stamp, stamp_seconds, trajectory_to_msg
 
     try:

@@ -12,9 +12,9 @@ import numpy as np
 import yaml
 
 from ..core import RobotDescriptionError, RobotModel
-from ..core.scaling import Limits, ScalingError, uniform_scaling
-from ..core.time_optimal import time_optimal_scaling
-from ..core.trajectory import JointTrajectory
+from ..core import Limits, ScalingError, uniform_scaling
+from ..core import time_optimal_scaling
+from ..core import JointTrajectory
 
 HELP = "retime a joint trajectory so that no joint exceeds its torque/velocity limits (uniform or time-optimal)"
 

@@ -1,10 +1,21 @@
-"""ROS-free dynamics core: robot models from YAML and the algorithms on them."""
-from .joint_space import coriolis_matrix, forward_dynamics, mass_matrix
-from .kinematics import forward_kinematics, jacobian, tool_pose
-from .model import RobotModel, resolve_robot_path, shipped_robots
-from .rnea import gravity_torques, nonlinear_effects, rnea
-from .robot_file import RobotDescriptionError
+"""ROS-free dynamics core: robot models and the algorithms on them.
 
-__all__ = ["RobotModel", "RobotDescriptionError", "resolve_robot_path", "shipped_robots",
+Layout (see README, "Where things are"): ``model/`` the constant model and how it is built,
+``algorithms/`` one file per algorithm, ``trajectories/`` sampling and re-timing of trajectories,
+``formulations/`` the seeds' formulations side by side; ``errors.py`` the error hierarchy.
+"""
+from .algorithms import (coriolis_matrix, forward_dynamics, forward_kinematics, gravity_torques, jacobian,
+                         mass_matrix, nonlinear_effects, rnea, tool_pose)
+from .errors import (InfeasibleError, InputError, RobotDescriptionError, RobotDynamicsError, SingularityError,
+                     TrajectoryError)
+from .model import RobotModel, resolve_robot_path, shipped_robots
+from .trajectories import (JointTrajectory, Limits, ScaledTrajectory, ScalingError, time_optimal_scaling,
+                           uniform_scaling)
+
+__all__ = ["RobotModel", "resolve_robot_path", "shipped_robots",
            "forward_kinematics", "tool_pose", "jacobian", "rnea", "gravity_torques",
-           "nonlinear_effects", "mass_matrix", "coriolis_matrix", "forward_dynamics"]
+           "nonlinear_effects", "mass_matrix", "coriolis_matrix", "forward_dynamics",
+           "JointTrajectory", "Limits", "ScaledTrajectory", "ScalingError", "uniform_scaling",
+           "time_optimal_scaling",
+           "RobotDynamicsError", "RobotDescriptionError", "TrajectoryError", "InputError",
+           "InfeasibleError", "SingularityError"]

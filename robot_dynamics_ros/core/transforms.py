@@ -1,6 +1,8 @@
 """Small homogeneous-transform helpers (4x4 matrices, numpy)."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 
@@ -9,9 +11,22 @@ def rot_x(angle: float) -> np.ndarray:
     return np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]])
 
 
-def rot_z(angle: float) -> np.ndarray:
-    c, s = np.cos(angle), np.sin(angle)
-    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+ROUNDING = 1e-12   # |cos|, |sin| this close to 0 or 1 are taken as exact (multiples of pi/2)
+
+
+def snap_unit(x: float) -> float:
+    """A sine or cosine (or rotation-matrix entry) within ROUNDING of 0 or +-1 made exact."""
+    if abs(x) < ROUNDING:
+        return 0.0
+    if abs(abs(x) - 1.0) < ROUNDING:
+        return math.copysign(1.0, x)
+    return float(x)
+
+
+def exact_cos_sin(angle: float) -> tuple[float, float]:
+    """cos and sin of a constant angle, with the round-off of multiples of pi/2 removed (so that
+    alpha = pi/2 gives exactly 0 and 1, and the recursions can skip products with them)."""
+    return snap_unit(math.cos(angle)), snap_unit(math.sin(angle))
 
 
 def rpy_matrix(rpy) -> np.ndarray:

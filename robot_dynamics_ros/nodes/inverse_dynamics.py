@@ -42,7 +42,7 @@ import numpy as np
 from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory as JointTrajectoryMsg
 
-from ..core.trajectory import JointTrajectory
+from ..core import JointTrajectory
 from ..ros_messages import MessageRejected, joint_state_arrays, trajectory_from_msg
 from .common import DynamicsNode, parameter_descriptor, guarded, main_for
 

@@ -31,8 +31,8 @@ from rcl_interfaces.msg import ParameterDescriptor
 from robot_dynamics_interfaces.srv import ScaleTrajectory
 from trajectory_msgs.msg import JointTrajectory as JointTrajectoryMsg
 
-from ..core.scaling import Limits, ScalingError, uniform_scaling
-from ..core.time_optimal import time_optimal_scaling
+from ..core import Limits, ScalingError, uniform_scaling
+from ..core import time_optimal_scaling
 from ..ros_messages import MessageRejected, trajectory_from_msg, trajectory_to_msg
 from .common import DynamicsNode, guarded, main_for
 

@@ -26,18 +26,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..algorithms.kinematics import tool_pose
 from ..inputs import joint_arrays, vector_argument
-from ..kinematics import tool_pose
-from ..transforms import homogeneous, rot_x
+from ..model.cache import model_constant
+from ..model.inertia import parallel_axis
+from ..transforms import exact_cos_sin, homogeneous, rot_x
 from .opcount import Counted
-
-
-def exact_cos_sin(angle: float) -> tuple[float, float]:
-    """cos and sin, with the round-off of multiples of pi/2 removed (so 0 and 1 are exact)."""
-    c, s = float(np.cos(angle)), float(np.sin(angle))
-    c = 0.0 if abs(c) < 1e-15 else (float(np.sign(c)) if abs(abs(c) - 1.0) < 1e-15 else c)
-    s = 0.0 if abs(s) < 1e-15 else (float(np.sign(s)) if abs(abs(s) - 1.0) < 1e-15 else s)
-    return c, s
 
 
 @dataclass(frozen=True, eq=False)
@@ -80,10 +74,11 @@ def _view(convention, a, alpha, theta0, d0, prismatic, mass, com, inertia, base,
 
 
 def standard_view(model) -> DHView:
-    """The model in standard DH (see module docstring); cached on the model."""
-    cached = getattr(model, "_formulations_standard_view", None)
-    if cached is not None:
-        return cached
+    """The model in standard DH (see module docstring); computed once per model."""
+    return model_constant(model, "standard_dh_view", _standard_view)
+
+
+def _standard_view(model) -> DHView:
     prismatic = [t == "prismatic" for t in model.joint_types]
     if model.convention == "standard":
         view = _view("standard", model.dh_a, model.dh_alpha, model.dh_theta, model.dh_d, prismatic,
@@ -99,20 +94,14 @@ def standard_view(model) -> DHView:
         base = ch.base @ homogeneous(rot_x(ch.alpha_prev[0]), [ch.a_prev[0], 0.0, 0.0])
         view = _view("standard", a, alpha, ch.theta0, ch.d0, prismatic, ch.mass, com, inertia,
                      base, model.tool)
-    model._formulations_standard_view = view
     return view
 
 
 def modified_view(model) -> DHView:
-    """The model in modified DH: ``model.chain`` (exact for both file conventions)."""
-    cached = getattr(model, "_formulations_modified_view", None)
-    if cached is not None:
-        return cached
-    ch = model.chain
-    view = _view("modified", ch.a_prev, ch.alpha_prev, ch.theta0, ch.d0, ch.prismatic, ch.mass,
-                 ch.com, ch.inertia, ch.base, ch.flange)
-    model._formulations_modified_view = view
-    return view
+    """The model in modified DH: ``model.chain`` (exact for both file conventions); once per model."""
+    return model_constant(model, "modified_dh_view", lambda m: _view(
+        "modified", m.chain.a_prev, m.chain.alpha_prev, m.chain.theta0, m.chain.d0, m.chain.prismatic,
+        m.chain.mass, m.chain.com, m.chain.inertia, m.chain.base, m.chain.flange))
 
 
 def joint_angles(view: DHView, q) -> tuple[list, list]:
@@ -185,6 +174,12 @@ def skew(v) -> np.ndarray:
     return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
 
 
-def parallel_axis(inertia: np.ndarray, mass: float, r: np.ndarray) -> np.ndarray:
-    """Inertia about a point at -r from the centre of mass: I_C + m (|r|^2 E - r r^T)."""
-    return inertia + mass * (r @ r * np.eye(3) - np.outer(r, r))
+def acceleration_tensor(w, dw) -> np.ndarray:
+    """The matrix A with A b = dw x b + w x (w x b): the acceleration of a point at b on a body
+    turning at w, dw (TML's A_i, seed 001 Sect. 5; Renaud's b = a^ + w^ w^, seed 004 step (4));
+    15 additions and 6 products."""
+    xx, yy, zz = w[0] * w[0], w[1] * w[1], w[2] * w[2]
+    xy, xz, yz = w[0] * w[1], w[0] * w[2], w[1] * w[2]
+    return np.array([[-(yy + zz), xy - dw[2], xz + dw[1]],
+                     [xy + dw[2], -(xx + zz), yz - dw[0]],
+                     [xz - dw[1], yz + dw[0], -(xx + yy)]])

@@ -24,20 +24,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import (cos_sin, cross, dot, joint_angles, parallel_axis, prepare, rotation_standard,
+from ..model.cache import model_constant
+from ._common import (acceleration_tensor, cos_sin, cross, dot, joint_angles, parallel_axis, prepare, rotation_standard,
                       standard_view)
 
 view_of = standard_view
 Z0 = np.array([0.0, 0.0, 1.0])
-
-
-def a_matrix(w, dw) -> np.ndarray:
-    """A_i of 001 Sect. 5 from ω and α = ω̇: A b = α × b + ω × (ω × b)."""
-    xx, yy, zz = w[0] * w[0], w[1] * w[1], w[2] * w[2]
-    xy, xz, yz = w[0] * w[1], w[0] * w[2], w[1] * w[2]
-    return np.array([[-(yy + zz), xy - dw[2], xz + dw[1]],
-                     [xy + dw[2], -(xx + zz), yz - dw[0]],
-                     [xz - dw[1], yz + dw[0], -(xx + yy)]])
 
 
 def axial_of_product(A, K) -> np.ndarray:
@@ -53,11 +45,9 @@ def second_moment_about_origin(view, i) -> np.ndarray:
 
 
 def _constants(view) -> list:
-    cached = getattr(view, "_tml_constants", None)
-    if cached is None:
-        cached = [second_moment_about_origin(view, i) for i in range(view.n)]
-        object.__setattr__(view, "_tml_constants", cached)
-    return cached
+    """J_i of every link, once per model (view)."""
+    return model_constant(view, "tml_second_moments",
+                          lambda v: [second_moment_about_origin(v, i) for i in range(v.n)])
 
 
 def torques(view, inp) -> list:
@@ -84,7 +74,7 @@ def torques(view, inp) -> list:
         else:
             w, dw = R @ (w + Z0 * qd), R @ (dw + Z0 * qdd + cross(w, Z0 * qd))
             a_pt = R @ a
-        A = a_matrix(w, dw)
+        A = acceleration_tensor(w, dw)                                  # A_i
         a = A @ r_[i] + a_pt                                           # a_i (5.1)
         A_.append(A), a_link.append(a_pt)
 

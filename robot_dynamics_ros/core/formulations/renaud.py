@@ -28,7 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import (cos_sin, cross, joint_angles, modified_view, parallel_axis, prepare,
+from ..model.cache import model_constant
+from ._common import (acceleration_tensor, cos_sin, cross, joint_angles, modified_view, parallel_axis, prepare,
                       rotation_modified, skew)
 
 view_of = modified_view
@@ -41,10 +42,12 @@ def augmented(mass_after: float, u, k, p):
 
 
 def _constants(view):
-    """m*i, u^i, k^i, and the augmented u*, k* of the bodies followed by a revolute joint."""
-    cached = getattr(view, "_renaud_constants", None)
-    if cached is not None:
-        return cached
+    """m*i, u^i, k^i, and the augmented u*, k* of the bodies followed by a revolute joint; once per
+    model (view)."""
+    return model_constant(view, "renaud_constants", _build_constants)
+
+
+def _build_constants(view):
     n = view.n
     m_star = np.append(np.cumsum(view.mass[::-1])[::-1], 0.0)        # m*1..m*n, m*(n+1) = 0
     u = [view.mass[i] * view.com[i] for i in range(n)]
@@ -55,9 +58,7 @@ def _constants(view):
             rigid[i] = augmented(0.0, u[i], k[i], view.tool_point)
         elif not view.prismatic[i + 1]:
             rigid[i] = augmented(m_star[i + 1], u[i], k[i], _p_next(view, i, view.d0[i + 1]))
-    cached = (m_star, u, k, rigid)
-    object.__setattr__(view, "_renaud_constants", cached)
-    return cached
+    return m_star, u, k, rigid
 
 
 def _p_next(view, i, r_next):
@@ -76,15 +77,6 @@ def augmented_parameters(model, q) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     star = [rigid[i] if rigid[i] is not None else
             augmented(m_star[i + 1], u[i], k[i], _p_next(view, i, r[i + 1])) for i in range(view.n)]
     return m_star[:-1].copy(), np.array([s[0] for s in star]), np.array([s[1] for s in star])
-
-
-def b_tensor(w, dw) -> np.ndarray:
-    """Step (4): b = â + ω̂ ω̂ from a and δ = ω ⊗ ω (step 2); 15 additions, no products."""
-    xx, yy, zz = w[0] * w[0], w[1] * w[1], w[2] * w[2]
-    xy, xz, yz = w[0] * w[1], w[0] * w[2], w[1] * w[2]
-    return np.array([[-(yy + zz), xy - dw[2], xz + dw[1]],
-                     [xy + dw[2], -(xx + zz), yz - dw[0]],
-                     [xz - dw[1], yz + dw[0], -(xx + yy)]])
 
 
 def torques(view, inp) -> list:
@@ -116,7 +108,7 @@ def torques(view, inp) -> list:
         else:
             w = w_prev + np.array([0.0, 0.0, qd])                  # (1b)
             a = a + qd * w_hat_z + np.array([0.0, 0.0, qdd])       # (3b)
-        b = b_tensor(w, a)                                         # (2), (4)
+        b = acceleration_tensor(w, a)                                         # (2), (4)
         r_in_i = Rt @ r_prev                                       # (6b)
         alpha = r_in_i if t is None else t + r_in_i                # (6c)
         w_.append(w), a_.append(a), alpha_.append(alpha), b_.append(b), t_.append(t), r_.append(r_in_i)

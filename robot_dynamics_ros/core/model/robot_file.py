@@ -12,15 +12,15 @@ from __future__ import annotations
 import math
 import numbers
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
-
-class RobotDescriptionError(ValueError):
-    """A robot description (file or dict) is invalid. The message names file, joint and field."""
+from ..errors import RobotDescriptionError
+from ..yaml_loader import load_yaml_file
+from .inertia import check_physical_inertia, inertia_matrix
 
 
 TOP_KEYS = {"name": True, "dh_convention": True, "gravity": False, "base": False, "tool": False,
@@ -36,44 +36,13 @@ FRICTION_KEYS = {"viscous": False, "coulomb": False}
 POSE_KEYS = {"xyz": False, "rpy": False}
 PAYLOAD_KEYS = LINK_KEYS
 
+LIMIT_KINDS = {"velocity": "velocity", "effort": "effort"}    # lower, upper: the joint's position kind
 CONVENTIONS = ("standard", "modified")
 JOINT_TYPES = ("revolute", "prismatic")
 DEFAULT_GRAVITY = [0.0, 0.0, -9.81]
 
 # "pi", "-pi/2", "0.5*pi", "3*pi/4": angles may be written the way DH tables print them.
 _PI_EXPR = re.compile(r"^\s*([+-])?\s*(?:(\d+(?:\.\d*)?)\s*\*\s*)?pi\s*(?:/\s*(\d+(?:\.\d*)?))?\s*$")
-
-
-class _Loader(yaml.SafeLoader):
-    """PyYAML's safe loader with two fixes for hand-written robot files.
-
-    * Floats as in YAML 1.2 (and JSON): PyYAML follows YAML 1.1, where ``2e-4`` or ``1e3`` (no dot)
-      are strings, so a rotor inertia written that way would be rejected as "not a number".
-    * A key repeated in one mapping is an error; PyYAML silently keeps the last one, which would
-      hide a typo such as two ``mass:`` lines.
-    """
-
-    def construct_mapping(self, node, deep=False):
-        if isinstance(node, yaml.MappingNode):
-            seen = {}
-            for key_node, _ in node.value:
-                key = self.construct_object(key_node, deep=deep)
-                try:
-                    first = seen.setdefault(key, key_node.start_mark.line + 1)
-                except TypeError:
-                    continue  # unhashable key: the base class reports it
-                if first != key_node.start_mark.line + 1:
-                    raise yaml.constructor.ConstructorError(
-                        "while constructing a mapping", node.start_mark,
-                        f"found duplicate key {key!r} (first given on line {first})", key_node.start_mark)
-        return super().construct_mapping(node, deep=deep)
-
-
-_Loader.yaml_implicit_resolvers = {k: list(v) for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()}
-_Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:float",
-    re.compile(r"^[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
-    list("-+0123456789"))
 
 
 class _Where:
@@ -91,83 +60,80 @@ def _check_keys(d: Any, spec: dict, where: str, loc: _Where) -> dict:
         raise loc.error(where, f"must be a mapping, got {type(d).__name__}")
     unknown = sorted(set(map(str, d)) - set(spec))
     if unknown:
-        raise loc.error(where, f"unknown key(s) {unknown}; allowed: {sorted(spec)}")
+        raise loc.error(where, f"unknown key(s) {_shown(unknown)}; allowed: {sorted(spec)}")
     missing = sorted(k for k, required in spec.items() if required and k not in d)
     if missing:
         raise loc.error(where, f"missing required key(s) {missing}")
     return d
 
 
-def _number(value: Any, where: str, loc: _Where, *, angle: bool = False) -> float:
+# Magnitudes beyond these are typing errors, not robots, and would overflow the dynamics (a mass of
+# 1e308 kg makes rnea return inf): each is refused with the field named.  Within them every
+# product the algorithms form stays far inside the floating-point range.
+BOUNDS = {"length": (1e3, "m"), "angle": (1e4, "rad"), "mass": (1e6, "kg"), "inertia": (1e6, "kg m^2"),
+          "gravity": (1e3, "m/s^2"), "velocity": (1e6, "rad/s or m/s"), "effort": (1e9, "N m or N"),
+          "gear_ratio": (1e5, ""), "rotor_inertia": (1e3, "kg m^2"), "friction": (1e9, "N m s/rad or N")}
+
+
+def _number(value: Any, where: str, loc: _Where, kind: str | None = None, *, angle: bool = False) -> float:
+    """A finite float (``angle``: also 'pi/2'-style expressions) within ``BOUNDS[kind]``."""
     if isinstance(value, bool):
         raise loc.error(where, f"must be a number, got a boolean ({value})")
     if isinstance(value, str) and angle:
         m = _PI_EXPR.match(value)
         if not m:
-            raise loc.error(where, f"must be a number or an expression like 'pi/2', got {value!r}")
+            raise loc.error(where, f"must be a number or an expression like 'pi/2', got {_shown(value)}")
         sign, factor, divisor = m.groups()
         if divisor is not None and float(divisor) == 0.0:
-            raise loc.error(where, f"divides by zero: {value!r}")
+            raise loc.error(where, f"divides by zero: {_shown(value)}")
         x = (float(factor) if factor else 1.0) * math.pi / (float(divisor) if divisor else 1.0)
-        return -x if sign == "-" else x
+        x = -x if sign == "-" else x
     # numbers.Real also admits numpy scalars (np.float32, np.int64) passed to from_dict.
-    if not isinstance(value, numbers.Real) or isinstance(value, np.bool_):
-        raise loc.error(where, f"must be a number, got {type(value).__name__} ({value!r})")
-    try:
-        x = float(value)
-    except OverflowError:
-        x = math.inf
+    elif not isinstance(value, numbers.Real) or isinstance(value, np.bool_):
+        raise loc.error(where, f"must be a number, got {type(value).__name__} ({_shown(value)})")
+    else:
+        try:
+            x = float(value)
+        except OverflowError:
+            x = math.inf
     if not math.isfinite(x):
-        raise loc.error(where, f"must be finite, got {x}")
+        raise loc.error(where, f"must be finite, got {_shown(value)}")
+    if kind is not None:
+        bound, unit = BOUNDS[kind]
+        if abs(x) > bound:
+            raise loc.error(where, f"{x:g} is out of range: at most {bound:g} {unit} in magnitude".rstrip())
     return x
 
 
-def _vector3(value: Any, where: str, loc: _Where, *, angle: bool = False) -> list[float]:
+def _shown(value: Any) -> str:
+    """repr of a bad value, cut to a readable length (a bad file can hold megabytes in one value)."""
+    text = repr(value)
+    return text if len(text) <= 80 else f"{text[:60]}... ({len(text)} characters)"
+
+
+def _vector3(value: Any, where: str, loc: _Where, kind: str, *, angle: bool = False) -> list[float]:
     if not isinstance(value, (list, tuple)) or len(value) != 3:
-        raise loc.error(where, f"must be a list of 3 numbers, got {value!r}")
-    return [_number(v, f"{where}[{k}]", loc, angle=angle) for k, v in enumerate(value)]
+        raise loc.error(where, f"must be a list of 3 numbers, got {_shown(value)}")
+    return [_number(v, f"{where}[{k}]", loc, kind, angle=angle) for k, v in enumerate(value)]
 
 
 def _pose(value: Any, where: str, loc: _Where) -> dict:
     if value is None:
         return {"xyz": [0.0, 0.0, 0.0], "rpy": [0.0, 0.0, 0.0]}
     _check_keys(value, POSE_KEYS, where, loc)
-    return {"xyz": _vector3(value.get("xyz", [0, 0, 0]), f"{where}.xyz", loc),
-            "rpy": _vector3(value.get("rpy", [0, 0, 0]), f"{where}.rpy", loc, angle=True)}
-
-
-def inertia_matrix(inertia: dict) -> np.ndarray:
-    """The 3x3 tensor from named entries, URDF convention: off-diagonals are the matrix entries."""
-    return np.array([[inertia["ixx"], inertia["ixy"], inertia["ixz"]],
-                     [inertia["ixy"], inertia["iyy"], inertia["iyz"]],
-                     [inertia["ixz"], inertia["iyz"], inertia["izz"]]])
-
-
-def check_physical_inertia(tensor: np.ndarray) -> str | None:
-    """Why a rotational inertia about the centre of mass is not physical, or None.
-
-    A real body has a positive semi-definite tensor whose principal moments satisfy the triangle
-    inequality I1 + I2 >= I3 (each moment is an integral of a sum of two squared coordinates).
-    """
-    principal = np.linalg.eigvalsh(tensor)
-    scale = max(float(np.abs(principal).max()), 1e-300)
-    tol = 1e-9 * scale
-    if principal[0] < -tol:
-        return f"not positive semi-definite (principal moments {principal.tolist()})"
-    if principal[0] + principal[1] < principal[2] - tol:
-        return ("principal moments violate the triangle inequality "
-                f"I1 + I2 >= I3 ({principal[0]:.6g} + {principal[1]:.6g} < {principal[2]:.6g})")
-    return None
+    return {"xyz": _vector3(value.get("xyz", [0, 0, 0]), f"{where}.xyz", loc, "length"),
+            "rpy": _vector3(value.get("rpy", [0, 0, 0]), f"{where}.rpy", loc, "angle", angle=True)}
 
 
 def _body(value: Any, where: str, loc: _Where) -> dict:
     _check_keys(value, LINK_KEYS, where, loc)
-    mass = _number(value["mass"], f"{where}.mass", loc)
+    mass = _number(value["mass"], f"{where}.mass", loc, "mass")
     if mass < 0:
         raise loc.error(f"{where}.mass", f"must be >= 0, got {mass}")
-    com = _vector3(value["com"], f"{where}.com", loc)
+    com = _vector3(value["com"], f"{where}.com", loc, "length")
     inertia_in = _check_keys(value["inertia"], INERTIA_KEYS, f"{where}.inertia", loc)
-    inertia = {k: _number(inertia_in.get(k, 0.0), f"{where}.inertia.{k}", loc) for k in INERTIA_KEYS}
+    inertia = {k: _number(inertia_in.get(k, 0.0), f"{where}.inertia.{k}", loc, "inertia")
+               for k in INERTIA_KEYS}
     problem = check_physical_inertia(inertia_matrix(inertia))
     if problem:
         raise loc.error(f"{where}.inertia", f"physically inconsistent inertia: {problem}")
@@ -181,16 +147,19 @@ def _joint(value: Any, index: int, loc: _Where) -> dict:
     _check_keys(value, JOINT_KEYS, label, loc)
     name = value["name"]
     if not isinstance(name, str) or not name.strip():
-        raise loc.error(f"{label}.name", f"must be a non-empty string, got {name!r}")
+        raise loc.error(f"{label}.name", f"must be a non-empty string, got {_shown(name)}")
     jtype = value["type"]
     if jtype not in JOINT_TYPES:
-        raise loc.error(f"{label}.type", f"must be one of {list(JOINT_TYPES)}, got {jtype!r}")
+        raise loc.error(f"{label}.type", f"must be one of {list(JOINT_TYPES)}, got {_shown(jtype)}")
 
     dh_in = _check_keys(value["dh"], DH_KEYS, f"{label}.dh", loc)
-    dh = {k: _number(dh_in[k], f"{label}.dh.{k}", loc, angle=k in ("alpha", "theta")) for k in DH_KEYS}
+    dh = {k: _number(dh_in[k], f"{label}.dh.{k}", loc, "angle" if k in ("alpha", "theta") else "length",
+                    angle=k in ("alpha", "theta")) for k in DH_KEYS}
 
     lim_in = _check_keys(value["limits"], LIMIT_KEYS, f"{label}.limits", loc)
-    limits = {k: _number(lim_in[k], f"{label}.limits.{k}", loc, angle=jtype == "revolute" and k in ("lower", "upper"))
+    position_kind = "angle" if jtype == "revolute" else "length"
+    limits = {k: _number(lim_in[k], f"{label}.limits.{k}", loc, LIMIT_KINDS.get(k, position_kind),
+                         angle=jtype == "revolute" and k in ("lower", "upper"))
               for k in LIMIT_KEYS}
     if limits["lower"] > limits["upper"]:
         raise loc.error(f"{label}.limits", f"lower ({limits['lower']}) is above upper ({limits['upper']})")
@@ -203,7 +172,7 @@ def _joint(value: Any, index: int, loc: _Where) -> dict:
     motor = {"rotor_inertia": 0.0, "gear_ratio": 1.0}
     if value.get("motor") is not None:
         m_in = _check_keys(value["motor"], MOTOR_KEYS, f"{label}.motor", loc)
-        motor = {k: _number(m_in[k], f"{label}.motor.{k}", loc) for k in MOTOR_KEYS}
+        motor = {k: _number(m_in[k], f"{label}.motor.{k}", loc, k) for k in MOTOR_KEYS}
         if motor["rotor_inertia"] < 0:
             raise loc.error(f"{label}.motor.rotor_inertia", f"must be >= 0, got {motor['rotor_inertia']}")
         if motor["gear_ratio"] == 0:
@@ -213,7 +182,7 @@ def _joint(value: Any, index: int, loc: _Where) -> dict:
     if value.get("friction") is not None:
         f_in = _check_keys(value["friction"], FRICTION_KEYS, f"{label}.friction", loc)
         for k in FRICTION_KEYS:
-            friction[k] = _number(f_in.get(k, 0.0), f"{label}.friction.{k}", loc)
+            friction[k] = _number(f_in.get(k, 0.0), f"{label}.friction.{k}", loc, "friction")
             if friction[k] < 0:
                 raise loc.error(f"{label}.friction.{k}", f"must be >= 0, got {friction[k]}")
 
@@ -227,17 +196,17 @@ def parse_robot(data: Any, source: str = "<dict>") -> dict:
     _check_keys(data, TOP_KEYS, "robot", loc)
     name = data["name"]
     if not isinstance(name, str) or not name.strip():
-        raise loc.error("name", f"must be a non-empty string, got {name!r}")
+        raise loc.error("name", f"must be a non-empty string, got {_shown(name)}")
     convention = data["dh_convention"]
     if convention not in CONVENTIONS:
-        raise loc.error("dh_convention", f"must be one of {list(CONVENTIONS)}, got {convention!r}")
-    gravity = _vector3(data.get("gravity", DEFAULT_GRAVITY), "gravity", loc)
+        raise loc.error("dh_convention", f"must be one of {list(CONVENTIONS)}, got {_shown(convention)}")
+    gravity = _vector3(data.get("gravity", DEFAULT_GRAVITY), "gravity", loc, "gravity")
     joints_in = data["joints"]
     if not isinstance(joints_in, list) or not joints_in:
         raise loc.error("joints", "must be a non-empty list of joints")
     joints = [_joint(j, i, loc) for i, j in enumerate(joints_in)]
     names = [j["name"] for j in joints]
-    duplicates = sorted({n for n in names if names.count(n) > 1})
+    duplicates = sorted(name for name, count in Counter(names).items() if count > 1)
     if duplicates:
         raise loc.error("joints", f"duplicate joint name(s) {duplicates}")
     payload = None
@@ -251,17 +220,10 @@ def parse_robot(data: Any, source: str = "<dict>") -> dict:
             "joints": joints, "payload": payload, "description": description}
 
 
+MAX_FILE_BYTES = 1 << 20       # a robot file is a few KB; this bounds the work a bad one causes
+
+
 def load_robot_file(path: str | Path) -> dict:
     """Read and validate a YAML robot file; errors name the file."""
-    path = Path(path)
-    try:
-        text = path.read_text()
-    except OSError as exc:
-        raise RobotDescriptionError(f"{path}: cannot read robot description: {exc.strerror or exc}") from exc
-    try:
-        data = yaml.load(text, Loader=_Loader)
-    except yaml.YAMLError as exc:
-        raise RobotDescriptionError(f"{path}: not valid YAML: {exc}") from exc
-    if data is None:
-        raise RobotDescriptionError(f"{path}: the file is empty (expected a robot description mapping)")
+    data = load_yaml_file(path, "robot description", RobotDescriptionError, MAX_FILE_BYTES)
     return parse_robot(data, str(path))

@@ -69,10 +69,10 @@ import math
 
 import numpy as np
 
-from .rnea import rnea
-from .scaling import (Limits, ScaledTrajectory, ScalingError, _admissible_inverse_scale, check_positions,
+from ...algorithms.rnea import rnea
+from ..uniform import (Limits, ScaledTrajectory, ScalingError, _admissible_inverse_scale, check_positions,
                       friction_torques, static_feasibility)
-from .trajectory import JointTrajectory
+from ..trajectory import JointTrajectory
 
 REGULAR = np.array([0.0, 0.5, 1.0])
 REFINED = np.linspace(0.0, 1.0, 9)

@@ -21,14 +21,17 @@ from pathlib import Path
 
 import numpy as np
 
-from .robot_file import RobotDescriptionError, inertia_matrix, load_robot_file, parse_robot
-from .transforms import homogeneous, pose_matrix, rot_x
+from ..errors import RobotDescriptionError
+from ..transforms import homogeneous, pose_matrix, rot_x
+from .inertia import Body, inertia_entries, inertia_matrix
+from .payload import fold_payload
+from .robot_file import load_robot_file, parse_robot
 
 _HERE = Path(__file__).resolve()
 # config/robots in a source checkout (or editable install), else where setup.py's data_files put it
 # (<prefix>/share/robot_dynamics_ros/config/robots for pip into a venv and for colcon alike).
-ROBOT_DIRS = (_HERE.parents[2] / "config" / "robots",) + tuple(
-    prefix / "share" / "robot_dynamics_ros" / "config" / "robots" for prefix in _HERE.parents[5:6])
+ROBOT_DIRS = (_HERE.parents[3] / "config" / "robots",) + tuple(
+    prefix / "share" / "robot_dynamics_ros" / "config" / "robots" for prefix in _HERE.parents[6:7])
 
 
 def _frozen(a, dtype=float) -> np.ndarray:
@@ -61,24 +64,6 @@ class Chain:
     gravity_base: np.ndarray       # gravity vector expressed in the base frame
 
 
-def _payload_combined(mass, com, inertia, payload, tool):
-    """Fold a payload given in the tool frame into the last link (parallel-axis theorem)."""
-    pm = payload["mass"]
-    R, p = tool[:3, :3], tool[:3, 3]
-    pc = R @ np.asarray(payload["com"]) + p
-    pI = R @ inertia_matrix(payload["inertia"]) @ R.T
-    total = mass + pm
-    if total == 0.0:   # massless link and payload: only the rotational inertias add up
-        return mass, com, inertia + pI
-    c = (mass * com + pm * pc) / total
-
-    def shifted(I, m, r):  # inertia about the new centre c of a body with CoM at r
-        d = r - c
-        return I + m * (d @ d * np.eye(3) - np.outer(d, d))
-
-    return total, c, shifted(inertia, mass, com) + shifted(pI, pm, pc)
-
-
 class RobotModel:
     """A validated robot. Build with :meth:`from_yaml`, :meth:`from_dict` or :meth:`named`."""
 
@@ -107,8 +92,8 @@ class RobotModel:
         com = np.array([j["link"]["com"] for j in joints])
         inertia = np.array([inertia_matrix(j["link"]["inertia"]) for j in joints])
         if self.payload is not None:
-            mass[-1], com[-1], inertia[-1] = _payload_combined(
-                mass[-1], com[-1], inertia[-1], self.payload, self.tool)
+            mass[-1], com[-1], inertia[-1] = fold_payload(
+                Body(mass[-1], com[-1], inertia[-1]), self.payload, self.tool)
         self.mass, self.com, self.inertia = _frozen(mass), _frozen(com), _frozen(inertia)
         self.chain = self._build_chain()
 
@@ -159,8 +144,7 @@ class RobotModel:
                 raise ValueError(f"payload inertia must be a mapping or a 3x3 matrix, got shape {I.shape}")
             if not np.allclose(I, I.T, rtol=1e-12, atol=0.0):
                 raise ValueError(f"payload inertia must be a symmetric 3x3 matrix, got {I.tolist()}")
-            inertia = {"ixx": I[0, 0], "iyy": I[1, 1], "izz": I[2, 2],
-                       "ixy": I[0, 1], "ixz": I[0, 2], "iyz": I[1, 2]}
+            inertia = inertia_entries(I)
         spec = self.to_dict()
         com = list(com) if np.ndim(com) == 1 else com      # anything else: the validator names it
         spec["payload"] = {"mass": mass, "com": com, "inertia": dict(inertia)}

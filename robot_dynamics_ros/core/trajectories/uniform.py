@@ -39,16 +39,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .rnea import rnea
+from ..algorithms.rnea import rnea
+from ..errors import InfeasibleError
 from .trajectory import JointTrajectory
 
 
-class ScalingError(ValueError):
-    """The trajectory cannot be scaled (or is not valid for this robot); the message says why."""
-
-    def __init__(self, message: str, joint: str | None = None, time: float | None = None):
-        super().__init__(message)
-        self.joint, self.time = joint, time
+class ScalingError(InfeasibleError):
+    """The trajectory cannot be scaled within the limits; the message, ``joint`` and ``time`` say why."""
 
 
 @dataclass(frozen=True, eq=False)

@@ -11,11 +11,17 @@ qdd = e_i.  Like ``rnea.py``, components are floats (single call) or numpy colum
 from __future__ import annotations
 
 import math
-import weakref
 
 import numpy as np
 
-from .components import joint_constants, rot_x
+from ..inputs import joint_arrays
+from ..model.cache import model_constant
+from ..model.inertia import parallel_axis
+from ..model.joint_constants import joint_fields
+from .rotations import rot_x
+
+# The per-joint constants read below (model/joint_constants.py), in the order unpacked.
+FIELDS = ("prismatic", "cos_alpha", "sin_alpha", "a", "theta0", "d0", "rotor", "gear_ratio")
 
 
 def _rotate_inertia_x(ca, sa, xx, yy, zz, xy, xz, yz):
@@ -48,39 +54,36 @@ def _composite_to_parent(body, ct, st, a, d, ca, sa):
     return (m, hx, hy, hz) + _rotate_inertia_x(ca, sa, xx, yy, zz, xy, xz, yz)
 
 
-_LINK_BODIES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # never stored on the model
+def _link_body(m, c, Ic) -> tuple:
+    """(m, h = m c, I about the frame origin) of one link, as floats (entries xx yy zz xy xz yz)."""
+    I = parallel_axis(Ic, m, c)
+    return tuple(map(float, (m, *(m * c), I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[0, 2], I[1, 2])))
 
 
-def _link_bodies(model) -> list:
-    """Each link as (m, h, I about its frame origin) in its internal frame; cached per model."""
-    cached = _LINK_BODIES.get(model)
-    if cached is None:
-        ch = model.chain
-        cached = []
-        for m, c, Ic in zip(ch.mass, ch.com, ch.inertia):
-            I = Ic + m * (c @ c * np.eye(3) - np.outer(c, c))
-            cached.append(tuple(map(float, (m, *(m * c), I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[0, 2], I[1, 2]))))
-        _LINK_BODIES[model] = cached
-    return cached
+def _link_bodies(model) -> tuple:
+    """Each link as (m, h, I about its frame origin) in its internal frame; once per model."""
+    ch = model.chain
+    return model_constant(model, "crba_link_bodies", lambda _: tuple(
+        _link_body(m, c, Ic) for m, c, Ic in zip(ch.mass, ch.com, ch.inertia)))
 
 
 def _columns(model, q, xp):
     """B as a list of rows of components."""
-    constants = joint_constants(model)
+    joints = joint_fields(model, FIELDS)
     bodies = _link_bodies(model)
-    n = len(constants)
+    n = len(joints)
     geometry = []
-    for i in range(n):
-        prism, ca, sa, a, th0, d0 = constants[i][:6]
+    for i, (prism, ca, sa, a, th0, d0, _, _) in enumerate(joints):
         th, d = (th0, d0 + q[i]) if prism else (th0 + q[i], d0)
         geometry.append((xp.cos(th), xp.sin(th), a, d, ca, sa))
+    prismatic = [joint[0] for joint in joints]
     B = [[0.0] * n for _ in range(n)]
     composite = None
     for i in range(n - 1, -1, -1):
         composite = bodies[i] if composite is None else tuple(
             x + y for x, y in zip(bodies[i], _composite_to_parent(composite, *geometry[i + 1])))
         m, hx, hy, hz, xx, yy, zz, xy, xz, yz = composite
-        prism, rotor, kr = constants[i][0], constants[i][16], constants[i][17]
+        prism, _, _, _, _, _, rotor, kr = joints[i]
         # F_i = Ic_i S_i: (moment; force) about the origin of frame i.
         if prism:
             nx, ny, nz, fx, fy, fz = hy, -hx, 0.0, 0.0, 0.0, m
@@ -97,14 +100,17 @@ def _columns(model, q, xp):
                 nz = nz + rotor            # reaction of rotor i on link i-1: k_r I_m z_i
             fx, fy, fz = rot_x(ca, sa, fx, fy, fz)
             nx, ny, nz = rot_x(ca, sa, nx, ny, nz)
-            B[i][j] = B[j][i] = fz if constants[j][0] else nz
+            B[i][j] = B[j][i] = fz if prismatic[j] else nz
     return B
 
 
-def crba(model, q, batched: bool) -> np.ndarray:
-    """B(q) for validated q of shape (n,) or (N, n)."""
+def mass_matrix(model, q) -> np.ndarray:
+    """B(q), the joint-space inertia matrix (seed 002, 7.32), rotors included, by the
+    composite-rigid-body algorithm, O(n^2).  Shape (n, n), or (N, n, n) for a batch (N, n)."""
+    (q,), batched = joint_arrays(model, q=q)
     if batched:
         rows = _columns(model, np.ascontiguousarray(q.T), np)
         N = q.shape[0]
-        return np.stack([np.stack(np.broadcast_arrays(*row, np.empty(N))[:-1], axis=-1) for row in rows], axis=-2)
+        return np.stack([np.stack(np.broadcast_arrays(*row, np.empty(N))[:-1], axis=-1) for row in rows],
+                        axis=-2)
     return np.array(_columns(model, q.tolist(), math))

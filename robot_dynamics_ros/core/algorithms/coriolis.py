@@ -1,4 +1,4 @@
-"""Joint-space matrices: mass matrix B(q), Christoffel Coriolis matrix C(q, qd), forward dynamics.
+"""The Coriolis and centrifugal matrix C(q, qd), Christoffel choice (seed 002, 7.44-7.46).
 
 C is assembled from world-frame spatial quantities (``spatial.py``) with composite sums over the
 links outboard of each joint, so each entry is one small product; it is O(n^2) per configuration
@@ -13,17 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .crba import crba
-from .inputs import joint_arrays
-from .rnea import rnea
+from ..inputs import joint_arrays
 from .spatial import chain_state, force_cross_bar, motion_cross
-
-
-def mass_matrix(model, q) -> np.ndarray:
-    """B(q), the joint-space inertia matrix (seed 002, 7.32), by the composite-rigid-body
-    algorithm (``crba.py``), O(n^2).  Shape (n, n), or (N, n, n) for a batch."""
-    (q,), batched = joint_arrays(model, q=q)
-    return crba(model, q, batched)
 
 
 def _body_christoffel(M, V, S, Sdot) -> np.ndarray:
@@ -92,18 +83,3 @@ def _rotor_coriolis(model, st, qd, V_parent, Sdot) -> np.ndarray:
         C = C + np.einsum("...ia,...aj->...ij", S_rows, spinning) \
               - np.einsum("...ia,...aj->...ij", S_locked, locked)
     return C
-
-
-def forward_dynamics(model, q, qd, tau, f_ext=None) -> np.ndarray:
-    """Joint accelerations qdd = B^{-1} (tau - n(q, qd) - J^T f_ext) (seed 002, 7.115-7.116),
-    by a Cholesky factorisation of B.  Shapes (n,) or (N, n)."""
-    (q, qd, tau), batched = joint_arrays(model, q=q, qd=qd, tau=tau)
-    rhs = tau - rnea(model, q, qd, np.zeros_like(q), f_ext=f_ext)
-    B = mass_matrix(model, q)
-    try:
-        L = np.linalg.cholesky(B)
-    except np.linalg.LinAlgError as exc:  # a valid file can describe joints that move no inertia
-        raise ValueError(f"mass matrix of '{model.name}' is singular at this q (a joint moves no mass "
-                         "or inertia, e.g. massless outer links): forward dynamics is undefined") from exc
-    y = np.linalg.solve(L, rhs[..., None])
-    return np.linalg.solve(np.swapaxes(L, -1, -2), y)[..., 0]

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .kinematics import internal_frames
-from .transforms import skew
+from ..transforms import skew
 
 
 @dataclass(frozen=True)

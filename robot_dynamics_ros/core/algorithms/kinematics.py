@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .inputs import joint_arrays
+from ..inputs import joint_arrays
 
 
 def joint_transforms(model, q: np.ndarray) -> np.ndarray:

@@ -1,0 +1,1 @@
+"""Time-optimal path parameterization (reachability analysis) under torque, velocity and acceleration limits."""
