@@ -11,7 +11,7 @@ export ROS_DOMAIN_ID ROS_LOG_DIR
 # Lets ament_index_python find the packages installed into the venv prefix.
 export AMENT_PREFIX_PATH := $(CURDIR)/$(VENV)$(if $(AMENT_PREFIX_PATH),:$(AMENT_PREFIX_PATH))
 
-.PHONY: venv bench-venv demo test bench colcon-check clean
+.PHONY: venv bench-venv demo test bench colcon-check clean lint
 
 venv:
 	bash tools/setup_venv.sh
@@ -34,3 +34,10 @@ colcon-check: venv
 
 clean:
 	rm -rf $(VENV)
+
+# ament's linters (the configuration ROS packages use) on PATHS, e.g. `make lint PATHS=robot_dynamics_ros/core`
+PATHS ?= robot_dynamics_ros test bench launch setup.py
+lint: venv
+	$(PY) -c "import sys; from ament_flake8.main import main; sys.exit(main(argv=sys.argv[1:]))" $(PATHS); \
+	f=$$?; $(PY) -c "import sys; from ament_pep257.main import main; sys.exit(main(argv=sys.argv[1:]))" $(PATHS); \
+	p=$$?; exit $$((f || p))
