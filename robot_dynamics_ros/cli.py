@@ -8,6 +8,8 @@ import argparse
 import importlib
 import sys
 
+from .core.errors import RobotDynamicsError, error_summary
+
 COMMANDS = ("check", "demo", "bringup", "scale", "codegen")
 
 
@@ -25,7 +27,12 @@ def main(argv=None) -> int:
         modules[name] = module
         module.add_arguments(sub.add_parser(name, help=module.HELP, description=module.HELP))
     args = parser.parse_args(argv)
-    return int(modules[args.command].run(args) or 0)
+    try:
+        return int(modules[args.command].run(args) or 0)
+    except RobotDynamicsError as exc:
+        # Bad files and arguments are the user's to fix: one line that says what, no traceback.
+        print(f"robot-dynamics {args.command}: {error_summary(exc)}: {exc}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -2,8 +2,8 @@
 
 * :func:`ros_environment` -- the environment every DDS process of a test session gets:
   ``ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST`` (loopback only), a private ``ROS_DOMAIN_ID`` for the
-  session and a temporary ``ROS_LOG_DIR``.  The session fixture ``ros_env`` also puts them into
-  this process's environment before anything initialises rclpy.
+  session and a temporary ``ROS_LOG_DIR``, fixed by conftest.py for the whole session before
+  anything initialises rclpy.
 * :class:`NodeProcess` -- a node started as a separate OS process (``python -m module --ros-args
   ...``), output in a log file, always stopped with terminate -> wait(timeout) -> kill.
 * :class:`RosClient` -- an rclpy node in a private Context in the test process, with bounded waits:
@@ -16,7 +16,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -32,25 +31,15 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT = 10.0
-_SESSION = {}
-
-
-def _session_domain() -> int:
-    """A domain id for this session: from the pid, so concurrent sessions rarely share one
-    (and the test namespaces carry the pid too, so even then they do not see each other)."""
-    return 1 + os.getpid() % 100
 
 
 def ros_environment() -> dict:
-    """os.environ plus the private ROS settings of this test session (see module docstring)."""
-    if not _SESSION:
-        _SESSION["log_dir"] = tempfile.mkdtemp(prefix="rdr-test-roslog-")
-        _SESSION["domain"] = str(_session_domain())
+    """os.environ with the private ROS settings of this test session, which conftest.py fixed
+    before anything could import rclpy (see module docstring)."""
     env = dict(os.environ)
-    env.update(ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST", ROS_DOMAIN_ID=_SESSION["domain"],
-               ROS_LOG_DIR=_SESSION["log_dir"], RMW_IMPLEMENTATION="rmw_fastrtps_cpp",
-               PYTHONUNBUFFERED="1")
-    env.pop("ROS_LOCALHOST_ONLY", None)
+    env["PYTHONUNBUFFERED"] = "1"
+    for key in ("ROS_AUTOMATIC_DISCOVERY_RANGE", "ROS_DOMAIN_ID", "ROS_LOG_DIR"):
+        assert key in env, f"{key} not set: run the tests with pytest (test/conftest.py sets it)"
     return env
 
 

@@ -1,25 +1,20 @@
 """robot-dynamics check <robot.yaml>: validate a robot file and print its joints, masses, limits."""
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 
-from ..core import RobotDescriptionError, RobotModel, gravity_torques
+from ..core import gravity_torques
+from .robot_argument import add_robot_argument, load_robot
 
 HELP = "validate a robot description (YAML path or shipped name) and print its joints, masses and limits"
 
 
 def add_arguments(parser):
-    parser.add_argument("robot", help="robot YAML file, or the name of a shipped robot (e.g. puma560)")
+    add_robot_argument(parser)
 
 
 def run(args) -> int:
-    try:
-        model = RobotModel.named(args.robot)
-    except RobotDescriptionError as exc:
-        print(f"invalid robot description: {exc}", file=sys.stderr)
-        return 1
+    model = load_robot(args)
     print(f"{model.name}: {model.n} joints, {model.convention} DH, gravity {model.gravity.tolist()} m/s^2")
     header = f"{'joint':<16}{'type':<10}{'mass kg':>9}{'lower':>10}{'upper':>10}{'velocity':>10}{'effort':>10}" \
              f"{'rotor':>11}{'gear':>10}  units (limits, velocity, effort)"

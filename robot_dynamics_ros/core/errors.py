@@ -47,3 +47,21 @@ class InfeasibleError(RobotDynamicsError):
 
 class SingularityError(RobotDynamicsError):
     """The model is singular at the requested configuration (mass matrix, Jacobian)."""
+
+
+# What each kind of error is, in words (the command line and the nodes' services use this table).
+ERROR_SUMMARIES = {
+    RobotDescriptionError: "invalid robot description",
+    TrajectoryError: "invalid trajectory",
+    InputError: "invalid input",
+    InfeasibleError: "infeasible within the limits",
+    SingularityError: "singular configuration",
+}
+
+
+def error_summary(exc: BaseException) -> str:
+    """A few words saying what kind of problem ``exc`` is (its class's entry in ERROR_SUMMARIES)."""
+    for cls in type(exc).__mro__:
+        if cls in ERROR_SUMMARIES:
+            return ERROR_SUMMARIES[cls]
+    return "error"

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..algorithms.kinematics import tool_pose
+from ..errors import InputError
 from ..inputs import joint_arrays, vector_argument
 from ..model.cache import model_constant
 from ..model.inertia import parallel_axis
@@ -147,7 +148,7 @@ def prepare(model, view: DHView, q, qd, qdd, gravity=None, f_ext=None) -> Inputs
     """
     (q, qd, qdd), batched = joint_arrays(model, q=q, qd=qd, qdd=qdd)
     if batched:
-        raise ValueError(f"the formulations take one configuration of shape ({model.n},), "
+        raise InputError(f"the formulations take one configuration of shape ({model.n},), "
                          f"got a batch of shape {q.shape}; use rnea() for batches")
     g_world = model.gravity if gravity is None else vector_argument(gravity, 3, "gravity", None)
     g = view.base[:3, :3].T @ g_world

@@ -17,12 +17,13 @@ c̄_s = r̄_s - p_{s-1}; g is the actual gravity vector (pointing down).  Eqs. 4
 or missing in seed 000 (000:210); these are the verified FGL forms of the notes.  The end-effector
 wrench adds J^T f_ext with the Jacobian columns [z_{i-1} × (p_tool - p_{i-1}); z_{i-1}].
 
-Seed 000 states the method for rotary joints (000:191); a prismatic joint raises ValueError.
+Seed 000 states the method for rotary joints (000:191); a prismatic joint raises InputError.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from ..errors import InputError
 from ._common import cos_sin, cross, dot, joint_angles, prepare, rotation_standard, standard_view
 
 view_of = standard_view
@@ -31,7 +32,7 @@ view_of = standard_view
 def check_revolute(model) -> None:
     prismatic = [name for name, t in zip(model.joint_names, model.joint_types) if t == "prismatic"]
     if prismatic:
-        raise ValueError(f"robot '{model.name}': the generalized d'Alembert equations (seed 000 "
+        raise InputError(f"robot '{model.name}': the generalized d'Alembert equations (seed 000 "
                          f"Sect. 4) are for revolute joints only; prismatic joint(s) {prismatic}")
 
 

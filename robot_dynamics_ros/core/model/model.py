@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import RobotDescriptionError
+from ..errors import InputError, RobotDescriptionError
 from ..transforms import homogeneous, pose_matrix, rot_x
 from .inertia import Body, inertia_entries, inertia_matrix
 from .payload import fold_payload
@@ -141,9 +141,9 @@ class RobotModel:
         elif not isinstance(inertia, dict):
             I = np.asarray(inertia, dtype=float)
             if I.shape != (3, 3):
-                raise ValueError(f"payload inertia must be a mapping or a 3x3 matrix, got shape {I.shape}")
+                raise InputError(f"payload inertia must be a mapping or a 3x3 matrix, got shape {I.shape}")
             if not np.allclose(I, I.T, rtol=1e-12, atol=0.0):
-                raise ValueError(f"payload inertia must be a symmetric 3x3 matrix, got {I.tolist()}")
+                raise InputError(f"payload inertia must be a symmetric 3x3 matrix, got {I.tolist()}")
             inertia = inertia_entries(I)
         spec = self.to_dict()
         com = list(com) if np.ndim(com) == 1 else com      # anything else: the validator names it

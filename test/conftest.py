@@ -1,0 +1,40 @@
+"""
+Shared fixtures and the environment of every test session.
+
+Before any test module can import rclpy, the session's DDS settings are fixed here: loopback-only
+discovery (ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST: no DDS traffic may leave this machine), a
+private ROS_DOMAIN_ID and a temporary ROS_LOG_DIR (``ros_fixtures.ros_environment`` gives the
+same values to the node processes the tests start).
+"""
+import os
+import tempfile
+
+import numpy as np
+import pytest
+
+# A domain from the pid, so concurrent sessions rarely share one (and the test namespaces carry the
+# pid too, so even then they do not see each other).
+os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
+os.environ["ROS_DOMAIN_ID"] = str(1 + os.getpid() % 100)
+os.environ["ROS_LOG_DIR"] = tempfile.mkdtemp(prefix="rdr-test-roslog-")
+os.environ["RMW_IMPLEMENTATION"] = "rmw_fastrtps_cpp"
+os.environ.pop("ROS_LOCALHOST_ONLY", None)
+
+
+@pytest.fixture
+def rng():
+    """A seeded random generator (the same draws on every run)."""
+    return np.random.default_rng(20261123)
+
+
+@pytest.fixture(scope="session")
+def shipped_model():
+    """``shipped_model(name)``: the shipped robot ``name``, loaded once per session."""
+    from robot_dynamics_ros.core import RobotModel
+    cache = {}
+
+    def get(name):
+        if name not in cache:
+            cache[name] = RobotModel.named(name)
+        return cache[name]
+    return get
