@@ -2,13 +2,15 @@
 
 Layout (see README, "Where things are"): ``model/`` the constant model and how it is built,
 ``algorithms/`` one file per algorithm, ``trajectories/`` sampling and re-timing of trajectories,
-``formulations/`` the seeds' formulations side by side; ``errors.py`` the error hierarchy.
+``formulations/`` the seeds' formulations side by side, ``simulation/`` forward-dynamics
+simulation; ``errors.py`` the error hierarchy.
 """
 from .algorithms import (coriolis_matrix, forward_dynamics, forward_kinematics, gravity_torques, jacobian,
                          mass_matrix, nonlinear_effects, rnea, tool_pose)
 from .errors import (InfeasibleError, InputError, RobotDescriptionError, RobotDynamicsError, SingularityError,
                      TrajectoryError)
 from .model import RobotModel, resolve_robot_path, shipped_robots
+from .simulation import SimulationResult, Simulator, simulate
 from .trajectories import (JointTrajectory, Limits, ScaledTrajectory, ScalingError, time_optimal_scaling,
                            uniform_scaling)
 
@@ -16,6 +18,6 @@ __all__ = ["RobotModel", "resolve_robot_path", "shipped_robots",
            "forward_kinematics", "tool_pose", "jacobian", "rnea", "gravity_torques",
            "nonlinear_effects", "mass_matrix", "coriolis_matrix", "forward_dynamics",
            "JointTrajectory", "Limits", "ScaledTrajectory", "ScalingError", "uniform_scaling",
-           "time_optimal_scaling",
+           "time_optimal_scaling", "simulate", "SimulationResult", "Simulator",
            "RobotDynamicsError", "RobotDescriptionError", "TrajectoryError", "InputError",
            "InfeasibleError", "SingularityError"]

@@ -1,0 +1,32 @@
+"""
+Forward-dynamics simulation of a robot model, without ROS.
+
+    from robot_dynamics_ros.core import RobotModel, simulate
+    model = RobotModel.named("puma560")
+    run = simulate(model, q0, qd0, duration=2.0, dt=1e-3, torque=None, integrator="rk4")
+    run.t, run.q, run.qd, run.qdd, run.tau      # one row per step, the initial state included
+
+* ``simulate.py`` -- ``simulate(...)`` and its :class:`SimulationResult` (also the counts of
+  saturated torques and of steps ended on a joint stop, v_s, integrator, dt);
+  ``torque`` is None, an (n,) constant or a controller ``(t, q, qd) -> tau`` held over each step.
+* ``simulator.py`` -- :class:`Simulator`: the stepping state the ROS simulator node advances in
+  real time (``step(tau)``); effort saturation (counted), joint limits as inelastic stops.
+* ``dynamics.py`` -- qdd = B^{-1}(tau - n) (seed 002, 7.115-7.116), rotors and friction included,
+  on floats, from the generated model (default) or the core.
+* ``friction.py`` -- the regularised Coulomb friction F_s tanh(qd / v_s) and its default v_s.
+* ``integrators.py`` -- RK4 (seed 001, Sect. 7), semi-implicit Euler, scipy ``solve_ivp``.
+* ``linear_solve.py`` -- straight-line Cholesky solve of B x = b.
+* ``energy.py`` -- kinetic, potential and mechanical energy (the conservation check).
+* ``noise.py`` -- :class:`MeasurementNoise` and :func:`measured`: Gaussian sensor noise on
+  position, velocity and effort, e.g. for identification experiments.
+"""
+from .energy import kinetic_energy, mechanical_energy, potential_energy
+from .friction import coulomb_velocity
+from .integrators import INTEGRATORS
+from .noise import MeasurementNoise, measured
+from .simulate import EffortSaturationWarning, SimulationResult, simulate
+from .simulator import Simulator
+
+__all__ = ["simulate", "SimulationResult", "Simulator", "EffortSaturationWarning", "INTEGRATORS",
+           "coulomb_velocity", "MeasurementNoise", "measured", "kinetic_energy",
+           "potential_energy", "mechanical_energy"]
