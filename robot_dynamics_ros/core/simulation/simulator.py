@@ -61,12 +61,7 @@ class Simulator:
                  rtol: float = 1e-12, atol: float = 1e-12):
         if qd0 is None:
             qd0 = np.zeros(model.n)
-        try:
-            (q0, qd0), batched = joint_arrays(model, q0=q0, qd0=qd0)
-        except InputError:
-            raise
-        except ValueError as exc:             # the core's argument checks, as the package's error
-            raise InputError(str(exc)) from None
+        (q0, qd0), batched = joint_arrays(model, q0=q0, qd0=qd0)
         if batched:
             raise InputError(f"q0, qd0: expected one state of shape ({model.n},), got {q0.shape}")
         self.model = model
