@@ -276,7 +276,7 @@ def profile_callbacks(n_calls: int = 3000) -> dict:
 
     from robot_dynamics_ros.nodes.gravity_compensation import GravityCompensationNode
     from robot_dynamics_ros.nodes.inverse_dynamics import InverseDynamicsNode
-    from robot_dynamics_ros.ros_messages import effort_command_msg, effort_state_msg, joint_state_arrays
+    from robot_dynamics_ros.ros_messages import joint_state_arrays
 
     context = rclpy.Context()
     rclpy.init(context=context)
@@ -299,7 +299,7 @@ def profile_callbacks(n_calls: int = 3000) -> dict:
 
     q = np.array(Q)
     tau = gc.dynamics.gravity_torques(q)
-    ref = idn.reference.traj
+    ref = idn.reference.trajectory
     result = {
         "deserialize JointState": per_call(lambda: deserialize_message(raw, JointState)),
         "serialize JointState": per_call(lambda: serialize_message(msg)),
@@ -307,8 +307,6 @@ def profile_callbacks(n_calls: int = 3000) -> dict:
         "gravity g(q)": per_call(lambda: gc.dynamics.gravity_torques(q)),
         "sample reference": per_call(lambda: ref.sample(1.0)),
         "RNEA": per_call(lambda: idn.dynamics.rnea(q, q, q)),
-        "build output messages": per_call(lambda: (effort_state_msg(gc.joint_names, tau, msg.header.stamp),
-                                                   effort_command_msg(tau))),
         "publish both outputs": per_call(lambda: gc.outputs.publish(msg.header.stamp, tau)),
         "gravity callback total": per_call(lambda: gc.on_joint_states(msg)),
         "inverse dynamics callback total": per_call(lambda: idn.on_joint_states(msg)),

@@ -17,6 +17,10 @@ PACKAGE = "robot_dynamics_ros"
 PARAMS_FILE_NAME = "robot_dynamics.params.yaml"
 
 # node kind -> (console script, module, class).  Default node name = kind.
+# The one place where nodes are loaded by name: NodeDescription.node_class imports the module on
+# demand, so that the launch file and the CLI import this table without rclpy or any node module
+# (launch_ros starts the console script; the bringup imports the class).  setup.py's
+# console_scripts must list the same executables (test_ros_bringup checks it).
 NODE_TYPES = {
     "inverse_dynamics": ("inverse_dynamics_node", f"{PACKAGE}.nodes.inverse_dynamics", "InverseDynamicsNode"),
     "gravity_compensation": ("gravity_compensation_node", f"{PACKAGE}.nodes.gravity_compensation",

@@ -1,28 +1,34 @@
-"""Conversions between ROS messages and the numpy arrays of ``robot_dynamics_ros.core``.
+"""
+Conversions between ROS messages and the numpy arrays of ``robot_dynamics_ros.core``.
 
-Joint vectors are matched *by name*: a message may list the joints in any order and may carry
-more joints than the robot (e.g. a gripper), but every joint the robot needs must be there.
-Problems raise :class:`MessageRejected` with a short ``kind`` (used to throttle warnings per
-kind of problem) and a message that says why; nothing is computed from a rejected message.
+Joint vectors are matched *by name* (``core.joint_index``): a message may list the joints in any
+order and may carry more joints than the robot (e.g. a gripper), but every joint the robot needs
+must be there.  Problems raise :class:`MessageRejected` with a short ``kind`` (the reason counted
+in diagnostics and used to throttle warnings) and a message that says why; nothing is computed
+from a rejected message.
 
-This module needs rclpy's message
-packages (sensor_msgs, std_msgs, trajectory_msgs) but no running ROS.
+This module needs the message packages (sensor_msgs, std_msgs, trajectory_msgs) but no running ROS.
 """
 from __future__ import annotations
 
 import math
 
 import numpy as np
-from builtin_interfaces.msg import Time
+from builtin_interfaces.msg import Duration, Time
 from sensor_msgs.msg import JointState
-from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory as JointTrajectoryMsg
 from trajectory_msgs.msg import JointTrajectoryPoint
 
-from .core import JointTrajectory
+from .core import InputError, JointTrajectory, joint_index
+
+# A message naming more joints than this is refused before any per-joint work (whole-body
+# joint_states of a humanoid carry ~100): one absurd message must not stall a node (issue 10, N5).
+MAX_MESSAGE_JOINTS = 1024
+# A reference trajectory with more points than this is refused before conversion.
+MAX_TRAJECTORY_POINTS = 100_000
 
 
-class MessageRejected(ValueError):
+class MessageRejected(InputError):
     """A message (or service request) that cannot be used; ``kind`` names the class of problem."""
 
     def __init__(self, kind: str, message: str):
@@ -31,12 +37,15 @@ class MessageRejected(ValueError):
 
 
 class JointOrder:
-    """The configured joint order and the mapping of incoming name lists onto it.
+    """
+    The configured joint order and the mapping of incoming name lists onto it.
 
     ``indices(names)`` returns, for each configured joint, its index in ``names``.  Results are
     cached per distinct name list (a robot driver sends the same list every time), so matching
     costs one dict look-up per message.
     """
+
+    CACHED_ORDERS = 64       # bounded: a misbehaving publisher cannot grow the cache forever
 
     def __init__(self, joint_names):
         self.names = tuple(joint_names)
@@ -45,68 +54,71 @@ class JointOrder:
     def __len__(self) -> int:
         return len(self.names)
 
-    def indices(self, names, what: str = "message") -> np.ndarray:
+    def indices(self, names, what: str = "message", allow_extra: bool = True) -> np.ndarray:
+        if len(names) > MAX_MESSAGE_JOINTS:
+            raise MessageRejected("too large", f"{what}: {len(names)} joint names, more than the "
+                                               f"{MAX_MESSAGE_JOINTS} accepted in one message")
         key = tuple(names)
-        index = self._cache.get(key)
+        index = self._cache.get((key, allow_extra))
         if index is not None:
             return index
-        position = {}
-        for i, name in enumerate(key):
-            if name in position:
-                raise MessageRejected("duplicate", f"{what}: joint '{name}' appears twice in name")
-            position[name] = i
-        missing = [name for name in self.names if name not in position]
-        if missing:
-            raise MessageRejected("missing", f"{what}: missing joint(s) {missing} "
-                                             f"(needs {list(self.names)}, got {list(key)})")
-        index = np.array([position[name] for name in self.names], dtype=int)
-        if len(self._cache) < 64:      # bounded: a misbehaving publisher cannot grow it forever
-            self._cache[key] = index
+        try:
+            index = joint_index(self.names, key, f"{what}: joint names", allow_extra)
+        except InputError as exc:
+            raise MessageRejected("joint names", str(exc)) from None
+        if len(self._cache) < self.CACHED_ORDERS:
+            self._cache[(key, allow_extra)] = index
         return index
 
 
-def _pick(values, index: np.ndarray, field: str, order: JointOrder, what: str) -> np.ndarray:
+def _pick(values, index: np.ndarray, field: str, names, what: str) -> np.ndarray:
     """values[index] as floats, rejecting non-finite entries for the needed joints."""
     a = np.asarray(values, dtype=float)[index]
     if not np.isfinite(a).all():
         j = int(np.flatnonzero(~np.isfinite(a))[0])
-        raise MessageRejected("non-finite", f"{what}: {field} of joint '{order.names[j]}' is {a[j]}")
+        raise MessageRejected("non-finite", f"{what}: {field} of joint '{names[j]}' is {a[j]}")
     return a
 
 
 def joint_state_arrays(msg: JointState, order: JointOrder, need_velocity: bool = False):
-    """(q, qd) in the configured order from a JointState; qd is None when the message has none.
+    """
+    (q, qd) in the configured order from a JointState; qd is None when the message has none.
 
     Rejects (MessageRejected): position/velocity lengths different from name's, a needed joint
-    missing, a joint listed twice, NaN/Inf in a needed entry, or no velocity when ``need_velocity``.
+    missing, a joint listed twice, NaN/Inf in a needed entry, or no velocity when
+    ``need_velocity``.
     Effort is ignored.
     """
     names = msg.name
     count = len(names)
     if len(msg.position) != count:
-        raise MessageRejected("length", f"joint_states: {count} names but {len(msg.position)} positions")
+        raise MessageRejected("length", f"joint_states: {count} names but {len(msg.position)} "
+                                        "positions")
     if len(msg.velocity) not in (0, count):
-        raise MessageRejected("length", f"joint_states: {count} names but {len(msg.velocity)} velocities")
+        raise MessageRejected("length", f"joint_states: {count} names but {len(msg.velocity)} "
+                                        "velocities")
     index = order.indices(names, "joint_states")
-    q = _pick(msg.position, index, "position", order, "joint_states")
+    q = _pick(msg.position, index, "position", order.names, "joint_states")
     if len(msg.velocity) == 0:
         if need_velocity:
-            raise MessageRejected("velocity", "joint_states: no velocity, which this node needs "
-                                              "(computed-torque mode or friction compensation)")
+            raise MessageRejected("no velocity", "joint_states: no velocity, which this node "
+                                                 "needs (computed-torque mode or friction "
+                                                 "compensation)")
         return q, None
-    return q, _pick(msg.velocity, index, "velocity", order, "joint_states")
+    return q, _pick(msg.velocity, index, "velocity", order.names, "joint_states")
 
 
 def request_vector(values, index: np.ndarray | None, n: int, field: str, names, allow_empty: bool):
-    """A joint vector from a service request, reordered to the model order with ``index``.
+    """
+    Read a joint vector from a service request, reordered to the model order with ``index``.
 
     Empty means zeros when ``allow_empty``.  Raises MessageRejected naming the field.
     """
     if len(values) == 0 and allow_empty:
         return np.zeros(n)
     if len(values) != n:
-        raise MessageRejected("length", f"{field}: expected {n} values (one per joint in {list(names)}), "
-                                        f"got {len(values)}")
+        raise MessageRejected("length", f"{field}: expected {n} values (one per joint in "
+                                        f"{list(names)}), got {len(values)}")
     a = np.asarray(values, dtype=float)
     if not np.isfinite(a).all():
         j = int(np.flatnonzero(~np.isfinite(a))[0])
@@ -119,82 +131,81 @@ def request_vector(values, index: np.ndarray | None, n: int, field: str, names, 
 
 
 def stamp_seconds(stamp: Time) -> float:
+    """Convert a builtin_interfaces Time (or Duration) to seconds."""
     return stamp.sec + 1e-9 * stamp.nanosec
 
 
-def seconds_to_stamp(t: float) -> Time:
+def _sec_nanosec(t: float) -> tuple[int, int]:
     sec = math.floor(t)
-    nanosec = min(int(round((t - sec) * 1e9)), 999_999_999)
-    return Time(sec=int(sec), nanosec=nanosec)
+    return int(sec), min(int(round((t - sec) * 1e9)), 999_999_999)
 
 
-def effort_state_msg(names, effort, stamp: Time, position=None, velocity=None) -> JointState:
-    """sensor_msgs/JointState with names and effort (and, optionally, positions/velocities)."""
-    msg = JointState()
-    msg.header.stamp = stamp
-    msg.name = list(names)
-    msg.effort = effort.tolist()
-    if position is not None:
-        msg.position = position.tolist()
-    if velocity is not None:
-        msg.velocity = velocity.tolist()
-    return msg
+def seconds_to_stamp(t: float) -> Time:
+    """Seconds as a builtin_interfaces Time."""
+    sec, nanosec = _sec_nanosec(t)
+    return Time(sec=sec, nanosec=nanosec)
 
 
-def effort_command_msg(effort) -> Float64MultiArray:
-    """std_msgs/Float64MultiArray as effort_controllers/JointGroupEffortController expects:
-    one value per joint, in the controller's joint order, no layout."""
-    msg = Float64MultiArray()
-    msg.data = effort.tolist()
-    return msg
+_POINT_FIELDS = ("positions", "velocities", "accelerations")
 
 
-def trajectory_from_msg(msg: JointTrajectoryMsg, order: JointOrder) -> JointTrajectory:
-    """trajectory_msgs/JointTrajectory -> core JointTrajectory in the configured joint order.
-
-    The message may list more joints than needed and in any order.  Per-point fields follow
-    joint_trajectory_controller: an empty array means "not given"; every point must give the same
-    fields (checked by the core).  Raises MessageRejected.
+def trajectory_from_msg(msg: JointTrajectoryMsg, order: JointOrder, allow_extra: bool = True,
+                        what: str = "reference_trajectory") -> JointTrajectory:
     """
-    if len(msg.points) == 0:
-        raise MessageRejected("empty", "reference_trajectory: no points")
-    index = order.indices(msg.joint_names, "reference_trajectory")
-    names = list(msg.joint_names)
-    points = []
-    for k, p in enumerate(msg.points):
-        point = {"time_from_start": p.time_from_start.sec + 1e-9 * p.time_from_start.nanosec}
-        for field in ("positions", "velocities", "accelerations"):
-            values = getattr(p, field)
-            if len(values) not in (0, len(names)):
-                raise MessageRejected("length", f"reference_trajectory: point {k} has {len(values)} "
-                                                f"{field} for {len(names)} joints")
-            if len(values):
-                point[field] = np.asarray(values, dtype=float)[index].tolist()
-        points.append(point)
+    trajectory_msgs/JointTrajectory -> core JointTrajectory in the configured joint order.
+
+    The message may list the joints in any order (and, with ``allow_extra``, more joints than
+    needed).  Per-point fields follow joint_trajectory_controller: an empty array means "not
+    given"; every point must give the same fields (checked by the core).  Raises MessageRejected.
+    """
+    points = msg.points
+    if len(points) == 0:
+        raise MessageRejected("empty", f"{what}: no points")
+    if len(points) > MAX_TRAJECTORY_POINTS:
+        raise MessageRejected("too large", f"{what}: {len(points)} points, more than the "
+                                           f"{MAX_TRAJECTORY_POINTS} accepted")
+    index = order.indices(msg.joint_names, what, allow_extra)
+    count = len(msg.joint_names)
+    columns = {}
+    for field in _POINT_FIELDS:
+        lengths = {len(getattr(p, field)) for p in points}
+        bad = lengths - {0, count}
+        if bad:
+            k = next(k for k, p in enumerate(points) if len(getattr(p, field)) in bad)
+            got = len(getattr(points[k], field))
+            raise MessageRejected("length", f"{what}: point {k} has {got} {field} for {count} "
+                                            "joints")
+        if lengths == {count}:
+            columns[field] = np.array([getattr(p, field) for p in points], dtype=float)[:, index]
+        elif lengths == {0, count}:
+            first = len(getattr(points[0], field))
+            k = next(k for k, p in enumerate(points) if len(getattr(p, field)) != first)
+            raise MessageRejected("trajectory", f"{what}: points[{k}].{field}: given in some "
+                                                "points but not in others; give it in every point "
+                                                "or in none")
+    if "positions" not in columns:
+        raise MessageRejected("trajectory", f"{what}: positions: missing")
+    times = [stamp_seconds(p.time_from_start) for p in points]
     try:
-        return JointTrajectory.from_dict({"joint_names": list(order.names), "points": points},
-                                         source="reference_trajectory")
+        return JointTrajectory(order.names, times, columns["positions"], columns.get("velocities"),
+                               columns.get("accelerations"))
     except ValueError as exc:
-        raise MessageRejected("trajectory", str(exc)) from None
+        raise MessageRejected("trajectory", f"{what}: {exc}") from None
 
 
 def trajectory_to_msg(traj: JointTrajectory, stamp: Time | None = None) -> JointTrajectoryMsg:
-    """core JointTrajectory -> trajectory_msgs/JointTrajectory (fields that are None stay empty)."""
+    """Convert a core JointTrajectory to a message (fields that are None stay empty)."""
     msg = JointTrajectoryMsg()
     if stamp is not None:
         msg.header.stamp = stamp
     msg.joint_names = list(traj.joint_names)
-    for k in range(traj.num_points):
-        p = JointTrajectoryPoint()
-        t = float(traj.times[k])
-        p.time_from_start.sec = int(math.floor(t))
-        p.time_from_start.nanosec = min(int(round((t - math.floor(t)) * 1e9)), 999_999_999)
-        p.positions = traj.positions[k].tolist()
-        if traj.velocities is not None:
-            p.velocities = traj.velocities[k].tolist()
-        if traj.accelerations is not None:
-            p.accelerations = traj.accelerations[k].tolist()
-        if traj.effort is not None:
-            p.effort = traj.effort[k].tolist()
+    fields = {"positions": traj.positions, "velocities": traj.velocities,
+              "accelerations": traj.accelerations, "effort": traj.effort}
+    rows = {name: values.tolist() for name, values in fields.items() if values is not None}
+    for k, t in enumerate(traj.times.tolist()):
+        sec, nanosec = _sec_nanosec(t)
+        p = JointTrajectoryPoint(time_from_start=Duration(sec=sec, nanosec=nanosec))
+        for name, values in rows.items():
+            setattr(p, name, values[k])
         msg.points.append(p)
     return msg

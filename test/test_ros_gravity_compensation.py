@@ -140,7 +140,7 @@ def test_payload_changes_at_run_time(gc):
     np.testing.assert_allclose(out.effort, gravity_torques(heavy, q), rtol=1e-12, atol=1e-12)
     assert not np.allclose(out.effort, gravity_torques(MODEL, q), atol=1e-3)
 
-    for values, reason in [({"payload.mass": -1.0}, "payload.mass: must be >= 0"),
+    for values, reason in [({"payload.mass": -1.0}, "payload.mass out of range"),
                            ({"payload.com": [0.0, 0.1]}, "payload.com: expected 3 values"),
                            ({"payload.inertia": [1.0, 0.1, 0.1, 0.0, 0.0, 0.0]}, "payload")]:
         result, = client.set_parameters(FQN, values)

@@ -32,7 +32,7 @@ def run(args) -> int:
     import rclpy
 
     from ..bringup import create_nodes, node_descriptions, ros_args, spin
-    from ..nodes.common import CONFIGURATION_ERRORS
+    from ..nodes.base import CONFIGURATION_ERRORS
     try:
         descriptions = node_descriptions(args.robot, args.namespace, args.nodes, args.use_sim_time,
                                          args.params_file)

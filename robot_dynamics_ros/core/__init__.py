@@ -9,8 +9,10 @@ from .algorithms import (coriolis_matrix, forward_dynamics, forward_kinematics, 
                          mass_matrix, nonlinear_effects, rnea, tool_pose)
 from .errors import (InfeasibleError, InputError, RobotDescriptionError, RobotDynamicsError, SingularityError,
                      TrajectoryError)
+from .joint_names import joint_index
 from .model import RobotModel, resolve_robot_path, shipped_robots
 from .simulation import SimulationResult, Simulator, simulate
+from .trajectories import Reference, ReferenceSample
 from .trajectories import (JointTrajectory, Limits, ScaledTrajectory, ScalingError, time_optimal_scaling,
                            uniform_scaling)
 
@@ -21,3 +23,4 @@ __all__ = ["RobotModel", "resolve_robot_path", "shipped_robots",
            "time_optimal_scaling", "simulate", "SimulationResult", "Simulator",
            "RobotDynamicsError", "RobotDescriptionError", "TrajectoryError", "InputError",
            "InfeasibleError", "SingularityError"]
+__all__ += ["joint_index", "Reference", "ReferenceSample"]

@@ -1,4 +1,18 @@
-"""The ROS 2 nodes: thin adapters that convert messages, call ``robot_dynamics_ros.core`` and publish.
+"""
+The ROS 2 nodes: thin adapters that convert messages, call ``robot_dynamics_ros.core`` and publish.
 
-``common`` holds what every node shares (parameters, input checks, outputs, ``main``).
+What every node shares, one concern per module:
+
+* ``base``: :class:`~robot_dynamics_ros.nodes.base.DynamicsNode` (common parameters, QoS,
+  inputs and outputs) and ``main()`` of the node executables;
+* ``dynamics``: which model and implementation a node computes with (the ``Dynamics`` facade,
+  the payload);
+* ``parameters``: declaration with descriptors (ranges) and validation hooks;
+* ``watchdog``: input timeout, per-input counts, throttled warnings about rejected inputs;
+* ``outputs``: the JointState + Float64MultiArray effort outputs;
+* ``errors``: the one table from core errors to log and service messages, and the guards.
+
+The nodes: ``gravity_compensation``, ``inverse_dynamics``, ``dynamics_service``,
+``trajectory_scaler``.  ``robot_dynamics_ros.bringup.NODE_TYPES`` lists them by name (the one
+place where nodes are loaded by name).
 """

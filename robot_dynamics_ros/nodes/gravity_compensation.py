@@ -1,7 +1,9 @@
-"""gravity_compensation_node: joint_states -> g(q) (+ optional friction compensation).
+"""
+gravity_compensation_node: joint_states -> g(q) (+ optional friction compensation).
 
-Subscribes ``joint_states`` (sensor_msgs/JointState, matched by name) and publishes, for every
-valid message, the holding torques
+Subscribes ``joint_states`` (sensor_msgs/JointState, matched by name; best-effort QoS, so
+reliable and sensor-data publishers both reach it) and publishes, for every valid message, the
+holding torques
 
     tau = g(q)                                   (seed 002, 7.39)
         + F_v qd + F_s sgn(qd)   if friction_compensation  (seed 002, 7.114 friction terms)
@@ -10,27 +12,32 @@ on ``gravity_effort`` (sensor_msgs/JointState: names + effort, stamped with the 
 ``gravity_effort_command`` (std_msgs/Float64MultiArray in the ``joint_names`` order, for
 effort_controllers/JointGroupEffortController; remap it to ``/<controller>/commands``).
 
-Parameters (besides those of ``common``): ``friction_compensation`` (bool, run-time).  The payload
-(``payload.mass``, ``payload.com``, ``payload.inertia``) can be changed at run time.
+Parameters (besides those of ``nodes.base``): ``friction_compensation`` (bool, run-time).
 """
 from __future__ import annotations
 
-import numpy as np
+import time
+
 from sensor_msgs.msg import JointState
 
 from ..ros_messages import joint_state_arrays
-from .common import DynamicsNode, guarded, main_for
+from .base import DynamicsNode, main_for
+from .errors import topic_guard
 
 
 class GravityCompensationNode(DynamicsNode):
+    """Holding torques g(q) (+ friction) for every joint_states message."""
+
     def __init__(self, node_name: str = "gravity_compensation", **node_kwargs):
         super().__init__(node_name, **node_kwargs)
         self.friction_compensation = False
-        self.declare_parameter("friction_compensation", False)
-        self.add_parameter_hook(self._parameters_changed)
+        self.params.declare("friction_compensation", False, "add the robot file's viscous + "
+                            "Coulomb friction at the measured velocity")
+        self.params.add_hook(self._parameters_changed)
         self.outputs = self.create_effort_outputs("gravity_effort", "gravity_effort_command")
         self.joint_states_watch = self.watch_input("joint_states")
-        self.create_subscription(JointState, "joint_states", self.on_joint_states, self.qos())
+        self.subscribe(JointState, "joint_states", self.on_joint_states,
+                       self.qos(best_effort=True))
         self.get_logger().info(f"gravity compensation for '{self.dynamics.model.name}' "
                                f"({self.dynamics.model.n} joints) ready")
 
@@ -41,17 +48,14 @@ class GravityCompensationNode(DynamicsNode):
             self.friction_compensation = friction
         return apply
 
-    @guarded
+    @topic_guard
     def on_joint_states(self, msg: JointState):
+        started = time.monotonic()
         friction = self.friction_compensation
         q, qd = joint_state_arrays(msg, self.input_order, need_velocity=friction)
-        self.input_received(self.joint_states_watch)
-        dyn = self.dynamics
-        tau = dyn.gravity_torques(q)
-        if friction:
-            m = dyn.model
-            tau = tau + m.viscous * qd + m.coulomb * np.sign(qd)
+        tau = self.dynamics.holding_torques(q, qd if friction else None)
         self.outputs.publish(msg.header.stamp, tau)
+        self.input_accepted(self.joint_states_watch, started)
 
 
 main = main_for(GravityCompensationNode)

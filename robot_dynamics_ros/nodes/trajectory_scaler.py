@@ -1,24 +1,28 @@
-"""trajectory_scaler_node: retimes joint trajectories so that no joint exceeds its limits.
+"""
+trajectory_scaler_node: retimes joint trajectories so that no joint exceeds its limits.
 
   subscribes ``reference_trajectory``  trajectory_msgs/JointTrajectory
-  publishes  ``scaled_trajectory``     trajectory_msgs/JointTrajectory, same path, new timing, with
-                                       the feedforward ``effort`` of every point (for
-                                       joint_trajectory_controller with an effort command interface)
+  publishes  ``scaled_trajectory``     trajectory_msgs/JointTrajectory (transient local: a
+                                       controller that starts later still gets the last one),
+                                       same path, new timing, with the feedforward ``effort`` of
+                                       every point (for joint_trajectory_controller with an
+                                       effort command interface)
   service    ``~/scale_trajectory``    robot_dynamics_interfaces/srv/ScaleTrajectory (request:
                                        trajectory, method; response: success, message, trajectory,
                                        scale_factor, duration)
 
-Parameters (besides those of ``common``): ``method`` ``uniform`` (seed 002, Sect. 7.7: q(t / c)
+Parameters (besides those of ``nodes.base``): ``method`` ``uniform`` (seed 002, Sect. 7.7: q(t / c)
 with the smallest c >= 1) or ``time_optimal`` (minimum-time law along the same path);
 ``effort_margin`` / ``velocity_margin``: fraction of each effort / velocity limit that may be used
 (e.g. 0.9); ``samples`` (uniform: samples of the original trajectory); ``grid_steps``
-(time_optimal: steps of the path grid).
+(time_optimal: steps of the path grid).  Each is bounded, and so is the size of a trajectory
+(``MAX_POINTS``), so that no single request can take the node's memory or minutes of its time.
 
 Uniform results keep the reference's fields (positions, velocities, accelerations as given), so the
 controller interpolates exactly q(t / c).  Time-optimal results carry positions, velocities and
 effort but no accelerations: their acceleration jumps at grid points, which the controller's
 quintic (used when accelerations are given) would smooth with overshoot, while its cubic follows
-the law (see core.time_optimal).  The header stamp of the reference is kept.
+the law (see core.trajectories).  The header stamp of the reference is kept.
 
 A trajectory that is malformed (non-increasing times, unknown or missing joints, NaN, positions
 outside the limits), positions-only for ``time_optimal`` (its velocity jumps at waypoints need
@@ -27,102 +31,106 @@ reason (a warning for the topic, ``success: false`` for the service), never with
 """
 from __future__ import annotations
 
-from rcl_interfaces.msg import ParameterDescriptor
+from typing import NamedTuple
+
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from robot_dynamics_interfaces.srv import ScaleTrajectory
 from trajectory_msgs.msg import JointTrajectory as JointTrajectoryMsg
 
-from ..core import Limits, ScalingError, uniform_scaling
-from ..core import time_optimal_scaling
-from ..ros_messages import MessageRejected, trajectory_from_msg, trajectory_to_msg
-from .common import DynamicsNode, guarded, main_for
+from ..core import InputError, Limits, time_optimal_scaling, uniform_scaling
+from ..ros_messages import trajectory_from_msg, trajectory_to_msg
+from .base import DynamicsNode, main_for
+from .errors import service_guard, topic_guard
 
 METHODS = ("uniform", "time_optimal")
+MAX_SAMPLES = 20_000          # uniform: 20,000 samples of a 6-joint robot take ~0.1 s
+MAX_GRID_STEPS = 2_000        # time_optimal: the first grid; refinement doubles it a few times
+MAX_POINTS = 10_000           # waypoints of one trajectory to scale
+
+
+class ScalerSettings(NamedTuple):
+    """The scaler's parameters, validated together."""
+
+    method: str
+    effort_margin: float
+    velocity_margin: float
+    samples: int
+    grid_steps: int
 
 
 class TrajectoryScalerNode(DynamicsNode):
+    """Uniform or time-optimal re-timing of trajectories, by topic and by service."""
+
     def __init__(self, node_name: str = "trajectory_scaler", **node_kwargs):
         super().__init__(node_name, **node_kwargs)
-        describe = lambda text: ParameterDescriptor(description=text)   # noqa: E731
-        self.declare_parameter("method", "uniform", describe("uniform | time_optimal"))
-        self.declare_parameter("effort_margin", 1.0, describe("fraction of each effort limit to use, (0, 1]"))
-        self.declare_parameter("velocity_margin", 1.0, describe("fraction of each velocity limit to use, (0, 1]"))
-        self.declare_parameter("samples", 1000, describe("uniform: samples of the reference trajectory"))
-        self.declare_parameter("grid_steps", 150, describe("time_optimal: steps of the path grid"))
-        self.add_parameter_hook(self._scaler_parameters)
-        self.publisher = self.create_publisher(JointTrajectoryMsg, "scaled_trajectory", self.qos())
-        self.create_subscription(JointTrajectoryMsg, "reference_trajectory", self._on_trajectory, self.qos())
-        self.create_service(ScaleTrajectory, "~/scale_trajectory", self._on_request)
+        declare = self.params.declare
+        declare("method", "uniform", f"one of {list(METHODS)}")
+        declare("effort_margin", 1.0, "fraction of each effort limit to use, (0, 1]",
+                bounds=(0.0, 1.0))
+        declare("velocity_margin", 1.0, "fraction of each velocity limit to use, (0, 1]",
+                bounds=(0.0, 1.0))
+        declare("samples", 1000, "uniform: samples of the reference trajectory",
+                bounds=(10, MAX_SAMPLES))
+        declare("grid_steps", 150, "time_optimal: steps of the first path grid",
+                bounds=(10, MAX_GRID_STEPS))
+        self.params.add_hook(self._scaler_parameters)
+        self.publisher = self.advertise(JointTrajectoryMsg, "scaled_trajectory", QoSProfile(
+            depth=1, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
+            durability=DurabilityPolicy.TRANSIENT_LOCAL))
+        self.subscribe(JointTrajectoryMsg, "reference_trajectory", self.on_trajectory)
+        self.create_service(ScaleTrajectory, "~/scale_trajectory",
+                            service_guard(self.get_logger(), "scale_trajectory", self.on_request))
         self.get_logger().info(f"trajectory scaler for '{self.dynamics.model.name}' ready "
-                               f"(method {self.settings['method']})")
+                               f"(method {self.settings.method})")
 
     def _scaler_parameters(self, values: dict):
-        method = values["method"]
-        if method not in METHODS:
-            raise ValueError(f"method: expected one of {list(METHODS)}, got '{method}'")
-        samples, steps = int(values["samples"]), int(values["grid_steps"])
-        if samples < 10:
-            raise ValueError(f"samples: expected at least 10, got {samples}")
-        if steps < 10:
-            raise ValueError(f"grid_steps: expected at least 10, got {steps}")
-        margins = (float(values["effort_margin"]), float(values["velocity_margin"]))
-        Limits.from_model(self.base_model, *margins)        # raises ValueError naming a bad margin
-        settings = {"method": method, "margins": margins, "samples": samples, "grid_steps": steps}
+        settings = ScalerSettings(values["method"], float(values["effort_margin"]),
+                                  float(values["velocity_margin"]), int(values["samples"]),
+                                  int(values["grid_steps"]))
+        if settings.method not in METHODS:
+            raise ValueError(f"method: expected one of {list(METHODS)}, got '{settings.method}'")
+        for name in ("effort_margin", "velocity_margin"):
+            value = getattr(settings, name)
+            if not 0.0 < value <= 1.0:
+                raise ValueError(f"{name}: expected a fraction in (0, 1], got {value}")
 
         def apply():
             self.settings = settings
         return apply
 
     def scale(self, msg: JointTrajectoryMsg, method: str = ""):
-        """(result, reordered output trajectory); raises MessageRejected with the reason."""
-        settings, dynamics = self.settings, self.dynamics
-        method = method or settings["method"]
+        """Scale ``msg``: (result, output in the joint_names order); raises with the reason."""
+        settings, model = self.settings, self.dynamics.model
+        method = method or settings.method
         if method not in METHODS:
-            raise MessageRejected("method", f"method: expected one of {list(METHODS)} (or empty), got '{method}'")
-        model = dynamics.model
+            raise InputError(f"method: expected one of {list(METHODS)} (or empty), got '{method}'")
+        if len(msg.points) > MAX_POINTS:
+            raise InputError(f"trajectory: {len(msg.points)} points, more than the {MAX_POINTS} "
+                             "this node scales in one request")
         # Unlike the inverse-dynamics nodes (which accept supersets, e.g. a gripper in
         # joint_states), a trajectory naming a joint the model does not know is refused: its motion
         # would be dropped from the answer without the sender knowing.
-        unknown = [name for name in msg.joint_names if name not in self.input_order.names]
-        if unknown:
-            raise MessageRejected("unknown", f"reference_trajectory: unknown joint(s) {unknown} "
-                                             f"(the robot has {list(self.input_order.names)})")
-        traj = trajectory_from_msg(msg, self.input_order)
-        limits = Limits.from_model(model, *settings["margins"])
-        try:
-            if method == "uniform":
-                result = uniform_scaling(model, traj, limits, samples=settings["samples"])
-            else:
-                result = time_optimal_scaling(model, traj, limits, grid_steps=settings["grid_steps"])
-        except ScalingError as exc:
-            raise MessageRejected("infeasible", f"reference_trajectory: {exc}") from None
-        except ValueError as exc:
-            raise MessageRejected("trajectory", f"reference_trajectory: {exc}") from None
+        traj = trajectory_from_msg(msg, self.input_order, allow_extra=False)
+        limits = Limits.from_model(model, settings.effort_margin, settings.velocity_margin)
+        if method == "uniform":
+            result = uniform_scaling(model, traj, limits, samples=settings.samples)
+        else:
+            result = time_optimal_scaling(model, traj, limits, grid_steps=settings.grid_steps)
         return result, result.for_controller().reordered(self.joint_names)
 
-    @guarded
-    def _on_trajectory(self, msg: JointTrajectoryMsg):
-        try:
-            result, out = self.scale(msg)
-        except MessageRejected as exc:
-            self.reject(exc)
-            return
+    @topic_guard
+    def on_trajectory(self, msg: JointTrajectoryMsg):
+        result, out = self.scale(msg)
         self.publisher.publish(trajectory_to_msg(out, msg.header.stamp))
-        self.get_logger().info(f"published {result.method} scaling: {result.original_duration:.4g} s -> "
-                               f"{result.duration:.4g} s (factor {result.scale_factor:.4g})")
+        self.get_logger().info(f"published {result.method} scaling: "
+                               f"{result.original_duration:.4g} s -> {result.duration:.4g} s "
+                               f"(factor {result.scale_factor:.4g})")
 
-    def _on_request(self, request, response):
-        try:
-            result, out = self.scale(request.trajectory, request.method)
-            response.trajectory = trajectory_to_msg(out, request.trajectory.header.stamp)
-            response.scale_factor, response.duration = float(result.scale_factor), float(result.duration)
-            response.success, response.message = True, ""
-        except MessageRejected as exc:
-            response.success, response.message = False, str(exc)
-        except Exception as exc:  # noqa: BLE001 -- a request must never crash the node
-            response.success, response.message = False, f"internal error {type(exc).__name__}: {exc}"
-        if not response.success:
-            self.get_logger().warning(f"scale_trajectory request rejected: {response.message}")
-        return response
+    def on_request(self, request, response):
+        result, out = self.scale(request.trajectory, request.method)
+        response.trajectory = trajectory_to_msg(out, request.trajectory.header.stamp)
+        response.scale_factor = float(result.scale_factor)
+        response.duration = float(result.duration)
 
 
 main = main_for(TrajectoryScalerNode)

@@ -1,0 +1,93 @@
+"""
+A reference trajectory sampled as joint_trajectory_controller (JTC) samples its active trajectory.
+
+JTC (ros2_controllers, ``joint_trajectory_controller/trajectory.cpp``, ``Trajectory::sample``)
+does three things a stand-alone :class:`JointTrajectory` cannot, because they depend on when the
+trajectory was received and on the robot's state at that time:
+
+* a start time: the message's header stamp, or "now" (the first sample) when the stamp is zero;
+* a lead-in: before the first point is due, the reference moves from the state measured at the
+  first sample (JTC's ``time_before_traj_msg_`` / ``state_before_traj_msg_``) to the first point,
+  cubic when both that state and the point carry velocities, else linear (JTC's
+  ``interpolate_between_points`` on that segment);
+* after the last point, the last point as given (:meth:`JointTrajectory.sample` does this).
+
+A reference that ends before the current time is refused (JTC's ``validate_trajectory_msg``:
+"Received trajectory with non-zero start time that ends in the past"), and a clock that goes back
+before the first sample (a simulation reset) gives no sample, as JTC finds no valid segment then.
+
+Times are integer nanoseconds (a ROS clock's ``nanoseconds``), so nothing is rounded before the
+difference to the start is taken.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ..errors import InputError, TrajectoryError
+from .trajectory import JointTrajectory
+
+NS = 1_000_000_000
+
+
+class ReferenceSample(NamedTuple):
+    """The reference at one instant, in the trajectory's joint order."""
+
+    position: np.ndarray
+    velocity: np.ndarray
+    acceleration: np.ndarray
+
+
+class Reference:
+    """
+    A trajectory with JTC's start time and lead-in; :meth:`sample` it at the control instants.
+
+    ``start``: ns of time_from_start = 0 on the sampling clock, 0 = at the first sample.
+    ``now``: the clock when the reference is received; a reference with a non-zero start that
+    ends before ``now`` raises TrajectoryError ("ends in the past").  The first :meth:`sample`
+    fixes the lead-in; a Reference is used by one control loop (one thread) at a time.
+    """
+
+    def __init__(self, trajectory: JointTrajectory, start: int, now: int):
+        end = start + round(trajectory.duration * NS)
+        if start != 0 and end < now:
+            raise TrajectoryError(
+                f"reference trajectory: starts at {start / NS:.3f} s and ends "
+                f"{trajectory.duration:g} s later, before now ({now / NS:.3f} s): "
+                "ends in the past")
+        self.trajectory = trajectory
+        self.start = start
+        self.first_sample: int | None = None      # ns: JTC's time_before_traj_msg_
+        self._lead_in: JointTrajectory | None = None
+
+    def sample(self, now: int, position, velocity=None) -> ReferenceSample:
+        """
+        (q_ref, qd_ref, qdd_ref) at clock time ``now`` [ns] for the measured state.
+
+        ``position`` / ``velocity`` (or None) are the measured state, used by the first call
+        only (the lead-in starts there).  Raises InputError when the clock is before the first
+        sample.
+        """
+        traj = self.trajectory
+        if self.first_sample is None:
+            self._begin(now, position, velocity)
+        elif now < self.first_sample:
+            raise InputError("clock went back before the reference was first sampled (simulation "
+                             "reset?); no reference until a new one is given")
+        t = (now - self.start) / NS
+        if self._lead_in is not None and t < traj.times[0]:
+            return ReferenceSample(*self._lead_in.sample((now - self.first_sample) / NS))
+        return ReferenceSample(*traj.sample(t))
+
+    def _begin(self, now: int, position, velocity):
+        traj = self.trajectory
+        self.first_sample = now
+        if self.start == 0:
+            self.start = now
+        lead = (self.start - now) / NS + traj.times[0]      # s until the first point is due
+        if lead > 0.0:
+            both = velocity is not None and traj.velocities is not None
+            self._lead_in = JointTrajectory(
+                traj.joint_names, [0.0, lead], [position, traj.positions[0]],
+                [velocity, traj.velocities[0]] if both else None)

@@ -1,0 +1,209 @@
+"""
+The base class of the dynamics nodes, and the ``main()`` of every node executable.
+
+A node derives from :class:`DynamicsNode`, which gives it
+
+* ``self.dynamics``: a :class:`~robot_dynamics_ros.nodes.dynamics.Dynamics` (model and dynamics
+  functions in the model's joint order), replaced as a whole when the payload changes;
+* ``self.parameters``: a :class:`~robot_dynamics_ros.nodes.parameters.NodeParameters` with the
+  common parameters declared (below); a node declares its own with ``self.parameters.declare``
+  and validates them with ``self.params.add_hook``;
+* the joint orders: ``input_order`` (incoming name lists matched onto the model's order) and
+  ``joint_names`` / ``output_index`` (the configured output order);
+* inputs: :meth:`subscribe` (QoS overridable through ``qos_overrides.<topic>.subscription.*``),
+  :meth:`watch_input` for the input timeout, :meth:`reject` for dropped messages (wrap
+  callbacks in :func:`~robot_dynamics_ros.nodes.errors.topic_guard`);
+* outputs: :meth:`advertise` (QoS overridable too), :meth:`create_effort_outputs`.
+
+Common parameters:
+  ``robot_description`` (read-only) a robot YAML path or a shipped robot name (config/robots);
+  ``joint_names`` (read-only) the joint order of the outputs (default: the model's order), which
+      must name exactly the model's joints;
+  ``input_timeout`` s without a valid input after which the node says once that it stopped
+      publishing (0 disables the check);
+  ``qos_depth`` (read-only) history depth of every subscription and publisher;
+  ``use_generated_model`` (read-only) compute with the generated straight-line model (default)
+      or the core's algorithms (see ``nodes.dynamics``);
+  ``warning_period`` s between two warnings of the same kind about rejected inputs;
+  ``payload.mass`` / ``payload.com`` (3, tool frame) / ``payload.inertia`` (6: ixx iyy izz ixy
+      ixz iyz about the payload's CoM, tool frame), changeable at run time.
+"""
+from __future__ import annotations
+
+import sys
+import time
+
+import rclpy
+from rclpy.clock import Clock, ClockType
+from rclpy.exceptions import (InvalidParameterValueException, NameValidationException,
+                              ParameterException)
+from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.node import Node
+from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.qos_overriding_options import QoSOverridingOptions
+
+from ..core import RobotDynamicsError, joint_index
+from ..core.joint_names import inverse
+from ..ros_messages import JointOrder
+from .dynamics import Payload, load_robot, select_dynamics
+from .outputs import EffortOutputs
+from .parameters import NodeParameters
+from .watchdog import RejectionLog, Watchdog
+
+WATCHDOG_PERIOD = 0.05          # s, steady clock: how often input ages are checked
+MAX_PERIOD = 3600.0             # s: upper bound of the time parameters
+MAX_QOS_DEPTH = 1000
+MAX_PAYLOAD_MASS = 1000.0       # kg
+MAX_PAYLOAD_COM = 10.0          # m from the tool frame's origin
+MAX_PAYLOAD_INERTIA = 1000.0    # kg m^2
+# Every subscription and publisher: QoS overridable by parameters (rclpy's QoS overriding options).
+OVERRIDABLE = QoSOverridingOptions.with_default_policies()
+
+
+class DynamicsNode(Node):
+    """Base class of the dynamics nodes (see the module docstring)."""
+
+    def __init__(self, node_name: str, **node_kwargs):
+        super().__init__(node_name, **node_kwargs)
+        self.params = NodeParameters(self)
+        declare = self.params.declare
+        logger = self.get_logger()
+        self.watchdog = Watchdog(logger)
+        self.rejections = RejectionLog(logger)
+
+        robot = declare("robot_description", "puma560",
+                        "robot YAML path or shipped robot name (config/robots)", read_only=True)
+        self.base_model = model = load_robot(robot)
+        names = declare("joint_names", list(model.joint_names),
+                        "joint order of the outputs (exactly the model's joints)", read_only=True)
+        self.joint_names = tuple(names)
+        # outputs: model vector[output_index] is in the configured order
+        self.output_index = inverse(joint_index(model.joint_names, self.joint_names,
+                                                "joint_names parameter", allow_extra=False))
+        self.input_order = JointOrder(model.joint_names)
+        self.qos_depth = declare("qos_depth", 10, "history depth of subscriptions and publishers",
+                                 read_only=True, bounds=(1, MAX_QOS_DEPTH))
+        declare("input_timeout", 0.5, "s without valid input before the node says it stopped "
+                "publishing (0 disables)", bounds=(0.0, MAX_PERIOD))
+        declare("warning_period", 2.0, "s between warnings of the same kind",
+                bounds=(0.0, MAX_PERIOD))
+        file_payload = Payload.of_model(model)
+        declare("payload.mass", file_payload.mass, "payload mass [kg] on the tool flange",
+                bounds=(0.0, MAX_PAYLOAD_MASS))
+        declare("payload.com", list(file_payload.com), "payload CoM [m], tool frame",
+                bounds=(-MAX_PAYLOAD_COM, MAX_PAYLOAD_COM))
+        declare("payload.inertia", list(file_payload.inertia),
+                "payload inertia about its CoM [kg m^2], tool frame: ixx iyy izz ixy ixz iyz",
+                bounds=(-MAX_PAYLOAD_INERTIA, MAX_PAYLOAD_INERTIA))
+        generated = declare("use_generated_model", True,
+                            "compute with the generated straight-line model (robot-dynamics "
+                            "codegen) instead of the general algorithms", read_only=True)
+        self._implementation = "generated" if generated else "core"
+        self._payload = None
+        self.dynamics = None
+        self.params.add_hook(self._common_parameters)
+        if self.dynamics.fallback_reason:
+            logger.info(self.dynamics.fallback_reason)
+        logger.info(f"robot '{model.name}' ({model.n} joints), "
+                    f"{self.dynamics.implementation} dynamics")
+        self._steady = Clock(clock_type=ClockType.STEADY_TIME)
+        self.create_timer(WATCHDOG_PERIOD, self.watchdog.check, clock=self._steady)
+
+    def _common_parameters(self, values: dict):
+        timeout, period = float(values["input_timeout"]), float(values["warning_period"])
+        payload = Payload(float(values["payload.mass"]), tuple(values["payload.com"]),
+                          tuple(values["payload.inertia"]))
+        previous = self._payload
+        dynamics = None
+        if payload != previous:
+            dynamics = select_dynamics(payload.applied_to(self.base_model), self._implementation)
+
+        def apply():
+            self.watchdog.timeout, self.rejections.period = timeout, period
+            if dynamics is not None:
+                self._payload, self.dynamics = payload, dynamics
+                if previous is not None:
+                    self.get_logger().info(
+                        f"payload now {payload.mass} kg at {list(payload.com)} m")
+        return apply
+
+    # -- inputs --------------------------------------------------------------------------------
+    def qos(self, best_effort: bool = False) -> QoSProfile:
+        """
+        KEEP_LAST ``qos_depth``; reliable, or best effort.
+
+        A best-effort subscription takes messages from reliable and best-effort publishers alike
+        (sensor-data QoS, as joint_state_broadcaster or a bag player may use).
+        """
+        return QoSProfile(depth=self.qos_depth, history=HistoryPolicy.KEEP_LAST,
+                          reliability=ReliabilityPolicy.BEST_EFFORT if best_effort
+                          else ReliabilityPolicy.RELIABLE)
+
+    def subscribe(self, msg_type, topic: str, callback, qos: QoSProfile | None = None):
+        """Subscribe with a QoS the user can override (``qos_overrides.<topic>...``)."""
+        return self.create_subscription(msg_type, topic, callback, qos or self.qos(),
+                                        qos_overriding_options=OVERRIDABLE)
+
+    def watch_input(self, topic: str):
+        """Start watching ``topic`` for the input timeout and diagnostics."""
+        return self.watchdog.watch(topic)
+
+    def input_accepted(self, watch, started: float):
+        """Record a valid message on ``watch`` handled since ``started`` (time.monotonic())."""
+        if watch.stale:
+            self.watchdog.resumed(watch)
+        watch.accepted(started, time.monotonic())
+
+    def reject(self, kind: str, message: str):
+        """Say (throttled per ``kind``) that a message was dropped and why, and count it."""
+        self.rejections.reject(kind, message)
+
+    # -- outputs -------------------------------------------------------------------------------
+    def advertise(self, msg_type, topic: str, qos: QoSProfile | None = None):
+        """Create a publisher with a QoS the user can override (``qos_overrides.<topic>...``)."""
+        return self.create_publisher(msg_type, topic, qos or self.qos(),
+                                     qos_overriding_options=OVERRIDABLE)
+
+    def create_effort_outputs(self, state_topic: str, command_topic: str) -> EffortOutputs:
+        """Create the JointState + Float64MultiArray pair (see ``nodes.outputs``)."""
+        from sensor_msgs.msg import JointState
+        from std_msgs.msg import Float64MultiArray
+        return EffortOutputs(self.advertise(JointState, state_topic),
+                             self.advertise(Float64MultiArray, command_topic),
+                             self.joint_names, self.output_index)
+
+
+# --------------------------------------------------------------------------------- main()
+# What a bad robot file, parameter value or parameter *type* (rclpy: "Trying to set parameter 'x'
+# to '1' of type 'INTEGER', expecting type 'DOUBLE'") or node name raises while a node is created.
+CONFIGURATION_ERRORS = (RobotDynamicsError, ValueError, ParameterException,
+                        NameValidationException, InvalidParameterValueException)
+
+
+def run_node(node_class, args=None) -> int:
+    """Create ``node_class()`` and spin it until shutdown; a configuration error exits with 2."""
+    rclpy.init(args=args)
+    node = None
+    try:
+        try:
+            node = node_class()
+        except CONFIGURATION_ERRORS as exc:
+            print(f"{node_class.__name__}: configuration error: {exc}", file=sys.stderr)
+            return 2
+        executor = SingleThreadedExecutor()
+        executor.add_node(node)
+        executor.spin()
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        if node is not None:
+            node.destroy_node()
+        rclpy.try_shutdown()
+    return 0
+
+
+def main_for(node_class):
+    """Make the console-script ``main()`` of ``node_class``."""
+    def main(args=None):
+        sys.exit(run_node(node_class, args))
+    return main
