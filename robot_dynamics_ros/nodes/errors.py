@@ -1,40 +1,22 @@
 """
-The one table from the core's errors to what the nodes say, and the guards that apply it.
+How the nodes report errors: the core's one table of error kinds, and the guards that apply it.
 
 A topic message that cannot be used is dropped with a throttled warning and counted by reason
 (``kind``) in diagnostics; a service request gets ``success: false`` and the ``message``.  Both
-words come from :data:`ERROR_TABLE` (first matching class wins), so a too-short trajectory reads
-the same whether it came by topic or by service.  Error texts are cut to :data:`MAX_MESSAGE_CHARS`
-(issue 10, N4: no single bad input may write a megabyte of log).
+say what kind of problem it was in the words of ``core.errors.ERROR_SUMMARIES`` (the table the
+command line uses too), so a too-short trajectory reads the same whether it came by topic, by
+service or from a file.  Error texts are cut to :data:`MAX_MESSAGE_CHARS` (issue 10, N4: no
+single bad input may write a megabyte of log).
 """
 from __future__ import annotations
 
 import functools
-from typing import Callable, NamedTuple
+from typing import Callable
 
-from ..core import (InfeasibleError, InputError, RobotDescriptionError, SingularityError,
-                    TrajectoryError)
+from ..core.errors import RobotDynamicsError, error_summary
 from ..ros_messages import MessageRejected
 
 MAX_MESSAGE_CHARS = 600
-
-
-class ErrorWording(NamedTuple):
-    """How one class of errors is reported: its reason ``kind`` and the words before the text."""
-
-    kind: str
-    prefix: str
-
-
-ERROR_TABLE: tuple[tuple[type, ErrorWording], ...] = (
-    (RobotDescriptionError, ErrorWording("robot description", "invalid robot description")),
-    (TrajectoryError, ErrorWording("trajectory", "invalid trajectory")),
-    (InfeasibleError, ErrorWording("infeasible", "infeasible within the limits")),
-    (SingularityError, ErrorWording("singular", "singular configuration")),
-    (InputError, ErrorWording("input", "invalid input")),
-    (ValueError, ErrorWording("input", "invalid input")),
-)
-INTERNAL = ErrorWording("internal", "internal error")
 
 
 def capped(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
@@ -45,12 +27,13 @@ def capped(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
 
 
 def describe(exc: BaseException) -> tuple[str, str]:
-    """(reason kind, message) for ``exc``: the table's words, or an internal error."""
-    for cls, wording in ERROR_TABLE:
-        if isinstance(exc, cls):
-            kind = exc.kind if isinstance(exc, MessageRejected) else wording.kind
-            return kind, capped(f"{wording.prefix}: {exc}")
-    return INTERNAL.kind, capped(f"{INTERNAL.prefix} {type(exc).__name__}: {exc}")
+    """Say what ``exc`` is: (reason kind for diagnostics, message for logs and responses)."""
+    if isinstance(exc, (RobotDynamicsError, ValueError)):
+        # plain ValueError: numpy's and the message packages' checks of the input's values
+        summary = error_summary(exc) if isinstance(exc, RobotDynamicsError) else "invalid input"
+        kind = exc.kind if isinstance(exc, MessageRejected) else summary
+        return kind, capped(f"{summary}: {exc}")
+    return "internal error", capped(f"internal error {type(exc).__name__}: {exc}")
 
 
 def service_guard(logger, name: str, compute: Callable) -> Callable:
