@@ -4,9 +4,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import gravity_torques
-from .robot_argument import add_robot_argument, load_robot
+from .robot_argument import add_robot_argument, load_robot_with_report
 
-HELP = "validate a robot description (YAML path or shipped name) and print its joints, masses and limits"
+HELP = ("validate a robot description (URDF or YAML path, or shipped name) and print its joints, "
+        "masses and limits (for a URDF also what was merged into the chain or locked)")
 
 
 def add_arguments(parser):
@@ -14,15 +15,19 @@ def add_arguments(parser):
 
 
 def run(args) -> int:
-    model = load_robot(args)
+    model, report = load_robot_with_report(args)
+    for line in report.lines() if report else ():
+        print(line)
     print(f"{model.name}: {model.n} joints, {model.convention} DH, gravity {model.gravity.tolist()} m/s^2")
     header = f"{'joint':<16}{'type':<10}{'mass kg':>9}{'lower':>10}{'upper':>10}{'velocity':>10}{'effort':>10}" \
              f"{'rotor':>11}{'gear':>10}  units (limits, velocity, effort)"
     print(header)
     for i, name in enumerate(model.joint_names):
         units = "m, m/s, N" if model.joint_types[i] == "prismatic" else "rad, rad/s, N m"
-        print(f"{name:<16}{model.joint_types[i]:<10}{model.mass[i]:>9.4g}{model.lower[i]:>10.4g}"
-              f"{model.upper[i]:>10.4g}{model.velocity_limit[i]:>10.4g}{model.effort_limit[i]:>10.4g}"
+        lower, upper = (f"{model.lower[i]:>10.4g}", f"{model.upper[i]:>10.4g}") \
+            if model.joint_types[i] != "continuous" else (f"{'none':>10}", f"{'none':>10}")
+        print(f"{name:<16}{model.joint_types[i]:<10}{model.mass[i]:>9.4g}{lower}"
+              f"{upper}{model.velocity_limit[i]:>10.4g}{model.effort_limit[i]:>10.4g}"
               f"{model.rotor_inertia[i]:>11.3g}{model.gear_ratio[i]:>10.4g}  {units}")
     print(f"total mass {model.mass.sum():.4g} kg" + (f" (payload {model.payload['mass']} kg)" if model.payload else ""))
     q_mid = np.clip(np.zeros(model.n), model.lower, model.upper)

@@ -32,9 +32,12 @@ def add_arguments(parser):
 def demo_trajectory(model, duration: float):
     """Rest-to-rest quintic out-and-back motion between two poses inside the joint limits."""
     from ..core import JointTrajectory
-    mid = 0.5 * (model.lower + model.upper)
-    span = model.upper - model.lower
-    q0 = np.clip(np.zeros(model.n), model.lower + 0.1 * span, model.upper - 0.1 * span)
+    # Continuous joints (no position limits) move within one turn.
+    lower = np.where(np.isfinite(model.lower), model.lower, -np.pi)
+    upper = np.where(np.isfinite(model.upper), model.upper, np.pi)
+    mid = 0.5 * (lower + upper)
+    span = upper - lower
+    q0 = np.clip(np.zeros(model.n), lower + 0.1 * span, upper - 0.1 * span)
     q1 = q0 + 0.25 * span * np.sign(mid - q0 + 1e-9)
     half = max(duration / 2.0, 0.5)
     zeros = np.zeros((3, model.n))

@@ -2,15 +2,32 @@
 from __future__ import annotations
 
 from ..core import RobotModel
+from ..core.model.urdf import UrdfReport, is_urdf, load_urdf
 
-HELP = "robot description: a YAML file, or the name of a shipped robot (e.g. puma560)"
+HELP = ("robot description: a URDF file, a YAML file, or the name of a shipped robot "
+        "(e.g. puma560)")
 
 
 def add_robot_argument(parser) -> None:
-    """Add the positional ``robot`` argument."""
+    """Add the positional ``robot`` argument and a URDF's ``--root-link`` and ``--tip-link``."""
     parser.add_argument("robot", help=HELP)
+    parser.add_argument("--root-link", default=None,
+                        help="URDF only: the link the chain starts from, the world frame "
+                             "(default: the URDF's root link)")
+    parser.add_argument("--tip-link", default=None,
+                        help="URDF only: the link the chain ends at, the tool frame (default: "
+                             "the child of the last movable joint, if the movable joints form one "
+                             "chain)")
 
 
 def load_robot(args) -> RobotModel:
-    """The model named by ``args.robot`` (raises RobotDescriptionError, which cli.main reports)."""
-    return RobotModel.named(args.robot)
+    """Return the model ``args`` name (RobotDescriptionError is reported by cli.main)."""
+    return RobotModel.from_description(args.robot, args.root_link, args.tip_link)
+
+
+def load_robot_with_report(args) -> tuple[RobotModel, UrdfReport | None]:
+    """Return the model ``args`` name and, for a URDF, what was merged and locked into it."""
+    if not is_urdf(args.robot):
+        return load_robot(args), None
+    description = load_urdf(args.robot, args.root_link, args.tip_link)
+    return RobotModel.from_dict(description.spec, description.report.source), description.report

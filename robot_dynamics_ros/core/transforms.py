@@ -58,3 +58,42 @@ def skew(v: np.ndarray) -> np.ndarray:
     S[..., 1, 0], S[..., 1, 2] = v[..., 2], -v[..., 0]
     S[..., 2, 0], S[..., 2, 1] = -v[..., 1], v[..., 0]
     return S
+
+
+def rpy_from_matrix(rotation) -> list[float]:
+    """
+    Return the roll-pitch-yaw angles of a rotation matrix (the inverse of :func:`rpy_matrix`).
+
+    URDF's fixed-axis angles.  Yaw first, then pitch and roll from Rz(-yaw) R = Ry(pitch) Rx(roll),
+    which keeps the round trip exact to rounding also near pitch = +-pi/2 (where yaw is 0 if
+    undefined).
+    """
+    R = np.asarray(rotation, dtype=float)
+    yaw = math.atan2(R[1, 0], R[0, 0]) if abs(R[1, 0]) + abs(R[0, 0]) > 1e-300 else 0.0
+    cy, sy = math.cos(yaw), math.sin(yaw)
+    r00, r20 = cy * R[0, 0] + sy * R[1, 0], R[2, 0]
+    r11, r12 = -sy * R[0, 1] + cy * R[1, 1], -sy * R[0, 2] + cy * R[1, 2]
+    return [math.atan2(-r12, r11) + 0.0, math.atan2(-r20, r00) + 0.0, yaw + 0.0]  # no -0.0
+
+
+def snap_small(values, relative: float = 1e-14) -> np.ndarray:
+    """Return ``values`` with the entries below ``relative`` times the largest one made 0."""
+    v = np.asarray(values, dtype=float)
+    return np.where(np.abs(v) <= relative * np.abs(v).max(initial=0.0), 0.0, v) + 0.0
+
+
+def pose_dict(T) -> dict:
+    """
+    Return the {'xyz': [...], 'rpy': [...]} mapping of a 4x4 transform (see pose_matrix).
+
+    Rounding noise is removed: coordinates below 1e-14 of max(1 m, the largest) become 0 and
+    angles within 1e-14 of a multiple of pi/2 that multiple.
+    """
+    T = np.asarray(T, dtype=float)
+    xyz = T[:3, 3]
+    xyz = np.where(np.abs(xyz) <= 1e-14 * max(1.0, float(np.abs(xyz).max())), 0.0, xyz) + 0.0
+    rpy = []
+    for angle in rpy_from_matrix(T[:3, :3]):
+        k = round(angle / (math.pi / 2))
+        rpy.append(k * (math.pi / 2) + 0.0 if abs(angle - k * (math.pi / 2)) < 1e-14 else angle)
+    return {"xyz": [float(x) for x in xyz], "rpy": rpy}

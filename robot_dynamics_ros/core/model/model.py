@@ -16,6 +16,7 @@ inertias are re-expressed in the internal frames once, here, so the recursions n
 from __future__ import annotations
 
 import copy
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -79,10 +80,14 @@ class RobotModel:
         self.gravity = _frozen(spec["gravity"])
         self.base = _frozen(pose_matrix(spec["base"]))
         self.tool = _frozen(pose_matrix(spec["tool"]))
-        col = lambda group, key: _frozen([j[group][key] for j in joints])  # noqa: E731
+
+        def col(group, key, absent=None):
+            return _frozen([j[group].get(key, absent) for j in joints])
         self.dh_a, self.dh_alpha = col("dh", "a"), col("dh", "alpha")
         self.dh_d, self.dh_theta = col("dh", "d"), col("dh", "theta")
-        self.lower, self.upper = col("limits", "lower"), col("limits", "upper")
+        # A continuous joint has no position limits: -inf and +inf, so every limit check passes.
+        self.lower = col("limits", "lower", -math.inf)
+        self.upper = col("limits", "upper", math.inf)
         self.velocity_limit, self.effort_limit = col("limits", "velocity"), col("limits", "effort")
         self.rotor_inertia, self.gear_ratio = col("motor", "rotor_inertia"), col("motor", "gear_ratio")
         self.viscous, self.coulomb = col("friction", "viscous"), col("friction", "coulomb")
@@ -105,6 +110,39 @@ class RobotModel:
     @classmethod
     def from_yaml(cls, path: str | Path) -> "RobotModel":
         return cls(load_robot_file(path))
+
+    @classmethod
+    def from_urdf(cls, source, root_link: str | None = None, tip_link: str | None = None,
+                  locked: dict | None = None, gravity=None,
+                  accept_inconsistent_inertia: bool = False) -> "RobotModel":
+        """
+        Build the chain of a URDF (file path or XML text) from ``root_link`` to ``tip_link``.
+
+        Defaults: the URDF's root link, and the child of the last movable joint when the movable
+        joints form one chain.  Fixed subtrees are merged, off-chain movable joints locked at 0
+        or ``locked[name]``; see ``core/model/urdf.py`` and README, "URDF robots".
+        """
+        from .urdf import load_urdf
+        return cls(load_urdf(source, root_link, tip_link, locked, gravity,
+                             accept_inconsistent_inertia).spec)
+
+    @classmethod
+    def from_description(cls, description, root_link: str | None = None,
+                         tip_link: str | None = None) -> "RobotModel":
+        """
+        Build a model from any robot description as ROS parameters and commands give it.
+
+        A shipped robot name, a YAML path, a URDF path (``.urdf``, ``.xml`` or XML content) or
+        URDF XML text (robot_state_publisher's ``robot_description``).  ``root_link`` and
+        ``tip_link`` apply to URDF descriptions only.
+        """
+        from .urdf import is_urdf
+        if is_urdf(description):
+            return cls.from_urdf(description, root_link or None, tip_link or None)
+        if root_link or tip_link:
+            raise RobotDescriptionError(f"{description}: root_link and tip_link apply to URDF "
+                                        "descriptions only, not to a YAML robot file")
+        return cls.named(description)
 
     @classmethod
     def named(cls, name_or_path: str | Path) -> "RobotModel":
@@ -162,6 +200,10 @@ class RobotModel:
             a_prev = np.concatenate([[0.0], self.dh_a[:-1]])
             offsets = np.array([homogeneous(rot_x(al), [a, 0.0, 0.0])
                                 for a, al in zip(self.dh_a, self.dh_alpha)])
+        # A link may be given in its own frame (URDF link frames), placed in its joint's DH frame.
+        offsets = np.array([
+            offset if j["link_frame"] is None else offset @ pose_matrix(j["link_frame"])
+            for offset, j in zip(offsets, self._spec["joints"])])
         R, p = offsets[:, :3, :3], offsets[:, :3, 3]
         com = np.einsum("nij,nj->ni", R, self.com) + p
         inertia = np.einsum("nij,njk,nlk->nil", R, self.inertia, R)

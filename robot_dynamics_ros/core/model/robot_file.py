@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import numbers
 import re
+import warnings
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -24,9 +25,10 @@ from .inertia import check_physical_inertia, inertia_matrix
 
 
 TOP_KEYS = {"name": True, "dh_convention": True, "gravity": False, "base": False, "tool": False,
-            "joints": True, "payload": False, "description": False}
+            "joints": True, "payload": False, "description": False,
+            "accept_inconsistent_inertia": False}
 JOINT_KEYS = {"name": True, "type": True, "dh": True, "limits": True, "link": True,
-              "motor": False, "friction": False}
+              "motor": False, "friction": False, "link_frame": False}
 DH_KEYS = {"a": True, "alpha": True, "d": True, "theta": True}
 LIMIT_KEYS = {"lower": True, "upper": True, "velocity": True, "effort": True}
 LINK_KEYS = {"mass": True, "com": True, "inertia": True}
@@ -38,7 +40,10 @@ PAYLOAD_KEYS = LINK_KEYS
 
 LIMIT_KINDS = {"velocity": "velocity", "effort": "effort"}    # lower, upper: the joint's position kind
 CONVENTIONS = ("standard", "modified")
-JOINT_TYPES = ("revolute", "prismatic")
+# continuous: a revolute joint without position limits (its limits have no lower/upper; the model's
+# lower/upper are -inf/+inf), as URDF's continuous joints.
+JOINT_TYPES = ("revolute", "prismatic", "continuous")
+CONTINUOUS_LIMIT_KEYS = {"velocity": True, "effort": True}
 DEFAULT_GRAVITY = [0.0, 0.0, -9.81]
 
 # "pi", "-pi/2", "0.5*pi", "3*pi/4": angles may be written the way DH tables print them.
@@ -125,7 +130,7 @@ def _pose(value: Any, where: str, loc: _Where) -> dict:
             "rpy": _vector3(value.get("rpy", [0, 0, 0]), f"{where}.rpy", loc, "angle", angle=True)}
 
 
-def _body(value: Any, where: str, loc: _Where) -> dict:
+def _body(value: Any, where: str, loc: _Where, accept_inconsistent: bool = False) -> dict:
     _check_keys(value, LINK_KEYS, where, loc)
     mass = _number(value["mass"], f"{where}.mass", loc, "mass")
     if mass < 0:
@@ -136,11 +141,14 @@ def _body(value: Any, where: str, loc: _Where) -> dict:
                for k in INERTIA_KEYS}
     problem = check_physical_inertia(inertia_matrix(inertia))
     if problem:
-        raise loc.error(f"{where}.inertia", f"physically inconsistent inertia: {problem}")
+        error = loc.error(f"{where}.inertia", f"physically inconsistent inertia: {problem}")
+        if not accept_inconsistent:
+            raise error
+        warnings.warn(f"{error} (accepted: accept_inconsistent_inertia is set)", stacklevel=2)
     return {"mass": mass, "com": com, "inertia": inertia}
 
 
-def _joint(value: Any, index: int, loc: _Where) -> dict:
+def _joint(value: Any, index: int, loc: _Where, accept_inconsistent: bool = False) -> dict:
     label = f"joints[{index}]"
     if isinstance(value, dict) and isinstance(value.get("name"), str):
         label += f" ({value['name']})"
@@ -156,18 +164,28 @@ def _joint(value: Any, index: int, loc: _Where) -> dict:
     dh = {k: _number(dh_in[k], f"{label}.dh.{k}", loc, "angle" if k in ("alpha", "theta") else "length",
                     angle=k in ("alpha", "theta")) for k in DH_KEYS}
 
-    lim_in = _check_keys(value["limits"], LIMIT_KEYS, f"{label}.limits", loc)
-    position_kind = "angle" if jtype == "revolute" else "length"
+    continuous = jtype == "continuous"
+    limits_in = value["limits"]
+    if continuous and isinstance(limits_in, dict) and {"lower", "upper"} & set(limits_in):
+        raise loc.error(f"{label}.limits", "a continuous joint has no position limits: remove "
+                                           "lower/upper (or make it a revolute joint)")
+    lim_in = _check_keys(value["limits"], CONTINUOUS_LIMIT_KEYS if continuous else LIMIT_KEYS,
+                         f"{label}.limits", loc)
+    position_kind = "length" if jtype == "prismatic" else "angle"
     limits = {k: _number(lim_in[k], f"{label}.limits.{k}", loc, LIMIT_KINDS.get(k, position_kind),
-                         angle=jtype == "revolute" and k in ("lower", "upper"))
-              for k in LIMIT_KEYS}
-    if limits["lower"] > limits["upper"]:
+                         angle=jtype != "prismatic" and k in ("lower", "upper"))
+              for k in lim_in}
+    if not continuous and limits["lower"] > limits["upper"]:
         raise loc.error(f"{label}.limits", f"lower ({limits['lower']}) is above upper ({limits['upper']})")
     for k in ("velocity", "effort"):
         if limits[k] <= 0:
             raise loc.error(f"{label}.limits.{k}", f"must be > 0, got {limits[k]}")
 
-    link = _body(value["link"], f"{label}.link", loc)
+    link = _body(value["link"], f"{label}.link", loc, accept_inconsistent)
+    # The pose of the frame in which ``link`` is given, in the joint's DH frame (URDF link frames).
+    link_frame = value.get("link_frame")
+    if link_frame is not None:
+        link_frame = _pose(link_frame, f"{label}.link_frame", loc)
 
     motor = {"rotor_inertia": 0.0, "gear_ratio": 1.0}
     if value.get("motor") is not None:
@@ -187,7 +205,7 @@ def _joint(value: Any, index: int, loc: _Where) -> dict:
                 raise loc.error(f"{label}.friction.{k}", f"must be >= 0, got {friction[k]}")
 
     return {"name": name, "type": jtype, "dh": dh, "limits": limits, "link": link,
-            "motor": motor, "friction": friction}
+            "motor": motor, "friction": friction, "link_frame": link_frame}
 
 
 def parse_robot(data: Any, source: str = "<dict>") -> dict:
@@ -201,23 +219,33 @@ def parse_robot(data: Any, source: str = "<dict>") -> dict:
     if convention not in CONVENTIONS:
         raise loc.error("dh_convention", f"must be one of {list(CONVENTIONS)}, got {_shown(convention)}")
     gravity = _vector3(data.get("gravity", DEFAULT_GRAVITY), "gravity", loc, "gravity")
+    accept = data.get("accept_inconsistent_inertia", False)
+    if not isinstance(accept, bool):
+        raise loc.error("accept_inconsistent_inertia",
+                        f"must be true or false, got {_shown(accept)}")
     joints_in = data["joints"]
     if not isinstance(joints_in, list) or not joints_in:
         raise loc.error("joints", "must be a non-empty list of joints")
-    joints = [_joint(j, i, loc) for i, j in enumerate(joints_in)]
+    joints = [_joint(j, i, loc, accept) for i, j in enumerate(joints_in)]
+    framed = [f"joints[{i}] ({j['name']})" for i, j in enumerate(joints)
+              if j["link_frame"] is not None]
+    if framed and convention != "modified":
+        raise loc.error(f"{framed[0]}.link_frame",
+                        "link frames are supported with dh_convention: modified only")
     names = [j["name"] for j in joints]
     duplicates = sorted(name for name, count in Counter(names).items() if count > 1)
     if duplicates:
         raise loc.error("joints", f"duplicate joint name(s) {duplicates}")
     payload = None
     if data.get("payload") is not None:
-        payload = _body(data["payload"], "payload", loc)
+        payload = _body(data["payload"], "payload", loc, accept)
     description = data.get("description", "")
     if not isinstance(description, str):
         raise loc.error("description", f"must be a string, got {type(description).__name__}")
     return {"name": name, "dh_convention": convention, "gravity": gravity,
             "base": _pose(data.get("base"), "base", loc), "tool": _pose(data.get("tool"), "tool", loc),
-            "joints": joints, "payload": payload, "description": description}
+            "joints": joints, "payload": payload, "description": description,
+            "accept_inconsistent_inertia": accept}
 
 
 MAX_FILE_BYTES = 1 << 20       # a robot file is a few KB; this bounds the work a bad one causes

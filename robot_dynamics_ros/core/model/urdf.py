@@ -1,0 +1,180 @@
+"""
+URDF robots: the serial chain of a URDF from a root link to a tip link, as a robot description.
+
+``load_urdf(source, root_link, tip_link, locked)`` reads the URDF (``urdf_xml``), takes the chain
+and merges or locks everything else into its links (``urdf_tree``), and rewrites the chain of
+joint axes once as the equivalent modified-DH chain with base and tool transforms
+(``axes_to_dh``).  The result is an ordinary normalised robot description (``robot_file``):
+
+* ``dh_convention: modified``; each joint's DH row; its type (``revolute``, ``continuous`` without
+  position limits, ``prismatic``); limits from ``<limit>``; friction from ``<dynamics>``
+  (``damping`` -> viscous, ``friction`` -> Coulomb, both joint side); rotor inertia and gear ratio
+  from the package's ``<robot_dynamics:motor>`` extension when present;
+* each link's mass, centre of mass and inertia as in the URDF, in the URDF link frame, and that
+  frame's pose in the joint's DH frame as ``link_frame`` (so ``forward_kinematics`` returns the
+  URDF link frames);
+* ``base``: DH frame 0 in the root link frame (the world frame); ``tool``: the tip link frame in
+  the last chain link's frame; gravity [0, 0, -9.81] in the root link frame unless given (or
+  given by the package's ``<robot_dynamics:gravity>`` extension, when the chain starts at the
+  URDF's root link).
+
+so that every algorithm, the formulations, the code generator, scaling and the nodes work on a
+URDF robot exactly as on a YAML one.  ``UrdfReport`` says what was merged and locked.
+"""
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+from ..errors import RobotDescriptionError
+from ..transforms import pose_dict
+from .axes_to_dh import axes_to_dh
+from .inertia import inertia_entries
+from .robot_file import DEFAULT_GRAVITY, parse_robot
+from .urdf_tree import UrdfChain, select_chain
+from .urdf_xml import parse_urdf, read_urdf_text
+
+
+class UrdfReport(NamedTuple):
+    """What became of a URDF's links and joints in the model (``check`` prints it)."""
+
+    source: str
+    root_link: str
+    tip_link: str
+    joints: tuple[str, ...]                  # the model's joints, root to tip
+    merged: dict[str, tuple[str, ...]]       # joint -> the URDF links it moves (child link first)
+    locked: dict[str, float]                 # joints off the chain -> position locked at
+    base_links: tuple[str, ...]              # fixed to the root link: no effect on the dynamics
+
+    def lines(self) -> list[str]:
+        """Return the report as printable lines."""
+        out = [f"URDF {self.source}: chain from root link '{self.root_link}' to tip link "
+               f"'{self.tip_link}', {len(self.joints)} joints"]
+        for joint in self.joints:
+            links = self.merged[joint]
+            extra = f" (merged: {', '.join(links[1:])})" if len(links) > 1 else ""
+            out.append(f"  {joint}: moves link '{links[0]}'{extra}")
+        if self.locked:
+            out.append("locked off-chain joints: "
+                       + ", ".join(f"{name} = {value:g}" for name, value in self.locked.items()))
+        if self.base_links:
+            out.append("fixed to the root link (no effect on the dynamics): "
+                       + ", ".join(self.base_links))
+        return out
+
+
+class UrdfDescription(NamedTuple):
+    """A URDF chain as a normalised robot description and what was merged into it."""
+
+    spec: dict
+    report: UrdfReport
+
+
+URDF_SUFFIXES = (".urdf", ".xml")
+
+
+def is_urdf(description) -> bool:
+    """
+    Tell whether a robot description (text or path) is a URDF rather than a YAML robot.
+
+    URDF XML text (starting with ``<``), a path ending in ``.urdf`` or ``.xml``, or an existing
+    file whose content starts with ``<`` (e.g. robot_state_publisher's dumped description).
+    """
+    if isinstance(description, bytes):
+        return True
+    text = str(description)
+    if text.lstrip().startswith("<"):
+        return True
+    path = Path(text)
+    if path.suffix.lower() in URDF_SUFFIXES:
+        return True
+    if path.suffix.lower() in (".yaml", ".yml") or not path.is_file():
+        return False
+    try:
+        with path.open("rb") as f:
+            return f.read(256).lstrip().startswith(b"<")
+    except OSError:
+        return False
+
+
+def load_urdf(source, root_link: str | None = None, tip_link: str | None = None,
+              locked: dict | None = None, gravity=None,
+              accept_inconsistent_inertia: bool = False) -> UrdfDescription:
+    """
+    Read a URDF (file path or XML text) and return its chain as a robot description.
+
+    See the module docstring; every problem raises RobotDescriptionError naming the file and the
+    link or joint.  ``locked`` maps joints off the chain to the position they are locked at (0
+    otherwise); ``gravity`` is in the root link frame.  ``accept_inconsistent_inertia`` accepts
+    physically inconsistent link inertias with a warning instead of an error.
+    """
+    text, label = read_urdf_text(source)
+    robot = parse_urdf(text, label)
+    chain = select_chain(robot, root_link, tip_link, locked, accept_inconsistent_inertia)
+    if gravity is None:      # the extension's gravity is in the URDF's root link frame
+        extension = robot.gravity is not None and root_link in (None, chain.root_link) and \
+            chain.root_link not in {j.child for j in robot.joints.values()}
+        gravity = robot.gravity if extension else DEFAULT_GRAVITY
+    spec = _description(chain, gravity, accept_inconsistent_inertia)
+    report = UrdfReport(label, chain.root_link, chain.tip_link,
+                        tuple(link.joint.name for link in chain.links),
+                        {link.joint.name: link.merged for link in chain.links}, dict(chain.locked),
+                        chain.base_links)
+    with warnings.catch_warnings():
+        # Accepted inconsistent inertias were reported above, naming the URDF links.
+        warnings.simplefilter("ignore", UserWarning)
+        return UrdfDescription(parse_robot(spec, label), report)
+
+
+def _inverse(T: np.ndarray) -> np.ndarray:
+    inverse = np.eye(4)
+    inverse[:3, :3] = T[:3, :3].T
+    inverse[:3, 3] = -T[:3, :3].T @ T[:3, 3]
+    return inverse
+
+
+def _description(chain: UrdfChain, gravity, accept_inconsistent_inertia: bool) -> dict:
+    src = chain.robot.source
+    poses = np.array([link.pose for link in chain.links])
+    axes = np.einsum("nij,nj->ni", poses[:, :3, :3], [link.joint.axis for link in chain.links])
+    names = [link.joint.name for link in chain.links]
+    dh = axes_to_dh(poses[:, :3, 3], axes, names, src)
+    joints = []
+    for i, link in enumerate(chain.links):
+        joint = link.joint
+        if joint.limit is None:
+            raise RobotDescriptionError(
+                f"{src}: joint '{joint.name}': a continuous joint on the chain needs <limit "
+                "velocity effort> (the model's velocity and effort limits)")
+        for label in ("velocity", "effort"):
+            value = getattr(joint.limit, label)
+            if value <= 0:
+                raise RobotDescriptionError(f"{src}: joint '{joint.name}': <limit {label}>: must "
+                                            f"be > 0 on a joint of the chain, got {value:g}")
+        if joint.type != "continuous" and joint.limit.lower > joint.limit.upper:
+            raise RobotDescriptionError(f"{src}: joint '{joint.name}': <limit>: lower "
+                                        f"({joint.limit.lower:g}) is above upper "
+                                        f"({joint.limit.upper:g})")
+        limits = {"velocity": joint.limit.velocity, "effort": joint.limit.effort}
+        if joint.type != "continuous":
+            limits = {"lower": joint.limit.lower, "upper": joint.limit.upper, **limits}
+        motor = None
+        if joint.motor is not None:
+            motor = {"rotor_inertia": joint.motor[0], "gear_ratio": joint.motor[1]}
+        joints.append({
+            "name": joint.name, "type": joint.type,
+            "dh": {"a": dh.a_prev[i], "alpha": dh.alpha_prev[i], "d": dh.d[i],
+                   "theta": dh.theta[i]},
+            "limits": limits,
+            "link": {"mass": link.body.mass, "com": [float(c) for c in link.body.com],
+                     "inertia": inertia_entries(link.body.inertia)},
+            "link_frame": pose_dict(_inverse(dh.frames[i]) @ link.pose),
+            "motor": motor,
+            "friction": {"viscous": joint.damping, "coulomb": joint.friction}})
+    return {"name": chain.robot.name, "dh_convention": "modified", "gravity": list(gravity),
+            "base": pose_dict(dh.base), "tool": pose_dict(chain.tool), "joints": joints,
+            "payload": None, "accept_inconsistent_inertia": accept_inconsistent_inertia,
+            "description": f"URDF {src}, chain from '{chain.root_link}' to '{chain.tip_link}'"}
