@@ -1,4 +1,5 @@
-"""Speed of the generated dynamics code: microseconds per call from Python, single configuration.
+"""
+Speed of the generated dynamics code: microseconds per call from Python, single configuration.
 
     python3 bench/bench_codegen.py [--quick]
 
@@ -44,7 +45,8 @@ def bench_robot(name: str, reps: int) -> dict:
         dyn = generated_model(m)
         raw = dyn.module
         tau = rnea(m, q, qd, qdd)
-        np.testing.assert_allclose(raw.rnea(q, qd, qdd), tau, rtol=0, atol=1e-12 * max(1, abs(tau).max()))
+        np.testing.assert_allclose(raw.rnea(q, qd, qdd), tau, rtol=0,
+                                   atol=1e-12 * max(1, abs(tau).max()))
         np.testing.assert_allclose(raw.mass_matrix(q), mass_matrix(m, q), rtol=0, atol=1e-12)
         rows[f"rnea ({label})"] = {
             "generated": per_call_us(lambda: raw.rnea(q, qd, qdd), reps),
@@ -64,18 +66,20 @@ def bench_robot(name: str, reps: int) -> dict:
     if pm is not None:
         import pinocchio as pin
         data = pm.createData()
-        rows["rnea (rigid)"]["pinocchio"] = per_call_us(lambda: pin.rnea(pm, data, q, qd, qdd), reps)
+        rows["rnea (rigid)"]["pinocchio"] = per_call_us(lambda: pin.rnea(pm, data, q, qd, qdd),
+                                                        reps)
         rows["gravity_torques"]["pinocchio (rigid)"] = per_call_us(
             lambda: pin.computeGeneralizedGravity(pm, data, q), reps)
         rows["mass_matrix"]["pinocchio (rigid)"] = per_call_us(lambda: pin.crba(pm, data, q), reps)
     robot = roboticstoolbox_robot(model)
     if robot is not None:
-        rows["rnea (rigid)"]["roboticstoolbox"] = per_call_us(lambda: robot.rne(q, qd, qdd), reps // 10)
+        rows["rnea (rigid)"]["roboticstoolbox"] = per_call_us(lambda: robot.rne(q, qd, qdd),
+                                                              reps // 10)
     return model, rows
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
     args = parser.parse_args(argv)
     reps = 2000 if args.quick else 20000
@@ -84,7 +88,8 @@ def main(argv=None) -> int:
     print(f"baseline: one 6x6 numpy matrix-vector product = {baseline:.3f} us")
     for name in ("puma560", "panda"):
         model, rows = bench_robot(name, reps)
-        print(f"\n{model.name} ({model.n} joints): us per call (x baseline); core/generated = speed-up")
+        print(f"\n{model.name} ({model.n} joints): us per call (x baseline); "
+              "core/generated = speed-up")
         for key, r in rows.items():
             gen = r["generated"]
             cells = [f"generated {gen:7.2f} ({gen / baseline:4.1f}x)"]

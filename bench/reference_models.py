@@ -1,12 +1,20 @@
-"""The package's robots built in the reference libraries (optional `bench` extra), for timing and
-agreement checks in the same run.  Each builder returns None when its library is not installed."""
+"""
+The package's robots built in the reference libraries (optional `bench` extra).
+
+For timing and agreement checks in the same run.  Each builder returns None when its library is
+not installed.
+"""
 from __future__ import annotations
 
 import numpy as np
 
 
 def pinocchio_model(model):
-    """A pinocchio.Model of the rigid-body part of ``model`` (same internal modified-DH frames)."""
+    """
+    Return a pinocchio.Model of the rigid-body part of ``model``.
+
+    It has the same internal modified-DH frames.
+    """
     try:
         import pinocchio as pin
     except ImportError:
@@ -28,14 +36,15 @@ def pinocchio_model(model):
             placement = base * placement
         joint = pin.JointModelPZ() if ch.prismatic[i] else pin.JointModelRZ()
         parent = pm.addJoint(parent, joint, placement, model.joint_names[i])
-        pm.appendBodyToJoint(parent, pin.Inertia(float(ch.mass[i]), ch.com[i].copy(), ch.inertia[i].copy()),
+        pm.appendBodyToJoint(parent, pin.Inertia(float(ch.mass[i]), ch.com[i].copy(),
+                                                 ch.inertia[i].copy()),
                              pin.SE3.Identity())
     pm.gravity = pin.Motion(np.asarray(model.gravity, dtype=float), np.zeros(3))
     return pm
 
 
 def roboticstoolbox_robot(model):
-    """A roboticstoolbox DHRobot with the file's DH table and rigid-body inertial data."""
+    """Return a roboticstoolbox DHRobot with the file's DH table and rigid-body inertial data."""
     try:
         import roboticstoolbox as rtb
     except ImportError:
@@ -43,9 +52,10 @@ def roboticstoolbox_robot(model):
     links = []
     modified = model.convention == "modified"
     for i in range(model.n):
-        I = model.inertia[i]
-        kwargs = dict(a=float(model.dh_a[i]), alpha=float(model.dh_alpha[i]), m=float(model.mass[i]),
-                      r=model.com[i].tolist(), I=I.tolist(), Jm=0.0, G=1.0, B=0.0, Tc=[0.0, 0.0])
+        inertia = model.inertia[i]
+        kwargs = dict(a=float(model.dh_a[i]), alpha=float(model.dh_alpha[i]),
+                      m=float(model.mass[i]), r=model.com[i].tolist(), I=inertia.tolist(),
+                      Jm=0.0, G=1.0, B=0.0, Tc=[0.0, 0.0])
         if model.joint_types[i] == "prismatic":
             kwargs.update(theta=float(model.dh_theta[i]), offset=float(model.dh_d[i]))
             cls = rtb.PrismaticMDH if modified else rtb.PrismaticDH

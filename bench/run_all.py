@@ -1,4 +1,5 @@
-"""Run every benchmark under bench/ in turn (`make bench`), with this interpreter.
+"""
+Run every benchmark under bench/ in turn (`make bench`), with this interpreter.
 
 Each benchmark times the package against a baseline measured in the same run (and against
 Pinocchio, roboticstoolbox-python and toppra when the optional `bench` extra is installed).

@@ -23,13 +23,17 @@ os.environ.pop("ROS_LOCALHOST_ONLY", None)
 
 @pytest.fixture
 def rng():
-    """A seeded random generator (the same draws on every run)."""
+    """Return a seeded random generator (the same draws on every run)."""
     return np.random.default_rng(20261123)
 
 
 @pytest.fixture(scope="session")
 def shipped_model():
-    """``shipped_model(name)``: the shipped robot ``name``, loaded once per session."""
+    """
+    Return a getter of the shipped robots, each loaded once per session.
+
+    ``shipped_model(name)`` is the shipped robot ``name``.
+    """
     from robot_dynamics_ros.core import RobotModel
     cache = {}
 

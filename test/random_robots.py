@@ -1,4 +1,5 @@
-"""Random, physically consistent serial robots for tests and benchmarks.
+"""
+Random, physically consistent serial robots for tests and benchmarks.
 
 ``random_robot_dict(n, rng, ...)`` returns a description accepted by ``RobotModel.from_dict``:
 generic DH parameters (no special angles, so no code path is favoured), a mix of revolute and
@@ -18,7 +19,8 @@ from scipy.spatial.transform import Rotation
 
 
 def random_inertia(rng: np.random.Generator, mass: float, size: float = 0.2) -> np.ndarray:
-    """A rotational inertia about the CoM of a plausible body of this mass and length scale.
+    """
+    Return a rotational inertia about the CoM of a plausible body of this mass and length scale.
 
     With second moments s_k = integral(x_k^2 dm) >= 0, the principal moments are
     I_x = s_y + s_z etc., which makes them non-negative and satisfy I_x + I_y >= I_z.
@@ -29,9 +31,9 @@ def random_inertia(rng: np.random.Generator, mass: float, size: float = 0.2) -> 
     return R @ np.diag(principal) @ R.T
 
 
-def _inertia_entries(I: np.ndarray) -> dict:
-    return {"ixx": float(I[0, 0]), "iyy": float(I[1, 1]), "izz": float(I[2, 2]),
-            "ixy": float(I[0, 1]), "ixz": float(I[0, 2]), "iyz": float(I[1, 2])}
+def _inertia_entries(inertia: np.ndarray) -> dict:
+    return {"ixx": float(inertia[0, 0]), "iyy": float(inertia[1, 1]), "izz": float(inertia[2, 2]),
+            "ixy": float(inertia[0, 1]), "ixz": float(inertia[0, 2]), "iyz": float(inertia[1, 2])}
 
 
 def random_body(rng: np.random.Generator, mass_range=(0.5, 5.0)) -> dict:
@@ -44,7 +46,8 @@ def random_robot_dict(n: int, rng: np.random.Generator, convention: str = "stand
                       prismatic_prob: float = 0.3, with_motors: bool = False,
                       with_friction: bool = False, with_payload: bool = False,
                       name: str | None = None) -> dict:
-    """A random n-joint robot description (see the module docstring).
+    """
+    Return a random n-joint robot description (see the module docstring).
 
     ``convention``: "standard" or "modified" DH.  ``prismatic_prob``: chance of each joint being
     prismatic.  ``with_motors`` adds rotor inertia and gear ratios, ``with_friction`` viscous and
@@ -69,7 +72,8 @@ def random_robot_dict(n: int, rng: np.random.Generator, convention: str = "stand
         }
         if with_motors:
             joint["motor"] = {"rotor_inertia": float(rng.uniform(1e-5, 1e-3)),
-                              "gear_ratio": float(rng.choice([-1.0, 1.0]) * rng.uniform(5.0, 150.0))}
+                              "gear_ratio": float(rng.choice([-1.0, 1.0])
+                                                  * rng.uniform(5.0, 150.0))}
         if with_friction:
             joint["friction"] = {"viscous": float(rng.uniform(0.0, 3.0)),
                                  "coulomb": float(rng.uniform(0.0, 2.0))}

@@ -1,4 +1,5 @@
-"""Generated dynamics code (robot_dynamics_ros.codegen, `robot-dynamics codegen`).
+"""
+Generated dynamics code (robot_dynamics_ros.codegen, `robot-dynamics codegen`).
 
 Oracles: the core's link-frame RNEA and mass matrix (an independent implementation), columns of
 the core RNEA (strobing, seed 000/001), Renaud's augmented-parameter table and per-step operation
@@ -25,8 +26,8 @@ from random_robots import random_robot_dict, random_state  # noqa: E402
 from robot_dynamics_ros import cli  # noqa: E402
 from robot_dynamics_ros.codegen import CodegenError, Graph, generate, generated_model  # noqa: E402
 from robot_dynamics_ros.codegen.parameters import link_constants  # noqa: E402
-from robot_dynamics_ros.core import (RobotModel, forward_dynamics, gravity_torques, mass_matrix,  # noqa: E402
-                                     nonlinear_effects, rnea, shipped_robots)
+from robot_dynamics_ros.core import (RobotModel, forward_dynamics, gravity_torques,  # noqa: E402
+                                     mass_matrix, nonlinear_effects, rnea, shipped_robots)
 
 COUNTS_FILE = Path(__file__).resolve().parent / "data" / "codegen_op_counts.json"
 GROUPINGS = ("full", "augmented")
@@ -65,7 +66,7 @@ def test_dag_folds_constants_and_reuses_subexpressions():
     assert g.sub(y, x) == g.neg(g.sub(x, y))                          # one node for both signs
     assert g.mul(g.const(2.0), g.mul(g.const(3.0), x)) == g.mul(g.const(6.0), x)
     assert g.add(x, g.neg(y)) == g.sub(x, y)
-    expr = g.add(g.mul(x, y), g.mul(g.neg(y), g.neg(x)))              # xy + (-y)(-x) = 2 xy: 1 mul, 1 add
+    expr = g.add(g.mul(x, y), g.mul(g.neg(y), g.neg(x)))    # xy + (-y)(-x) = 2 xy: 1 mul, 1 add
     count = g.count([expr, g.neg(g.mul(x, y))])
     assert (count.multiplications, count.additions) == (1, 1)
     assert g.evaluate([expr], {"x": 2.0, "y": 3.0}) == [12.0]
@@ -84,10 +85,16 @@ def test_shipped_robots_agree_with_core(robot, grouping):
 
 
 def special_robot_dict(types: str, rng) -> dict:
-    """A random robot whose twists and offsets are multiples of pi/2, with centres of mass on
-    frame axes and diagonal inertias for some links: the cases where the generator folds 0/+-1."""
-    robot = random_robot_dict(len(types), rng, convention=str(rng.choice(["standard", "modified"])),
-                              with_motors=True, with_friction=True, with_payload=bool(rng.uniform() < 0.3))
+    """
+    Return a random robot whose twists and offsets are multiples of pi/2.
+
+    Its centres of mass lie on frame axes and some links have diagonal inertias: the cases where
+    the generator folds 0/+-1.
+    """
+    robot = random_robot_dict(len(types), rng,
+                              convention=str(rng.choice(["standard", "modified"])),
+                              with_motors=True, with_friction=True,
+                              with_payload=bool(rng.uniform() < 0.3))
     quarter = [0.0, "pi/2", "-pi/2", "pi"]
     for joint, kind in zip(robot["joints"], types):
         joint["type"] = "prismatic" if kind == "P" else "revolute"
@@ -102,7 +109,8 @@ def special_robot_dict(types: str, rng) -> dict:
         link["com"] = [c if rng.uniform() < 0.4 else 0.0 for c in link["com"]]
         if rng.uniform() < 0.5:
             s = link["mass"] * rng.uniform(0.001, 0.02, size=3)
-            link["inertia"] = {"ixx": float(s[1] + s[2]), "iyy": float(s[0] + s[2]), "izz": float(s[0] + s[1])}
+            link["inertia"] = {"ixx": float(s[1] + s[2]), "iyy": float(s[0] + s[2]),
+                               "izz": float(s[0] + s[1])}
     if rng.uniform() < 0.5:
         robot["gravity"] = [0.0, 0.0, -9.81]
         robot.pop("base")
@@ -124,8 +132,12 @@ def test_random_robots_agree_with_core(seed):
 
 
 def test_massless_links_and_single_joints_agree_with_core():
-    """Links of zero mass and inertia (a wrist's intermediate frames, a bare flange) fold to nothing
-    but must not break the recursion; one-joint robots of either type give (1,) and (1, 1) arrays."""
+    """
+    Links of zero mass and inertia fold to nothing but must not break the recursion.
+
+    Such links are a wrist's intermediate frames or a bare flange; one-joint robots of either type
+    give (1,) and (1, 1) arrays.
+    """
     rng = np.random.default_rng(12)
     spec = RobotModel.named("puma560").to_dict()
     for i in (3, 5):
@@ -135,7 +147,8 @@ def test_massless_links_and_single_joints_agree_with_core():
     for grouping in GROUPINGS:
         check_against_core(massless, grouping, rng)
     for kind in ("revolute", "prismatic"):
-        one = RobotModel.from_dict(random_robot_dict(1, rng, "standard", prismatic_prob=float(kind == "prismatic"),
+        one = RobotModel.from_dict(random_robot_dict(1, rng, "standard",
+                                                     prismatic_prob=float(kind == "prismatic"),
                                                      with_motors=True, with_friction=True))
         assert one.joint_types == (kind,)
         check_against_core(one, "full", rng)
@@ -148,7 +161,8 @@ def test_mass_matrix_is_rnea_columns_symmetric_positive_definite():
         model = RobotModel.named(robot)
         q = random_state(model, rng)[0]
         M = generated_model(model).mass_matrix(q)
-        columns = np.array([rnea(model, q, np.zeros(model.n), e, gravity=np.zeros(3)) for e in np.eye(model.n)]).T
+        columns = np.array([rnea(model, q, np.zeros(model.n), e, gravity=np.zeros(3))
+                            for e in np.eye(model.n)]).T
         assert_agree(M, columns)
         np.testing.assert_array_equal(M, M.T)
         assert np.linalg.eigvalsh(M).min() > 0
@@ -167,7 +181,8 @@ def test_model_api_is_a_drop_in_for_the_core():
         assert_agree(dyn.gravity_torques(q), gravity_torques(model, q))
         assert_agree(dyn.mass_matrix(q), mass_matrix(model, q))
         np.testing.assert_allclose(dyn.forward_dynamics(q, qd, tau), qdd, atol=1e-9)
-        np.testing.assert_allclose(dyn.forward_dynamics(q, qd, tau), forward_dynamics(model, q, qd, tau), atol=1e-9)
+        np.testing.assert_allclose(dyn.forward_dynamics(q, qd, tau),
+                                   forward_dynamics(model, q, qd, tau), atol=1e-9)
     with pytest.raises(ValueError, match="qd"):
         dyn.rnea(np.zeros(6), np.zeros(5), np.zeros(6))
     with pytest.raises(ValueError, match="non-finite"):
@@ -183,15 +198,17 @@ def test_augmented_parameters_follow_renauds_table():
     u = m[:, None] * c
     ms = np.cumsum(m[::-1])[::-1]
     a2, r4 = model.dh_a[2], model.dh_d[3]
-    I = model.inertia
-    k = [I[i] + m[i] * ((c[i] @ c[i]) * np.eye(3) - np.outer(c[i], c[i])) for i in range(6)]
+    inertia = model.inertia
+    k = [inertia[i] + m[i] * ((c[i] @ c[i]) * np.eye(3) - np.outer(c[i], c[i])) for i in range(6)]
     expected_u = [[0, 0, u[0, 2]], [u[1, 0] + ms[2] * a2, 0, 0], [0, u[2, 1] - ms[3] * r4, 0],
                   [0, 0, u[3, 2]], [0, u[4, 1], 0], [0, 0, u[5, 2]]]
     expected_k = [np.diag(k[0]), np.diag(k[1]) + ms[2] * a2 ** 2 * np.array([0, 1, 1]),
-                  np.diag(k[2]) + ms[3] * r4 ** 2 * np.array([1, 0, 1])] + [np.diag(k[i]) for i in (3, 4, 5)]
+                  np.diag(k[2]) + ms[3] * r4 ** 2 * np.array([1, 0, 1])]
+    expected_k += [np.diag(k[i]) for i in (3, 4, 5)]
     for i, link in enumerate(links):
         np.testing.assert_allclose(link.u, expected_u[i], atol=1e-15)
-        np.testing.assert_allclose(link.k, np.diag(expected_k[i]), atol=1e-15)  # no products of inertia
+        # no products of inertia
+        np.testing.assert_allclose(link.k, np.diag(expected_k[i]), atol=1e-15)
 
 
 def test_full_grouping_finds_y5_minus_z6():
@@ -209,25 +226,33 @@ RENAUD_TOTAL, RENAUD_REGROUPED = (181, 127), (164, 115)
 
 
 def renaud6r_generic() -> RobotModel:
-    """Renaud's 6R with his geometry and zero pattern (each centre of mass on one axis, diagonal
-    inertias) but no other coincidence: all masses, moments and principal inertias distinct.
-    (The shipped renaud6r has bodies with equal moments, I_xx = I_yy, which fold further; his
-    counts are for the symbolic model, where no such equality holds.)"""
+    """
+    Return Renaud's 6R with his geometry and zero pattern but no other coincidence.
+
+    His zero pattern: each centre of mass on one axis, diagonal inertias; all masses, moments and
+    principal inertias are distinct.  (The shipped renaud6r has bodies with equal moments,
+    I_xx = I_yy, which fold further; his counts are for the symbolic model, where no such
+    equality holds.)
+    """
     spec = RobotModel.named("renaud6r").to_dict()
     axis = {1: 2, 2: 0, 3: 1, 4: 2, 5: 1, 6: 2}  # 004:430: body 1 on z, 2 on x, 3 on y, ...
     for i, joint in enumerate(spec["joints"], start=1):
         com = [0.0, 0.0, 0.0]
         com[axis[i]] = 0.031 * i + 0.017
         joint["link"] = {"mass": 5.3 - 0.7 * i, "com": com,
-                         "inertia": {"ixx": 0.011 * i + 0.003, "iyy": 0.013 * i + 0.001, "izz": 0.017 * i}}
+                         "inertia": {"ixx": 0.011 * i + 0.003, "iyy": 0.013 * i + 0.001,
+                                     "izz": 0.017 * i}}
     spec["joints"][2]["dh"]["a"], spec["joints"][3]["dh"]["d"] = 0.43, 0.37
     return RobotModel.from_dict(spec)
 
 
 @pytest.mark.parametrize("which", ["shipped", "generic"])
 def test_renaud_6r_operation_counts(which):
-    """At most Renaud's 181/127 (augmented bodies) and 164/115 (regrouped), step by step too.
-    The generic parameters are the binding case: equalities of the shipped numbers cannot help."""
+    """
+    At most Renaud's 181/127 (augmented bodies) and 164/115 (regrouped), step by step too.
+
+    The generic parameters are the binding case: equalities of the shipped numbers cannot help.
+    """
     model = RobotModel.named("renaud6r") if which == "shipped" else renaud6r_generic()
     assert not model.has_motors and not model.has_friction
     check_against_core(model, "augmented", np.random.default_rng(4), states=1)
@@ -235,7 +260,8 @@ def test_renaud_6r_operation_counts(which):
     count = code.counts["rnea"]
     assert count.multiplications <= RENAUD_TOTAL[0] and count.additions <= RENAUD_TOTAL[1]
     for step, (mults, adds) in RENAUD_STEPS.items():  # the projected steps cost what Renaud counts
-        assert code.rnea_steps[step].multiplications <= mults and code.rnea_steps[step].additions <= adds
+        assert (code.rnea_steps[step].multiplications <= mults
+                and code.rnea_steps[step].additions <= adds)
     # steps 2 and 9 together: 25 + 62 multiplications, 50 additions in his table
     assert code.rnea_steps["2"].multiplications + code.rnea_steps["9"].multiplications <= 87
     assert code.rnea_steps["9"].additions <= 50
@@ -243,9 +269,13 @@ def test_renaud_6r_operation_counts(which):
     assert full.multiplications <= RENAUD_REGROUPED[0] and full.additions <= RENAUD_REGROUPED[1]
 
 
-# -- operation counts: regression and honesty -------------------------------------------------------
+# -- operation counts: regression and honesty ---------------------------------------------------
 def counted_models() -> dict:
-    """The robots whose counts are recorded: the shipped ones and Renaud's 6R with generic values."""
+    """
+    Return the robots whose counts are recorded.
+
+    The shipped ones and Renaud's 6R with generic values.
+    """
     models = {robot: RobotModel.named(robot) for robot in shipped_robots()}
     models["renaud6r_generic"] = renaud6r_generic()
     return models
@@ -268,23 +298,32 @@ def test_operation_counts_never_go_up():
              for grouping, fns in per.items() for fn, old in fns.items()
              if now[robot][grouping][fn][0] > old[0] or now[robot][grouping][fn][1] > old[1]]
     assert not worse, "operation counts went up:\n" + "\n".join(worse)
-    if os.environ.get("CODEGEN_RECORD_COUNTS") == "1":  # re-record after an improvement (never a regression)
-        COUNTS_FILE.write_text(json.dumps({"description": json.loads(COUNTS_FILE.read_text())["description"],
-                                           "counts": now}, indent=1, sort_keys=True) + "\n")
+    # re-record after an improvement (never a regression)
+    if os.environ.get("CODEGEN_RECORD_COUNTS") == "1":
+        description = json.loads(COUNTS_FILE.read_text())["description"]
+        COUNTS_FILE.write_text(json.dumps({"description": description, "counts": now},
+                                          indent=1, sort_keys=True) + "\n")
         recorded = now
-    assert set(recorded) >= {"renaud6r", "renaud6r_generic", "puma560", "panda", "stanford", "planar2"}
+    assert set(recorded) >= {"renaud6r", "renaud6r_generic", "puma560", "panda", "stanford",
+                             "planar2"}
 
 
 def source_counts(source: str, function: str) -> tuple[int, int]:
-    """Multiplications and additions written in a generated function, read from its syntax tree.
-    ``(x > 0) - (x < 0)`` is a sign, not an addition; unary minus is free."""
-    tree = next(node for node in ast.parse(source).body if isinstance(node, ast.FunctionDef) and node.name == function)
+    """
+    Count the multiplications and additions written in a generated function.
+
+    They are read from its syntax tree.  ``(x > 0) - (x < 0)`` is a sign, not an addition; unary
+    minus is free.
+    """
+    tree = next(node for node in ast.parse(source).body
+                if isinstance(node, ast.FunctionDef) and node.name == function)
     mults = adds = 0
     for node in ast.walk(tree):
         if isinstance(node, ast.BinOp):
             if isinstance(node.op, ast.Mult):
                 mults += 1
-            elif isinstance(node.op, (ast.Add, ast.Sub)) and not isinstance(node.left, ast.Compare):
+            elif (isinstance(node.op, (ast.Add, ast.Sub))
+                  and not isinstance(node.left, ast.Compare)):
                 adds += 1
     return mults, adds
 
@@ -299,14 +338,18 @@ def operations_in_source(source: str) -> dict:
     def value(node):
         return -node.operand.value if isinstance(node, ast.UnaryOp) else node.value
 
+    def trivial_values(op):
+        return (0.0, 1.0, -1.0) if isinstance(op, ast.Mult) else (0.0,)
+
     out = {}
     for fn in (n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef)):
-        ops = [n for n in ast.walk(fn) if isinstance(n, ast.BinOp) and not isinstance(n.left, ast.Compare)]
+        ops = [n for n in ast.walk(fn)
+               if isinstance(n, ast.BinOp) and not isinstance(n.left, ast.Compare)]
         dumps = [ast.dump(n) for n in ops]
         out[fn.name] = {
             "folded": [d for n, d in zip(ops, dumps) if literal(n.left) and literal(n.right)],
             "trivial": [d for n, d in zip(ops, dumps)
-                        if any(literal(x) and value(x) in ((0.0, 1.0, -1.0) if isinstance(n.op, ast.Mult) else (0.0,))
+                        if any(literal(x) and value(x) in trivial_values(n.op)
                                for x in (n.left, n.right))],
             "repeated": sorted({d for d in dumps if dumps.count(d) > 1})}
     return out
@@ -314,17 +357,22 @@ def operations_in_source(source: str) -> dict:
 
 @pytest.mark.parametrize("grouping", GROUPINGS)
 def test_counts_are_the_operations_in_the_generated_source(grouping):
-    """The counts the module states (OP_COUNTS) are the operations written in it, and what is written
-    is honest work: no operation on two constants (nothing precomputable left, so nothing that was
-    precomputed could be hidden in one), none by 0 or +-1, no sub-expression computed twice."""
+    """
+    The counts the module states (OP_COUNTS) are the operations written in it.
+
+    And what is written is honest work: no operation on two constants (nothing precomputable
+    left, so nothing that was precomputed could be hidden in one), none by 0 or +-1, no
+    sub-expression computed twice.
+    """
     for robot, model in counted_models().items():
         code = generate(model, grouping)
         module = {}
         exec(compile(code.source, robot, "exec"), module)
         for name, count in code.counts.items():
-            assert source_counts(code.source, name) == (count.multiplications, count.additions), (robot, name)
+            written = source_counts(code.source, name)
+            assert written == (count.multiplications, count.additions), (robot, name)
             stated = module["OP_COUNTS"][name]
-            assert (stated["multiplications"], stated["additions"]) == source_counts(code.source, name)
+            assert (stated["multiplications"], stated["additions"]) == written
         for name, waste in operations_in_source(code.source).items():
             assert waste == {"folded": [], "trivial": [], "repeated": []}, (robot, grouping, name)
 
@@ -337,22 +385,24 @@ def test_cli_writes_a_standalone_module_and_prints_counts(tmp_path, capsys):
     code = generate(RobotModel.named("renaud6r"))
     c = code.counts["rnea"]
     assert f"rnea: {c.multiplications} multiplications, {c.additions} additions" in printed
-    assert all(f"{name}:" in printed for name in ("gravity_torques", "nonlinear_effects", "mass_matrix"))
+    assert all(f"{name}:" in printed
+               for name in ("gravity_torques", "nonlinear_effects", "mass_matrix"))
     imports = {alias.name for node in ast.walk(ast.parse(out.read_text()))
                if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}
     assert imports <= {"math", "numpy"}
     spec = importlib.util.spec_from_file_location("renaud6r_dynamics", out)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    assert module.ROBOT_NAME == "renaud6r" and module.N_JOINTS == 6 and module.N_MULTIPLICATIONS == c.multiplications
+    assert (module.ROBOT_NAME == "renaud6r" and module.N_JOINTS == 6
+            and module.N_MULTIPLICATIONS == c.multiplications)
     model = RobotModel.named("renaud6r")
     q, qd, qdd = random_state(model, np.random.default_rng(11))
     assert_agree(module.rnea(q, qd, qdd), rnea(model, q, qd, qdd))
     # Renaud's published regression point (notes seed-000-001-004, Sect. 4.4)
     tau = module.rnea([0.1, -0.5, 0.8, 0.3, -0.7, 0.2], [0.5, -0.3, 0.4, 1.0, -0.8, 0.6],
                       [0.2, 0.1, -0.3, 0.5, 0.4, -0.6])
-    np.testing.assert_allclose(tau, [0.111000612, 37.9012732663, 1.4519418524, -0.0037620195, 0.049700865,
-                                     -0.0002361528], atol=1e-9)
+    np.testing.assert_allclose(tau, [0.111000612, 37.9012732663, 1.4519418524, -0.0037620195,
+                                     0.049700865, -0.0002361528], atol=1e-9)
     # regenerating over its own output is allowed
     assert cli.main(["codegen", "renaud6r", "-o", str(out), "--grouping", "augmented"]) == 0
 
@@ -375,7 +425,8 @@ def test_cli_refuses_invalid_robot_files(tmp_path, capsys):
     assert cli.main(["codegen", str(tmp_path / "missing.yaml"), "-o", str(out)]) == 1
     assert "missing.yaml" in capsys.readouterr().err and not out.exists()
     for force in ([], ["--force"]):  # an output directory that does not exist is named
-        assert cli.main(["codegen", "planar2", "-o", str(tmp_path / "nodir" / "out.py")] + force) == 1
+        assert cli.main(["codegen", "planar2", "-o", str(tmp_path / "nodir" / "out.py")]
+                        + force) == 1
         assert f"directory {tmp_path / 'nodir'} does not exist" in capsys.readouterr().err
 
 
@@ -400,9 +451,11 @@ def test_gravity_is_baked_in_from_the_model():
     spec["gravity"] = [3.0, -4.0, -8.0]
     tilted = RobotModel.from_dict(spec)
     q = random_state(model, np.random.default_rng(5))[0]
-    assert_agree(generated_model(tilted).gravity_torques(q), gravity_torques(model, q, gravity=[3.0, -4.0, -8.0]))
+    assert_agree(generated_model(tilted).gravity_torques(q),
+                 gravity_torques(model, q, gravity=[3.0, -4.0, -8.0]))
     assert_agree(generated_model(tilted).module.gravity_torques(q), gravity_torques(tilted, q))
-    assert not np.allclose(generated_model(tilted).gravity_torques(q), generated_model(model).gravity_torques(q))
+    assert not np.allclose(generated_model(tilted).gravity_torques(q),
+                           generated_model(model).gravity_torques(q))
     assert math.isclose(generated_model(tilted).module.GRAVITY[0], 3.0)
 
 
@@ -412,6 +465,7 @@ def test_any_robot_or_joint_name_gives_valid_source():
     spec["joints"][0]["name"] = "shoulder ''' \"\"\" \\"
     model = RobotModel.from_dict(spec)
     dyn = generated_model(model)
-    assert dyn.module.ROBOT_NAME == spec["name"] and dyn.module.JOINT_NAMES[0] == spec["joints"][0]["name"]
+    assert (dyn.module.ROBOT_NAME == spec["name"]
+            and dyn.module.JOINT_NAMES[0] == spec["joints"][0]["name"])
     q, qd, qdd = random_state(model, np.random.default_rng(2))
     assert_agree(dyn.rnea(q, qd, qdd), rnea(model, q, qd, qdd))

@@ -1,13 +1,17 @@
-"""Physical properties and cross-checks of the dynamics core on random robots (mixed revolute and
-prismatic joints, full inertia tensors, both DH conventions, motors and friction)."""
+"""
+Physical properties and cross-checks of the dynamics core on random robots.
+
+The robots have mixed revolute and prismatic joints, full inertia tensors, both DH conventions,
+motors and friction.
+"""
 import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
 from random_robots import random_robot_dict, random_state
-from robot_dynamics_ros.core import (RobotModel, coriolis_matrix, forward_dynamics, forward_kinematics,
-                                     gravity_torques, jacobian, mass_matrix, nonlinear_effects, rnea,
-                                     tool_pose)
+from robot_dynamics_ros.core import (RobotModel, coriolis_matrix, forward_dynamics,
+                                     forward_kinematics, gravity_torques, jacobian, mass_matrix,
+                                     nonlinear_effects, rnea, tool_pose)
 from robot_dynamics_ros.core.algorithms.kinematics import internal_frames
 
 CASES = [(n, conv, seed) for seed, (n, conv) in enumerate(
@@ -23,7 +27,11 @@ def make(n, convention, seed, **kw):
 
 
 def potential_energy(model, q):
-    """U(q) = -sum m_i g . c_i with world centres of mass from forward kinematics (seed 002, 7.36)."""
+    """
+    Return U(q) = -sum m_i g . c_i (seed 002, 7.36).
+
+    The world centres of mass c_i come from forward kinematics.
+    """
     frames = forward_kinematics(model, q)[1:]
     com = np.einsum("nij,nj->ni", frames[:, :3, :3], model.com) + frames[:, :3, 3]
     return -np.sum(model.mass * (com @ model.gravity))
@@ -39,14 +47,17 @@ def test_mass_matrix_columns_are_rnea_with_unit_acceleration(n, convention, seed
 
 
 def lagrange_mass_matrix(model, q):
-    """B(q) by seed 002, eq. 7.32, built independently of the package's recursions: link Jacobians
-    (7.16-7.19) from the world link frames of forward_kinematics in the file's own DH convention,
-    plus the spinning rotors (7.22-7.30): rotor i on link i-1, angular velocity
+    """
+    Return B(q) by seed 002, eq. 7.32, built independently of the package's recursions.
+
+    Link Jacobians (7.16-7.19) from the world link frames of forward_kinematics in the file's own
+    DH convention, plus the spinning rotors (7.22-7.30): rotor i on link i-1, angular velocity
     w_{i-1} + k_r qd_i z_i, its locked inertia already part of link i-1, so it adds
-    I_m [(a + k_r e_i)(a + k_r e_i)^T - a a^T] with a = J_O^(l,i-1)^T z_i."""
+    I_m [(a + k_r e_i)(a + k_r e_i)^T - a a^T] with a = J_O^(l,i-1)^T z_i.
+    """
     n = model.n
     F = forward_kinematics(model, q)                          # base frame, then link frames 1..n
-    k = 0 if model.convention == "standard" else 1            # joint i's axis: z_{i-1} (standard) or z_i
+    k = 0 if model.convention == "standard" else 1   # joint i's axis: z_{i-1} (standard) or z_i
     axes, origins = [F[i + k][:3, 2] for i in range(n)], [F[i + k][:3, 3] for i in range(n)]
     B, JO_links = np.zeros((n, n)), []
     for i in range(n):
@@ -72,14 +83,16 @@ def lagrange_mass_matrix(model, q):
 def test_mass_matrix_equals_the_lagrange_sum_with_rotors(n, convention, seed):
     model, rng = make(n, convention, seed, with_payload=True)
     q, _, _ = random_state(model, rng)
-    np.testing.assert_allclose(mass_matrix(model, q), lagrange_mass_matrix(model, q), atol=1e-12, rtol=1e-12)
+    np.testing.assert_allclose(mass_matrix(model, q), lagrange_mass_matrix(model, q), atol=1e-12,
+                               rtol=1e-12)
 
 
 @pytest.mark.parametrize("name", ["puma560", "stanford", "panda"])
 def test_shipped_mass_matrices_equal_the_lagrange_sum(name):
     model = RobotModel.named(name)
     q = np.random.default_rng(5).uniform(model.lower, model.upper)
-    np.testing.assert_allclose(mass_matrix(model, q), lagrange_mass_matrix(model, q), atol=1e-12, rtol=1e-12)
+    np.testing.assert_allclose(mass_matrix(model, q), lagrange_mass_matrix(model, q), atol=1e-12,
+                               rtol=1e-12)
 
 
 @pytest.mark.parametrize("n, convention, seed", CASES)
@@ -93,14 +106,18 @@ def test_mass_matrix_symmetric_positive_definite(n, convention, seed):
 
 @pytest.mark.parametrize("n, convention, seed", CASES)
 def test_coriolis_is_the_christoffel_matrix(n, convention, seed):
-    """C_ij = sum_k c_ijk qd_k, c_ijk = 1/2 (dB_ij/dq_k + dB_ik/dq_j - dB_jk/dq_i) (seed 002, 7.45),
-    with dB/dq by central finite differences."""
+    """
+    C_ij = sum_k c_ijk qd_k, c_ijk = 1/2 (dB_ij/dq_k + dB_ik/dq_j - dB_jk/dq_i) (seed 002, 7.45).
+
+    With dB/dq by central finite differences.
+    """
     model, rng = make(n, convention, seed)
     q, qd, _ = random_state(model, rng)
     eps = 1e-6
     dB = np.array([(mass_matrix(model, q + eps * e) - mass_matrix(model, q - eps * e)) / (2 * eps)
                    for e in np.eye(n)])                       # dB[k, i, j] = dB_ij / dq_k
-    christoffel = 0.5 * (np.einsum("kij->ijk", dB) + np.einsum("jik->ijk", dB) - np.einsum("ijk->ijk", dB))
+    christoffel = 0.5 * (np.einsum("kij->ijk", dB) + np.einsum("jik->ijk", dB)
+                         - np.einsum("ijk->ijk", dB))
     expected = np.einsum("ijk,k->ij", christoffel, qd)
     scale = max(1.0, np.abs(expected).max())
     np.testing.assert_allclose(coriolis_matrix(model, q, qd), expected, atol=2e-6 * scale)
@@ -124,8 +141,10 @@ def test_rnea_splits_into_b_c_g_and_friction(n, convention, seed):
     q, qd, qdd = random_state(model, rng)
     friction = model.viscous * qd + model.coulomb * np.sign(qd)
     B, C, g = mass_matrix(model, q), coriolis_matrix(model, q, qd), gravity_torques(model, q)
-    np.testing.assert_allclose(rnea(model, q, qd, qdd), B @ qdd + C @ qd + g + friction, rtol=1e-10, atol=1e-10)
-    np.testing.assert_allclose(nonlinear_effects(model, q, qd), C @ qd + g + friction, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(rnea(model, q, qd, qdd), B @ qdd + C @ qd + g + friction,
+                               rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(nonlinear_effects(model, q, qd), C @ qd + g + friction,
+                               rtol=1e-10, atol=1e-10)
 
 
 @pytest.mark.parametrize("n, convention, seed", CASES)
@@ -133,8 +152,8 @@ def test_gravity_is_the_gradient_of_potential_energy(n, convention, seed):
     model, rng = make(n, convention, seed, with_payload=True)
     q, _, _ = random_state(model, rng)
     eps = 1e-6
-    grad = [(potential_energy(model, q + eps * e) - potential_energy(model, q - eps * e)) / (2 * eps)
-            for e in np.eye(n)]
+    grad = [(potential_energy(model, q + eps * e) - potential_energy(model, q - eps * e))
+            / (2 * eps) for e in np.eye(n)]
     np.testing.assert_allclose(gravity_torques(model, q), grad, atol=1e-6)
 
 
@@ -148,7 +167,8 @@ def test_energy_is_conserved_without_friction(n, convention, seed):
         q, qd = x[:n], x[n:]
         return 0.5 * qd @ mass_matrix(model, q) @ qd + potential_energy(model, q)
 
-    sol = solve_ivp(lambda t, x: np.concatenate([x[n:], forward_dynamics(model, x[:n], x[n:], zeros)]),
+    sol = solve_ivp(lambda t, x: np.concatenate([x[n:],
+                                                 forward_dynamics(model, x[:n], x[n:], zeros)]),
                     (0.0, 1.0), np.concatenate([q0, qd0]), method="DOP853", rtol=1e-10, atol=1e-10)
     assert sol.success
     energies = [energy(x) for x in sol.y.T]
@@ -171,7 +191,8 @@ def test_forward_dynamics_inverts_rnea(n, convention, seed):
     q, qd, qdd = random_state(model, rng)
     h = rng.normal(size=6)
     tau = rnea(model, q, qd, qdd, f_ext=h)
-    np.testing.assert_allclose(forward_dynamics(model, q, qd, tau, f_ext=h), qdd, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(forward_dynamics(model, q, qd, tau, f_ext=h), qdd, rtol=1e-9,
+                               atol=1e-9)
 
 
 @pytest.mark.parametrize("n, convention, seed", CASES)
@@ -202,7 +223,8 @@ def test_batches_equal_one_by_one_results(n, convention, seed):
         "fk": [forward_kinematics(model, x) for x in Q],
         "jac": [jacobian(model, x) for x in Q],
         "tool": [tool_pose(model, x) for x in Q],
-        "fd_wrench": [forward_dynamics(model, x, y, z, f_ext=h) for x, y, z, h in zip(Q, QD, QDD, H)],
+        "fd_wrench": [forward_dynamics(model, x, y, z, f_ext=h)
+                      for x, y, z, h in zip(Q, QD, QDD, H)],
     }
     batched = {
         "rnea": rnea(model, Q, QD, QDD, f_ext=H), "gravity": gravity_torques(model, Q),
@@ -217,22 +239,26 @@ def test_batches_equal_one_by_one_results(n, convention, seed):
 
 
 def _as_modified(data):
-    """Rewrite a standard-DH robot as the same robot in modified DH (by hand, independently of the
-    package): row i takes (a, alpha) of row i-1, link frames move to the joint axes, and the last
-    (a_n, alpha_n) become part of the tool transform."""
+    """
+    Rewrite a standard-DH robot as the same robot in modified DH.
+
+    By hand, independently of the package: row i takes (a, alpha) of row i-1, link frames move to
+    the joint axes, and the last (a_n, alpha_n) become part of the tool transform.
+    """
     from scipy.spatial.transform import Rotation
     joints = data["joints"]
     out = []
     for i, j in enumerate(joints):
         a, alpha = j["dh"]["a"], j["dh"]["alpha"]
-        R = Rotation.from_euler("x", alpha).as_matrix()       # standard frame i -> modified frame i
+        R = Rotation.from_euler("x", alpha).as_matrix()   # standard frame i -> modified frame i
         p = np.array([a, 0.0, 0.0])
-        I = np.array([[j["link"]["inertia"][k] for k in row] for row in
-                      (("ixx", "ixy", "ixz"), ("ixy", "iyy", "iyz"), ("ixz", "iyz", "izz"))])
-        Im = R @ I @ R.T
+        inertia = np.array([[j["link"]["inertia"][k] for k in row] for row in
+                            (("ixx", "ixy", "ixz"), ("ixy", "iyy", "iyz"), ("ixz", "iyz", "izz"))])
+        Im = R @ inertia @ R.T
         com = R @ np.array(j["link"]["com"]) + p
         prev = joints[i - 1]["dh"] if i else {"a": 0.0, "alpha": 0.0}
-        k = dict(j, dh={"a": prev["a"], "alpha": prev["alpha"], "d": j["dh"]["d"], "theta": j["dh"]["theta"]},
+        k = dict(j, dh={"a": prev["a"], "alpha": prev["alpha"], "d": j["dh"]["d"],
+                        "theta": j["dh"]["theta"]},
                  link={"mass": j["link"]["mass"], "com": com.tolist(),
                        "inertia": {"ixx": Im[0, 0], "iyy": Im[1, 1], "izz": Im[2, 2],
                                    "ixy": Im[0, 1], "ixz": Im[0, 2], "iyz": Im[1, 2]}})
@@ -246,7 +272,8 @@ def _as_modified(data):
     tool[:3, 3] = data["tool"]["xyz"]
     T = T_last @ tool
     rpy = Rotation.from_matrix(T[:3, :3]).as_euler("xyz")
-    return dict(data, dh_convention="modified", joints=out, tool={"xyz": T[:3, 3].tolist(), "rpy": rpy.tolist()})
+    return dict(data, dh_convention="modified", joints=out,
+                tool={"xyz": T[:3, 3].tolist(), "rpy": rpy.tolist()})
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -256,7 +283,8 @@ def test_standard_and_modified_descriptions_of_one_robot_agree(seed):
     standard, modified = RobotModel.from_dict(data), RobotModel.from_dict(_as_modified(data))
     q, qd, qdd = random_state(standard, rng)
     h = rng.normal(size=6)
-    np.testing.assert_allclose(rnea(standard, q, qd, qdd, f_ext=h), rnea(modified, q, qd, qdd, f_ext=h), atol=1e-10)
+    np.testing.assert_allclose(rnea(standard, q, qd, qdd, f_ext=h),
+                               rnea(modified, q, qd, qdd, f_ext=h), atol=1e-10)
     np.testing.assert_allclose(mass_matrix(standard, q), mass_matrix(modified, q), atol=1e-12)
     np.testing.assert_allclose(tool_pose(standard, q), tool_pose(modified, q), atol=1e-12)
     np.testing.assert_allclose(jacobian(standard, q), jacobian(modified, q), atol=1e-12)
@@ -264,8 +292,12 @@ def test_standard_and_modified_descriptions_of_one_robot_agree(seed):
 
 @pytest.mark.parametrize("convention", ["standard", "modified"])
 def test_payload_equals_the_wrench_it_exerts(convention):
-    """A payload held still weighs on the tool like an external wrench: its gravity torques equal
-    those of the bare robot with f_ext = [-m g; r x (-m g)] (force the tool exerts on the payload)."""
+    """
+    A payload held still weighs on the tool like an external wrench.
+
+    Its gravity torques equal those of the bare robot with f_ext = [-m g; r x (-m g)] (force the
+    tool exerts on the payload).
+    """
     rng = np.random.default_rng(7)
     model = RobotModel.from_dict(random_robot_dict(6, rng, convention=convention))
     m, com = 2.5, np.array([0.02, -0.03, 0.08])
@@ -275,8 +307,8 @@ def test_payload_equals_the_wrench_it_exerts(convention):
     r = T[:3, :3] @ com                                          # tool point -> payload CoM, world
     force = -m * model.gravity
     wrench = np.concatenate([force, np.cross(r, force)])
-    np.testing.assert_allclose(gravity_torques(loaded, q), rnea(model, q, np.zeros(6), np.zeros(6), f_ext=wrench),
-                               atol=1e-10)
+    np.testing.assert_allclose(gravity_torques(loaded, q),
+                               rnea(model, q, np.zeros(6), np.zeros(6), f_ext=wrench), atol=1e-10)
 
 
 def test_forward_kinematics_shapes_and_base_frame():
@@ -285,7 +317,8 @@ def test_forward_kinematics_shapes_and_base_frame():
     assert frames.shape == (8, 4, 4)
     np.testing.assert_allclose(frames[0], np.eye(4))
     # Panda at q = 0: flange at x = 0.088, z = 0.333 + 0.316 + 0.384 - 0.107 = 0.926 (Franka docs)
-    np.testing.assert_allclose(tool_pose(model, np.zeros(7))[:3, 3], [0.088, 0.0, 0.926], atol=1e-12)
+    np.testing.assert_allclose(tool_pose(model, np.zeros(7))[:3, 3], [0.088, 0.0, 0.926],
+                               atol=1e-12)
     assert internal_frames(model, np.zeros((3, 7))).shape == (3, 7, 4, 4)
 
 
@@ -313,12 +346,17 @@ def test_mismatched_batch_and_wrench_are_rejected():
 
 
 def test_batches_of_constant_torques_and_empty_batches():
-    """Massless prismatic links in zero gravity: every torque is the same constant for all samples
-    (here 0 plus the Coulomb term), which must still give an (N, n) result; N = 0 gives (0, ...)."""
+    """
+    Massless prismatic links in zero gravity: every torque is the same for all samples.
+
+    It is the same constant (here 0 plus the Coulomb term), which must still give an (N, n)
+    result; N = 0 gives (0, ...).
+    """
     joint = {"type": "prismatic", "dh": {"a": 0.1, "alpha": 0.3, "d": 0.0, "theta": 0.2},
              "limits": {"lower": -1, "upper": 1, "velocity": 1, "effort": 10},
              "link": {"mass": 0.0, "com": [0, 0, 0], "inertia": {"ixx": 0, "iyy": 0, "izz": 0}}}
-    model = RobotModel.from_dict({"name": "massless", "dh_convention": "standard", "gravity": [0, 0, 0],
+    model = RobotModel.from_dict({"name": "massless", "dh_convention": "standard",
+                                  "gravity": [0, 0, 0],
                                   "joints": [dict(joint, name=f"j{i}") for i in range(2)]})
     Q = np.zeros((4, 2))
     np.testing.assert_array_equal(rnea(model, Q, Q, Q), np.zeros((4, 2)))
@@ -331,18 +369,22 @@ def test_batches_of_constant_torques_and_empty_batches():
 
 
 def test_payload_inertia_on_a_massless_link_adds_jw_i_jw():
-    """A payload with rotational inertia only (on a massless last link) adds J_w^T R I R^T J_w to B
-    (its kinetic energy is 1/2 w^T I w, seed 002, 7.13); it used to be dropped."""
+    """
+    A payload with rotational inertia only (on a massless last link) adds J_w^T R I R^T J_w to B.
+
+    Its kinetic energy is 1/2 w^T I w (seed 002, 7.13); it used to be dropped.
+    """
     rng = np.random.default_rng(11)
     data = random_robot_dict(4, rng, convention="modified", prismatic_prob=0.0)
     data["joints"][-1]["link"]["mass"] = 0.0
     model = RobotModel.from_dict(data)
-    I = np.array([[0.02, 0.001, 0.0], [0.001, 0.03, 0.002], [0.0, 0.002, 0.04]])
-    loaded = model.with_payload(0.0, [0.0, 0.0, 0.0], I)
+    inertia = np.array([[0.02, 0.001, 0.0], [0.001, 0.03, 0.002], [0.0, 0.002, 0.04]])
+    loaded = model.with_payload(0.0, [0.0, 0.0, 0.0], inertia)
     q, _, _ = random_state(model, rng)
     R = tool_pose(model, q)[:3, :3]
     Jw = jacobian(model, q)[3:]
-    np.testing.assert_allclose(mass_matrix(loaded, q) - mass_matrix(model, q), Jw.T @ R @ I @ R.T @ Jw, atol=1e-12)
+    np.testing.assert_allclose(mass_matrix(loaded, q) - mass_matrix(model, q),
+                               Jw.T @ R @ inertia @ R.T @ Jw, atol=1e-12)
 
 
 @pytest.mark.parametrize("kwargs, match", [
@@ -360,13 +402,17 @@ def test_arguments_that_are_not_real_numbers_are_named(kwargs, match):
 
 @pytest.mark.parametrize("name", ["puma560", "panda", "stanford", "renaud6r", "planar2"])
 def test_batches_equal_one_by_one_on_shipped_robots(name):
-    """The batch path skips work on structural zeros (fixed base, zero CoM components, diagonal
-    inertias), which the random robots above do not have; the shipped ones do."""
+    """
+    The batch path skips work on structural zeros, which the shipped robots have.
+
+    Structural zeros: fixed base, zero CoM components, diagonal inertias; the random robots above
+    do not have them.
+    """
     model = RobotModel.named(name)
     rng = np.random.default_rng(5)
     Q, QD, QDD = random_state(model, rng, batch=3000)      # > one chunk of the batch path
     batched = rnea(model, Q, QD, QDD)
     one_by_one = np.array([rnea(model, *x) for x in zip(Q[::97], QD[::97], QDD[::97])])
     np.testing.assert_allclose(batched[::97], one_by_one, rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(gravity_torques(model, Q[:50]), [gravity_torques(model, x) for x in Q[:50]],
-                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(gravity_torques(model, Q[:50]),
+                               [gravity_torques(model, x) for x in Q[:50]], rtol=1e-12, atol=1e-12)

@@ -1,4 +1,5 @@
-"""The seeds' formulations (robot_dynamics_ros.core.formulations) against independent oracles.
+"""
+The seeds' formulations (robot_dynamics_ros.core.formulations) against independent oracles.
 
 * cross-formulation agreement: every formulation against the package's rnea on random mixed
   revolute/prismatic chains, both DH conventions, with payload, random base/tool, random gravity
@@ -31,7 +32,7 @@ def relative_error(a, b) -> float:
 
 
 def random_models(convention: str, seed: int, revolute_only: bool = False):
-    """A handful of random robots (n = 1..6), with motors, friction and payload in the file."""
+    """Yield a few random robots (n = 1..6), with motors, friction and payload in the file."""
     rng = np.random.default_rng(seed)
     for n in (1, 2, 3, 5, 6):
         d = random_robot_dict(n, rng, convention, prismatic_prob=0.0 if revolute_only else 0.4,
@@ -48,16 +49,16 @@ def test_formulation_agrees_with_rnea_with_wrench(name, convention):
         q, qd, qdd = random_state(model, rng)
         f_ext = rng.normal(size=6) * [20, 20, 20, 5, 5, 5]
         expected = rnea(model.rigid(), q, qd, qdd, f_ext=f_ext)
-        assert relative_error(module.inverse_dynamics(model, q, qd, qdd, f_ext=f_ext), expected) < RTOL, \
-            f"{name} on {model} ({model.joint_types})"
+        tau = module.inverse_dynamics(model, q, qd, qdd, f_ext=f_ext)
+        assert relative_error(tau, expected) < RTOL, f"{name} on {model} ({model.joint_types})"
 
 
 @pytest.mark.parametrize("name", sorted(FORMULATIONS))
 def test_formulation_gravity_argument_and_statics(name):
     """A world gravity vector passed explicitly; at rest the torque is the gravity torque."""
     rng = np.random.default_rng(11)
-    model = RobotModel.from_dict(random_robot_dict(4, rng, "modified",
-                                                   prismatic_prob=0.0 if name == "dalembert" else 0.5))
+    model = RobotModel.from_dict(random_robot_dict(
+        4, rng, "modified", prismatic_prob=0.0 if name == "dalembert" else 0.5))
     q, _, _ = random_state(model, rng)
     zero = np.zeros(model.n)
     g = np.array([1.0, -2.0, -9.0])
@@ -67,8 +68,11 @@ def test_formulation_gravity_argument_and_statics(name):
 
 @pytest.mark.parametrize("name", sorted(FORMULATIONS))
 def test_golden_renaud_6r_example(name):
-    """Notes seed-000-001-004 Sect. 4.4: tau for Renaud's 6R geometry, computed there from a
-    Jacobian/Christoffel reference (not from this package)."""
+    """
+    Notes seed-000-001-004 Sect. 4.4: tau for Renaud's 6R geometry.
+
+    Computed there from a Jacobian/Christoffel reference (not from this package).
+    """
     model = RobotModel.named("renaud6r")
     q = [0.1, -0.5, 0.8, 0.3, -0.7, 0.2]
     qd = [0.5, -0.3, 0.4, 1.0, -0.8, 0.6]
@@ -107,7 +111,8 @@ def test_lagrange_euler_coefficients_match_core(convention):
         rigid = model.rigid()
         q, qd, _ = random_state(model, rng)
         D = lagrange_euler.mass_matrix(model, q)
-        np.testing.assert_allclose(D, mass_matrix(rigid, q), rtol=RTOL, atol=RTOL * np.abs(D).max())
+        np.testing.assert_allclose(D, mass_matrix(rigid, q), rtol=RTOL,
+                                   atol=RTOL * np.abs(D).max())
         np.testing.assert_allclose(D, D.T, atol=1e-12)                       # 000:113
         assert np.linalg.eigvalsh(D).min() > 0
         H = lagrange_euler.christoffel(model, q)
@@ -119,13 +124,19 @@ def test_lagrange_euler_coefficients_match_core(convention):
         np.testing.assert_allclose(H, np.swapaxes(H, 1, 2), atol=1e-12 * scale)   # h_ikm = h_imk
         assert np.abs(np.einsum("iii->i", H)).max() < 1e-12 * scale               # h_iii = 0
         h = lagrange_euler.coriolis_terms(model, q, qd)
-        np.testing.assert_allclose(h, coriolis_matrix(rigid, q, qd) @ qd, atol=RTOL * scale * (qd @ qd))
+        np.testing.assert_allclose(h, coriolis_matrix(rigid, q, qd) @ qd,
+                                   atol=RTOL * scale * (qd @ qd))
         c = lagrange_euler.gravity_terms(model, q)
-        np.testing.assert_allclose(c, gravity_torques(rigid, q), atol=RTOL * max(np.abs(c).max(), 1))
+        np.testing.assert_allclose(c, gravity_torques(rigid, q),
+                                   atol=RTOL * max(np.abs(c).max(), 1))
 
 
 def test_lagrange_euler_h_is_christoffel_of_its_own_D():
-    """h_ikm = 1/2 (dD_ik/dq_m + dD_im/dq_k - dD_km/dq_i) (notes Sect. 1.7), central differences."""
+    """
+    h_ikm = 1/2 (dD_ik/dq_m + dD_im/dq_k - dD_km/dq_i) (notes Sect. 1.7).
+
+    The derivatives of D by central differences.
+    """
     rng = np.random.default_rng(8)
     model = RobotModel.from_dict(random_robot_dict(4, rng, "standard", prismatic_prob=0.5))
     q, _, _ = random_state(model, rng)
@@ -134,7 +145,8 @@ def test_lagrange_euler_h_is_christoffel_of_its_own_D():
     for m in range(model.n):
         e = np.zeros(model.n)
         e[m] = step
-        dD[:, :, m] = (lagrange_euler.mass_matrix(model, q + e) - lagrange_euler.mass_matrix(model, q - e)) / (2 * step)
+        dD[:, :, m] = (lagrange_euler.mass_matrix(model, q + e)
+                       - lagrange_euler.mass_matrix(model, q - e)) / (2 * step)
     christoffel = 0.5 * (dD + np.einsum("imk->ikm", dD) - np.einsum("kmi->ikm", dD))
     np.testing.assert_allclose(lagrange_euler.christoffel(model, q), christoffel, atol=1e-7)
 
@@ -157,16 +169,18 @@ def test_renaud_augmented_parameters_reproduce_the_6r_table():
     np.testing.assert_allclose(m_star_out, m_star)
     # The bodies' own moments at O_i: u = m d_ii, k = phi - m d^ d^ (004:120-124).
     u = m[:, None] * model.chain.com
-    k = [I + mi * (c @ c * np.eye(3) - np.outer(c, c))
-         for I, mi, c in zip(model.chain.inertia, m, model.chain.com)]
+    k = [phi + mi * (c @ c * np.eye(3) - np.outer(c, c))
+         for phi, mi, c in zip(model.chain.inertia, m, model.chain.com)]
     # x*2 = x^2 + m*3 a_2, y*3 = y^3 - m*4 r_4; others equal the body's own first moments.
     np.testing.assert_allclose(u_star[1], u[1] + [m_star[2] * a2, 0, 0])
     np.testing.assert_allclose(u_star[2], u[2] + [0, -m_star[3] * r4, 0])
     for i in (0, 3, 4, 5):
         np.testing.assert_allclose(u_star[i], u[i])
     # b*2 = b^2 + m*3 a_2^2, c*2 = c^2 + m*3 a_2^2; a*3 = a^3 + m*4 r_4^2, c*3 = c^3 + m*4 r_4^2.
-    np.testing.assert_allclose(np.diag(k_star[1]) - np.diag(k[1]), [0, m_star[2] * a2**2, m_star[2] * a2**2])
-    np.testing.assert_allclose(np.diag(k_star[2]) - np.diag(k[2]), [m_star[3] * r4**2, 0, m_star[3] * r4**2])
+    np.testing.assert_allclose(np.diag(k_star[1]) - np.diag(k[1]),
+                               [0, m_star[2] * a2**2, m_star[2] * a2**2])
+    np.testing.assert_allclose(np.diag(k_star[2]) - np.diag(k[2]),
+                               [m_star[3] * r4**2, 0, m_star[3] * r4**2])
     # Renaud's zero pattern: no products of inertia (COMs on one axis each, diagonal tensors).
     for K in k_star:
         np.testing.assert_allclose(K - np.diag(np.diag(K)), 0.0, atol=1e-15)
@@ -204,7 +218,8 @@ def _counts(name, ns, seed=3):
                                          ("modified_newton_euler", 1), ("renaud", 1),
                                          ("dalembert", 3), ("lagrange_euler", 4)])
 def test_operation_counts_grow_as_the_seeds_say(name, order):
-    """000 Table 3 / 001 Table 1: N-E variants O(n), G-D O(n^3), L-E O(n^4) (4x4 evaluation).
+    """
+    000 Table 3 / 001 Table 1: N-E variants O(n), G-D O(n^3), L-E O(n^4) (4x4 evaluation).
 
     On generic chains the count is a polynomial in n of exactly this degree: its order-th
     differences are constant and positive (from n = 3: the first links have structural zeros).

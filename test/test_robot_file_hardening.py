@@ -3,7 +3,8 @@ Robot files from careless or hostile hands.
 
 Each defect found by fuzzing the loader (issue 10, D1-D8 and merge keys) has a test here, and a
 seeded fuzz test mutates the shipped files a few hundred times: every mutation must give either a
-clean, named RobotDescriptionError or a valid model whose dynamics are finite over its joint ranges.
+clean, named RobotDescriptionError or a valid model whose dynamics are finite over its joint
+ranges.
 """
 import random
 import time
@@ -11,8 +12,8 @@ import time
 import numpy as np
 import pytest
 
-from robot_dynamics_ros.core import (RobotDescriptionError, RobotModel, gravity_torques, mass_matrix,
-                                     resolve_robot_path, rnea, shipped_robots)
+from robot_dynamics_ros.core import (RobotDescriptionError, RobotModel, gravity_torques,
+                                     mass_matrix, resolve_robot_path, rnea, shipped_robots)
 from robot_dynamics_ros.core.model.robot_file import BOUNDS, MAX_FILE_BYTES
 
 PLANAR = resolve_robot_path("planar2").read_text()
@@ -52,7 +53,8 @@ def test_angle_expressions_that_overflow_are_rejected(tmp_path, angle):
 
 def test_file_that_is_not_utf8_is_a_description_error(tmp_path):
     """D3: raised UnicodeDecodeError."""
-    message = _error_text(tmp_path, PLANAR.encode("utf-8").replace(b"planar2", b"planar\xff\xfe", 1))
+    message = _error_text(tmp_path,
+                          PLANAR.encode("utf-8").replace(b"planar2", b"planar\xff\xfe", 1))
     assert "UTF-8" in message
 
 
@@ -124,9 +126,10 @@ def test_bounds_table_covers_every_kind_used():
 
 
 # ------------------------------------------------------------------------------------- fuzzing
-_TOKENS = ["", "0", "-1", "1e308", "-1e308", "1e-320", ".nan", ".inf", "-.inf", "pi/0", "'9" + "9" * 40 + "*pi'",
-           "[]", "{}", "[1, 2]", "{a: 1}", "null", "true", "'x'", "1:30", "0x1f", "*anchor", "&anchor 1",
-           "<<: {a: 1}", "\"\\xff\"", "[[[[[[]]]]]]", "- 1", "1_000", "0.5", "2", "100000", "-0.0"]
+_TOKENS = ["", "0", "-1", "1e308", "-1e308", "1e-320", ".nan", ".inf", "-.inf", "pi/0",
+           "'9" + "9" * 40 + "*pi'", "[]", "{}", "[1, 2]", "{a: 1}", "null", "true", "'x'", "1:30",
+           "0x1f", "*anchor", "&anchor 1", "<<: {a: 1}", "\"\\xff\"", "[[[[[[]]]]]]", "- 1",
+           "1_000", "0.5", "2", "100000", "-0.0"]
 
 
 def _mutate(text: str, rng: random.Random) -> str:
@@ -162,7 +165,8 @@ def _check_finite_dynamics(model):
     qd = rng.uniform(-1, 1, (16, model.n)) * model.velocity_limit
     tau = rnea(model, q, qd, qd)
     assert np.isfinite(tau).all()
-    assert np.isfinite(mass_matrix(model, q)).all() and np.isfinite(gravity_torques(model, q)).all()
+    assert (np.isfinite(mass_matrix(model, q)).all()
+            and np.isfinite(gravity_torques(model, q)).all())
 
 
 @pytest.mark.parametrize("robot", sorted(shipped_robots()))

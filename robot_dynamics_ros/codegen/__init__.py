@@ -1,5 +1,7 @@
-"""Code generation: straight-line Python for one robot's dynamics (Renaud, seed 004): rnea,
-nonlinear_effects, gravity_torques and mass_matrix, with operation counts.
+"""
+Code generation: straight-line Python for one robot's dynamics (Renaud, seed 004).
+
+The functions are rnea, nonlinear_effects, gravity_torques and mass_matrix, with operation counts.
 
     from robot_dynamics_ros.codegen import generate, generated_model
     code = generate(model)                 # .source (a module), .counts (operation counts)
@@ -14,5 +16,5 @@ from .generate import FUNCTIONS, CodegenError, GeneratedCode, generate
 from .loader import GeneratedModel, generated_model
 from .parameters import GROUPINGS
 
-__all__ = ["generate", "generated_model", "GeneratedModel", "GeneratedCode", "CodegenError", "Graph",
-           "OpCount", "FUNCTIONS", "GROUPINGS"]
+__all__ = ["generate", "generated_model", "GeneratedModel", "GeneratedCode", "CodegenError",
+           "Graph", "OpCount", "FUNCTIONS", "GROUPINGS"]

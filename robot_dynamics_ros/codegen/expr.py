@@ -1,4 +1,5 @@
-"""A small DAG of named scalar expressions: the analytical form of Renaud's principles.
+"""
+A small DAG of named scalar expressions: the analytical form of Renaud's principles.
 
 Renaud (seed 004, 004:39-41 and 004:403-405) evaluates the model "under an analytical form":
 additions of 0 and multiplications by 0 or 1 are deleted, and every sub-expression that costs an
@@ -25,14 +26,16 @@ from dataclasses import dataclass
 
 # Kinds of node.  'sub' is a - b; 'neg' is -a (free); 'sin'/'cos' of one operand; 'sign' is
 # sgn(a) in {-1, 0, 1} (Coulomb friction).
-CONST, VAR, ADD, SUB, MUL, NEG, SIN, COS, SIGN = "const", "var", "add", "sub", "mul", "neg", "sin", "cos", "sign"
-COUNTED = {ADD: "additions", SUB: "additions", MUL: "multiplications", SIN: "sin_cos", COS: "sin_cos",
-           SIGN: "signs"}
+CONST, VAR, ADD, SUB, MUL, NEG, SIN, COS, SIGN = ("const", "var", "add", "sub", "mul", "neg",
+                                                  "sin", "cos", "sign")
+COUNTED = {ADD: "additions", SUB: "additions", MUL: "multiplications", SIN: "sin_cos",
+           COS: "sin_cos", SIGN: "signs"}
 
 
 @dataclass(frozen=True)
 class OpCount:
     """Operations of a set of outputs. Negations are free; sin/cos and sign are counted apart."""
+
     multiplications: int
     additions: int
     sin_cos: int = 0
@@ -45,7 +48,8 @@ class OpCount:
     def __str__(self) -> str:
         text = f"{self.multiplications} multiplications, {self.additions} additions"
         if self.sin_cos or self.signs:
-            text += f" ({self.sin_cos} sin/cos" + (f", {self.signs} sign" if self.signs else "") + ")"
+            text += (f" ({self.sin_cos} sin/cos" + (f", {self.signs} sign" if self.signs else "")
+                     + ")")
         return text
 
 
@@ -218,7 +222,8 @@ class Graph:
 
     def count(self, outputs) -> OpCount:
         tally = Counter(COUNTED.get(self.nodes[k][0]) for k in self.reachable(outputs))
-        return OpCount(tally["multiplications"], tally["additions"], tally["sin_cos"], tally["signs"])
+        return OpCount(tally["multiplications"], tally["additions"], tally["sin_cos"],
+                       tally["signs"])
 
     def count_by_label(self, outputs) -> dict[str, OpCount]:
         """Operation counts split by the label (step) under which each node was first built."""

@@ -1,6 +1,10 @@
-"""In-memory generated models: ``generated_model(model)`` generates and compiles the straight-line
-module of a model once (kept in the model's cache) and calls it like the core's functions (the
-nodes' ``use_generated_model``)."""
+"""
+In-memory generated models, called like the core's functions.
+
+``generated_model(model)`` generates and compiles the straight-line module of a model once (kept
+in the model's cache) and calls it like the core's functions (the nodes'
+``use_generated_model``).
+"""
 from __future__ import annotations
 
 import json
@@ -20,7 +24,8 @@ _LOCK = threading.Lock()
 
 
 class GeneratedModel:
-    """The compiled functions of one robot, called like the core's (without the model argument).
+    """
+    The compiled functions of one robot, called like the core's (without the model argument).
 
     ``rnea(q, qd, qdd)``, ``nonlinear_effects(q, qd)``, ``gravity_torques(q)``, ``mass_matrix(q)``
     and ``forward_dynamics(q, qd, tau)`` accept one configuration (n,) or a batch (N, n), check
@@ -38,7 +43,8 @@ class GeneratedModel:
         self.joint_names = code.joint_names
         self.counts = code.counts
         module = types.ModuleType(f"robot_dynamics_generated_{code.robot}")
-        exec(compile(code.source, f"<generated dynamics of {code.robot}>", "exec"), module.__dict__)
+        exec(compile(code.source, f"<generated dynamics of {code.robot}>", "exec"),
+             module.__dict__)
         self.module = module
 
     def _call(self, fn, **arrays):
@@ -68,7 +74,11 @@ class GeneratedModel:
         return self._call(self.module.mass_matrix, q=q)
 
     def forward_dynamics(self, q, qd, tau) -> np.ndarray:
-        """qdd = M(q)^-1 (tau - n(q, qd)) (seed 001 Sect. 7, TML's forward-dynamics recipe)."""
+        """
+        Return qdd = M(q)^-1 (tau - n(q, qd)).
+
+        Seed 001 Sect. 7, TML's forward-dynamics recipe.
+        """
         (q, qd, tau), batched = joint_arrays(self.model, q=q, qd=qd, tau=tau)
         rhs = tau - self.nonlinear_effects(q, qd)
         M = self.mass_matrix(q)
@@ -79,8 +89,12 @@ class GeneratedModel:
 
 
 def _compiled_for_description(model, grouping: str) -> GeneratedModel:
-    """Generation takes tens of milliseconds: models with equal descriptions (a node rebuilding its
-    model when the payload changes back, two nodes on one robot) share one compiled module."""
+    """
+    Return the compiled module shared by all models with ``model``'s description.
+
+    Generation takes tens of milliseconds: models with equal descriptions (a node rebuilding its
+    model when the payload changes back, two nodes on one robot) share one compiled module.
+    """
     key = (json.dumps(model.to_dict(), sort_keys=True, default=float), grouping)
     with _LOCK:
         compiled = _BY_DESCRIPTION.get(key)
@@ -94,6 +108,11 @@ def _compiled_for_description(model, grouping: str) -> GeneratedModel:
 
 
 def generated_model(model, grouping: str = "full") -> GeneratedModel:
-    """The generated functions of ``model`` (generated and compiled on first use for its
-    description and grouping; kept in the model's cache, ``core.model.cache``)."""
-    return model_constant(model, ("generated_model", grouping), lambda m: _compiled_for_description(m, grouping))
+    """
+    Return the generated functions of ``model``.
+
+    They are generated and compiled on first use for its description and grouping, and kept in
+    the model's cache (``core.model.cache``).
+    """
+    return model_constant(model, ("generated_model", grouping),
+                          lambda m: _compiled_for_description(m, grouping))

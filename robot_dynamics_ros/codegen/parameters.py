@@ -1,4 +1,5 @@
-"""Numeric constants of a generated model: Renaud's augmented bodies, then grouped parameters.
+"""
+Numeric constants of a generated model: Renaud's augmented bodies, then grouped parameters.
 
 Inputs are the model's internal modified-DH chain (``model.chain``, so standard-DH files work
 too).  Per link i (1-based in the comments, 0-based in the code):
@@ -46,7 +47,7 @@ GROUPINGS = ("full", "augmented")
 
 
 def quarter_turns(angle: float) -> int | None:
-    """k if angle is k * pi/2 (mod 2 pi) to within SNAP, else None."""
+    """Return k if angle is k * pi/2 (mod 2 pi) to within SNAP, else None."""
     k = round(angle / (math.pi / 2))
     return k % 4 if abs(angle - k * math.pi / 2) < SNAP else None
 
@@ -54,6 +55,7 @@ def quarter_turns(angle: float) -> int | None:
 @dataclass
 class Link:
     """Constants of link i for the emitter (arrays are numpy floats)."""
+
     prismatic: bool
     ca: float          # cos alpha_{i-1}, snapped
     sa: float          # sin alpha_{i-1}, snapped
@@ -95,8 +97,12 @@ def _shift(p: np.ndarray) -> np.ndarray:
 
 
 def _internal_inertial(model):
-    """Mass, CoM and inertia per link in the internal frames, recomputed from the file frames with
-    the fixed rotation snapped (so alpha = pi/2 leaves exact zeros, not 1e-17 products)."""
+    """
+    Return mass, CoM and inertia per link in the internal frames.
+
+    They are recomputed from the file frames with the fixed rotation snapped (so alpha = pi/2
+    leaves exact zeros, not 1e-17 products).
+    """
     offsets = model.chain.link_offset
     coms, inertias = [], []
     for i in range(model.n):
@@ -118,7 +124,8 @@ def link_constants(model, grouping: str = "full") -> list[Link]:
         ca, sa = exact_cos_sin(float(ch.alpha_prev[i]))
         links.append(Link(
             prismatic=bool(ch.prismatic[i]), ca=ca, sa=sa,
-            a=float(ch.a_prev[i]), theta0=float(ch.theta0[i]), d0=float(ch.d0[i]), m_star=float(m_star[i]),
+            a=float(ch.a_prev[i]), theta0=float(ch.theta0[i]), d0=float(ch.d0[i]),
+            m_star=float(m_star[i]),
             u=mass[i] * com[i], k=parallel_axis(inertia[i], mass[i], com[i]),
             rotor=float(ch.rotor_inertia[i] * ch.gear_ratio[i]), gear=float(ch.gear_ratio[i]),
             viscous=float(ch.viscous[i]), coulomb=float(ch.coulomb[i])))
@@ -130,7 +137,8 @@ def link_constants(model, grouping: str = "full") -> list[Link]:
         links[i].k = links[i].k + ms * _shift(p0)
         if nxt.prismatic:  # p = p0 + q zeta: the q-dependent part, evaluated on line
             links[i].u_q = ms * zeta
-            links[i].k_q = ms * (2.0 * (p0 @ zeta) * np.eye(3) - np.outer(p0, zeta) - np.outer(zeta, p0))
+            links[i].k_q = ms * (2.0 * (p0 @ zeta) * np.eye(3) - np.outer(p0, zeta)
+                                 - np.outer(zeta, p0))
             links[i].k_qq = ms * _shift(zeta)
     if grouping == "full":
         _regroup(links)
@@ -156,13 +164,18 @@ def _regroup(links: list[Link]) -> None:
         link.k[1, 1] = 0.0
         if parent is not None:
             parent.u = parent.u + mu * zeta
-            parent.k = (parent.k + mu * (2.0 * (p @ zeta) * np.eye(3) - np.outer(p, zeta) - np.outer(zeta, p))
+            parent.k = (parent.k + mu * (2.0 * (p @ zeta) * np.eye(3) - np.outer(p, zeta)
+                                         - np.outer(zeta, p))
                         + lam * _shift(zeta))
 
 
 def gravity_in_base(model) -> np.ndarray:
-    """The model's gravity in frame 0; components below 1e-12 |g| (rounding of a base rotation)
-    are exact zeros so that they cost nothing."""
+    """
+    Return the model's gravity in frame 0.
+
+    Components below 1e-12 |g| (rounding of a base rotation) are exact zeros so that they cost
+    nothing.
+    """
     g = np.array(model.chain.gravity_base, dtype=float)
     scale = float(np.abs(g).max()) if g.size else 0.0
     g[np.abs(g) < SNAP * scale] = 0.0

@@ -1,4 +1,5 @@
-"""Renaud's extrinsic algorithm, steps (0)-(10), emitted on the expression DAG.
+"""
+Renaud's extrinsic algorithm, steps (0)-(10), emitted on the expression DAG.
 
 Seed 004, 004:314-405, as verified in notes seed-000-001-004 Sect. 3.5 (OCR errata fixed there:
 sigma-bar in (3b), sigma_i t_i in (5)/(6c)/(7a), e_i(i-1) and n_i(i-1) in (7b)/(9b), and
@@ -94,25 +95,33 @@ class RenaudEmitter:
         return (g.const(link.a), g.neg(g.mul(g.const(link.sa), r)), g.mul(g.const(link.ca), r))
 
     def augmented(self, i: int, q_next):
-        """u*i and k*i as nodes: constants, plus the on-line part of step (0) when joint i+1 is
-        prismatic (p_{i,i+1} then depends on q_{i+1})."""
+        """
+        Return u*i and k*i as nodes.
+
+        Constants, plus the on-line part of step (0) when joint i+1 is prismatic (p_{i,i+1} then
+        depends on q_{i+1}).
+        """
         g, link = self.g, self.links[i]
         u, k = self.const_vec(link.u), self.const_mat(link.k)
         if link.u_q is not None:
             qq = g.mul(q_next, q_next)
             u = self.vadd(u, self.scale(q_next, self.const_vec(link.u_q)))
             k = tuple(tuple(g.add(k[r][c], g.add(g.mul(g.const(link.k_q[r, c]), q_next),
-                                                   g.mul(g.const(link.k_qq[r, c]), qq)))
+                                                 g.mul(g.const(link.k_qq[r, c]), qq)))
                             for c in range(3)) for r in range(3))
         return u, k
 
     def gyroscopic(self, k, delta):
-        """w x (k w) from the products delta = w (x) w of step (2): each component is a linear
-        combination of the delta_jk with coefficients from k (3 multiplications for a diagonal k,
-        instead of 9 for k w and w x (k w))."""
+        """
+        Return w x (k w) from the products delta = w (x) w of step (2).
+
+        Each component is a linear combination of the delta_jk with coefficients from k
+        (3 multiplications for a diagonal k, instead of 9 for k w and w x (k w)).
+        """
         g = self.g
         dxx, dyy, dzz, dxy, dxz, dyz = delta
         (kxx, kxy, kxz), (_, kyy, kyz), (_, _, kzz) = k
+
         def component(k_a, d_a, k_b, d_b1, d_b2, k_c1, k_c2, d_c, k_d, d_d):
             return g.sum((g.mul(k_a, d_a), g.mul(k_b, g.sub(d_b1, d_b2)),
                           g.mul(g.sub(k_c1, k_c2), d_c), g.neg(g.mul(k_d, d_d))))
@@ -128,7 +137,8 @@ class RenaudEmitter:
         g.label = "trig"
         trig = [self.joint_trig(links[i], q[i]) for i in range(n)]
         # Initial conditions (004:355, erratum): w_0 = a_0 = 0, alpha_0 = g Z, i.e. minus gravity.
-        w, acc, alpha = zero3, zero3, self.const_vec(-self.gravity_base if gravity else np.zeros(3))
+        w, acc, alpha = (zero3, zero3,
+                         self.const_vec(-self.gravity_base if gravity else np.zeros(3)))
         b = None
         fwd = []
         for i, link in enumerate(links):
@@ -137,7 +147,7 @@ class RenaudEmitter:
             wp = self.to_child(link, tr, w)                                      # (1a)
             g.label = "3"
             ap = self.to_child(link, tr, acc)                                    # (3a)
-            qw = (g.mul(qd[i], wp[1]), g.neg(g.mul(qd[i], wp[0])), g.zero)       # qd_i w^_{i-1}(i) Z
+            qw = (g.mul(qd[i], wp[1]), g.neg(g.mul(qd[i], wp[0])), g.zero)  # qd_i w^_{i-1}(i) Z
             if link.prismatic:
                 w, acc = wp, ap
                 g.label = "5"
@@ -158,7 +168,8 @@ class RenaudEmitter:
                      (g.add(dxy, az), g.neg(g.add(dxx, dzz)), g.sub(dyz, ax)),
                      (g.sub(dxz, ay), g.add(dyz, ax), g.neg(g.add(dxx, dyy))))
             g.label = "6"
-            r_prev = alpha if b is None else self.vadd(alpha, self.matvec(b, self.offset(link, tr)))  # (6a)
+            r_prev = (alpha if b is None                                         # (6a)
+                      else self.vadd(alpha, self.matvec(b, self.offset(link, tr))))
             r = self.to_child(link, tr, r_prev)                                  # (6b)
             alpha = self.vadd(r, t)                                              # (6c)
             b = b_new
@@ -189,7 +200,8 @@ class RenaudEmitter:
             g.label = "rotor"
             if link.rotor != 0.0:  # seed 002, 7.111/7.114: I_m k_r (wd_{i-1} . z_i + k_r qdd_i)
                 rotor = g.const(link.rotor)
-                torque = g.add(torque, g.mul(rotor, g.add(ap[2], g.mul(g.const(link.gear), qdd[i]))))
+                torque = g.add(torque, g.mul(rotor, g.add(ap[2],
+                                                          g.mul(g.const(link.gear), qdd[i]))))
                 # 7.113: the rotor's reaction on link i-1, I_m k_r (qdd_i z_i + qd_i w_{i-1} x z_i)
                 moment = self.vadd(moment, self.scale(rotor, (qw[0], qw[1], qdd[i])))
             g.label = "friction"

@@ -1,4 +1,5 @@
-"""Python source for expression DAG outputs: one flat, straight-line function per output set.
+"""
+Python source for expression DAG outputs: one flat, straight-line function per output set.
 
 Every node used more than once gets a local name (``x<k>``) and is computed once; a node used
 once is written inline in its single user (no work is repeated either way, and CPython then
@@ -17,9 +18,13 @@ MAX_INLINE_DEPTH = 12  # deeper single-use chains get names (keeps lines and par
 
 @dataclass
 class FunctionSpec:
-    """One generated function: ``name(arg, ...)`` returning ``outputs`` (a list, or a list of
-    rows for a matrix) as a numpy array.  ``inputs`` maps each argument to the DAG variable
-    names of its elements (so ``q`` -> ["q1", ..., "qn"])."""
+    """
+    One generated function: ``name(arg, ...)`` returning ``outputs`` as a numpy array.
+
+    ``outputs`` is a list, or a list of rows for a matrix.  ``inputs`` maps each argument to the
+    DAG variable names of its elements (so ``q`` -> ["q1", ..., "qn"]).
+    """
+
     name: str
     inputs: dict[str, list[str]]
     outputs: list
@@ -99,8 +104,8 @@ def function_source(graph: Graph, spec: FunctionSpec) -> str:
 
     used_vars = {graph.payload(k) for k in order if graph.kind(k) == VAR}
     args = list(spec.inputs)
-    lines = [f"def {spec.name}({', '.join(args)}, _sin=_math.sin, _cos=_math.cos, _array=_np.array, "
-             f"_ndarray=_np.ndarray):",
+    lines = [f"def {spec.name}({', '.join(args)}, _sin=_math.sin, _cos=_math.cos, "
+             f"_array=_np.array, _ndarray=_np.ndarray):",
              f'    """{spec.doc}"""']
     for arg, names in spec.inputs.items():
         targets = [nm if nm in used_vars else "_" for nm in names]

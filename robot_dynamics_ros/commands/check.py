@@ -1,4 +1,4 @@
-"""robot-dynamics check <robot.yaml>: validate a robot file and print its joints, masses, limits."""
+"""robot-dynamics check <robot.yaml>: validate a robot file, print its joints, masses, limits."""
 from __future__ import annotations
 
 import numpy as np
@@ -18,9 +18,10 @@ def run(args) -> int:
     model, report = load_robot_with_report(args)
     for line in report.lines() if report else ():
         print(line)
-    print(f"{model.name}: {model.n} joints, {model.convention} DH, gravity {model.gravity.tolist()} m/s^2")
-    header = f"{'joint':<16}{'type':<10}{'mass kg':>9}{'lower':>10}{'upper':>10}{'velocity':>10}{'effort':>10}" \
-             f"{'rotor':>11}{'gear':>10}  units (limits, velocity, effort)"
+    print(f"{model.name}: {model.n} joints, {model.convention} DH, "
+          f"gravity {model.gravity.tolist()} m/s^2")
+    header = (f"{'joint':<16}{'type':<10}{'mass kg':>9}{'lower':>10}{'upper':>10}{'velocity':>10}"
+              f"{'effort':>10}{'rotor':>11}{'gear':>10}  units (limits, velocity, effort)")
     print(header)
     for i, name in enumerate(model.joint_names):
         units = "m, m/s, N" if model.joint_types[i] == "prismatic" else "rad, rad/s, N m"
@@ -29,8 +30,10 @@ def run(args) -> int:
         print(f"{name:<16}{model.joint_types[i]:<10}{model.mass[i]:>9.4g}{lower}"
               f"{upper}{model.velocity_limit[i]:>10.4g}{model.effort_limit[i]:>10.4g}"
               f"{model.rotor_inertia[i]:>11.3g}{model.gear_ratio[i]:>10.4g}  {units}")
-    print(f"total mass {model.mass.sum():.4g} kg" + (f" (payload {model.payload['mass']} kg)" if model.payload else ""))
+    print(f"total mass {model.mass.sum():.4g} kg"
+          + (f" (payload {model.payload['mass']} kg)" if model.payload else ""))
     q_mid = np.clip(np.zeros(model.n), model.lower, model.upper)
-    print("gravity torques at q = 0 (clipped to limits):", np.array2string(gravity_torques(model, q_mid), precision=4))
+    print("gravity torques at q = 0 (clipped to limits):",
+          np.array2string(gravity_torques(model, q_mid), precision=4))
     print("OK")
     return 0

@@ -1,4 +1,5 @@
-"""The package's one error hierarchy.
+"""
+The package's one error hierarchy.
 
 Every error the core raises on purpose is a :class:`RobotDynamicsError`, and each kind says whose
 fault it is, so callers (the nodes' services, the command line) can answer with the right words
@@ -26,7 +27,11 @@ class RobotDynamicsError(ValueError):
 
 
 class RobotDescriptionError(RobotDynamicsError):
-    """A robot description (YAML, URDF or dict) is invalid; the message names file, joint and field."""
+    """
+    A robot description (YAML, URDF or dict) is invalid.
+
+    The message names file, joint and field.
+    """
 
 
 class TrajectoryError(RobotDynamicsError):
@@ -60,7 +65,7 @@ ERROR_SUMMARIES = {
 
 
 def error_summary(exc: BaseException) -> str:
-    """A few words saying what kind of problem ``exc`` is (its class's entry in ERROR_SUMMARIES)."""
+    """Return a few words saying what kind of problem ``exc`` is (its ERROR_SUMMARIES entry)."""
     for cls in type(exc).__mro__:
         if cls in ERROR_SUMMARIES:
             return ERROR_SUMMARIES[cls]

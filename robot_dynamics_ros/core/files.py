@@ -1,4 +1,5 @@
-"""Writing files so that nothing half-written is ever left behind.
+"""
+Writing files so that nothing half-written is ever left behind.
 
 A robot file, a trajectory or generated code is written to a temporary file in the target's
 directory and renamed over the target only when complete (``os.replace`` is atomic on POSIX): an

@@ -1,4 +1,5 @@
-"""Checking the joint-space arguments of the algorithms, single or batched.
+"""
+Checking the joint-space arguments of the algorithms, single or batched.
 
 Every algorithm accepts either one configuration (shape (n,)) or a batch (shape (N, n)); the
 results then have the leading dimension N.  Bad shapes and non-finite values raise ``InputError``
@@ -22,7 +23,8 @@ def _real_array(value, name: str) -> np.ndarray:
 
 
 def joint_arrays(model, **arrays) -> tuple[list[np.ndarray], bool]:
-    """Validate joint vectors (all (n,) or all (N, n)); returns (float arrays, batched?).
+    """
+    Validate joint vectors (all (n,) or all (N, n)); returns (float arrays, batched?).
 
     ``None`` values are returned as zeros of the common shape.
     """
@@ -35,7 +37,8 @@ def joint_arrays(model, **arrays) -> tuple[list[np.ndarray], bool]:
             raise InputError(f"{name}: expected shape ({model.n},) or (N, {model.n}) for robot "
                              f"'{model.name}', got {a.shape}")
         if shape is not None and a.shape != shape:
-            raise InputError(f"{name}: shape {a.shape} does not match the other arguments' {shape}")
+            raise InputError(f"{name}: shape {a.shape} does not match the other arguments' "
+                             f"{shape}")
         if not np.isfinite(a).all():
             bad = np.argwhere(~np.isfinite(np.atleast_2d(a)))[0]
             raise InputError(f"{name}: non-finite value for joint '{model.joint_names[bad[-1]]}'")
@@ -47,7 +50,7 @@ def joint_arrays(model, **arrays) -> tuple[list[np.ndarray], bool]:
 
 
 def vector_argument(value, size: int, name: str, batch_size: int | None) -> np.ndarray:
-    """A (size,) vector, or (N, size) when batched, finite; raises InputError naming it."""
+    """Return a (size,) vector, or (N, size) when batched, finite; raises InputError naming it."""
     a = _real_array(value, name)
     ok = a.shape == (size,) or (batch_size is not None and a.shape == (batch_size, size))
     if not ok:

@@ -15,7 +15,7 @@ ROUNDING = 1e-12   # |cos|, |sin| this close to 0 or 1 are taken as exact (multi
 
 
 def snap_unit(x: float) -> float:
-    """A sine or cosine (or rotation-matrix entry) within ROUNDING of 0 or +-1 made exact."""
+    """Snap a sine or cosine (or rotation-matrix entry) to exactly 0 or +-1 if within ROUNDING."""
     if abs(x) < ROUNDING:
         return 0.0
     if abs(abs(x) - 1.0) < ROUNDING:
@@ -24,8 +24,11 @@ def snap_unit(x: float) -> float:
 
 
 def exact_cos_sin(angle: float) -> tuple[float, float]:
-    """cos and sin of a constant angle, with the round-off of multiples of pi/2 removed (so that
-    alpha = pi/2 gives exactly 0 and 1, and the recursions can skip products with them)."""
+    """
+    Return cos and sin of a constant angle, with the round-off of multiples of pi/2 removed.
+
+    So alpha = pi/2 gives exactly 0 and 1, and the recursions can skip products with them.
+    """
     return snap_unit(math.cos(angle)), snap_unit(math.sin(angle))
 
 
@@ -51,7 +54,11 @@ def pose_matrix(pose: dict) -> np.ndarray:
 
 
 def skew(v: np.ndarray) -> np.ndarray:
-    """Cross-product matrix, batched over leading dimensions: skew(a) @ b == cross(a, b)."""
+    """
+    Return the cross-product matrix, batched over leading dimensions.
+
+    skew(a) @ b == cross(a, b).
+    """
     v = np.asarray(v)
     S = np.zeros(v.shape[:-1] + (3, 3))
     S[..., 0, 1], S[..., 0, 2] = -v[..., 2], v[..., 1]

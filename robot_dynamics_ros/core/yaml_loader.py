@@ -1,11 +1,13 @@
-"""The one YAML reader of the package's own files (robot descriptions, trajectories, paths).
+"""
+The one YAML reader of the package's own files (robot descriptions, trajectories, paths).
 
 Hand-written files get YAML 1.2's plain scalars, as the README promises, and nothing that lets a
 small file turn into a large or surprising document:
 
 * numbers as in YAML 1.2 (and JSON): ``2e-4`` and ``1e3`` are floats (PyYAML follows YAML 1.1,
-  where they are strings), while the YAML 1.1 forms ``1:30`` (sexagesimal, 90), ``1_000.5``, ``010``
-  (octal) and ``0b101`` are not numbers; ``yes``/``no``/``on``/``off`` are strings, not booleans;
+  where they are strings), while the YAML 1.1 forms ``1:30`` (sexagesimal, 90), ``1_000.5``,
+  ``010`` (octal) and ``0b101`` are not numbers; ``yes``/``no``/``on``/``off`` are strings, not
+  booleans;
 * a key repeated in one mapping is an error, also within a one-line flow mapping
   (``dh: {a: 0.4, a: 9.0}``); PyYAML silently keeps the last one;
 * aliases (``*name``) are refused: a kilobyte of nested aliases expands into gigabytes
@@ -51,10 +53,12 @@ class _Loader(yaml.SafeLoader):
     def compose_node(self, parent, index):
         if self.check_event(yaml.AliasEvent):
             event = self.peek_event()
-            raise YamlContentError(f"aliases (*{event.anchor}) are not supported", event.start_mark)
+            raise YamlContentError(f"aliases (*{event.anchor}) are not supported",
+                                   event.start_mark)
         depth = getattr(self, "_depth", 0)
         if depth >= MAX_DEPTH:
-            raise YamlContentError(f"nested deeper than {MAX_DEPTH} levels", self.peek_event().start_mark)
+            raise YamlContentError(f"nested deeper than {MAX_DEPTH} levels",
+                                   self.peek_event().start_mark)
         self._depth = depth + 1
         try:
             return super().compose_node(parent, index)
@@ -65,17 +69,19 @@ class _Loader(yaml.SafeLoader):
         if isinstance(node, yaml.MappingNode):
             seen = {}
             for key_node, _ in node.value:
-                if key_node.tag == "tag:yaml.org,2002:merge" or getattr(key_node, "value", None) == "<<":
-                    raise YamlContentError("merge keys (<<) are not supported: write the entries out",
-                                           key_node.start_mark)
+                if (key_node.tag == "tag:yaml.org,2002:merge"
+                        or getattr(key_node, "value", None) == "<<"):
+                    raise YamlContentError("merge keys (<<) are not supported: write the entries "
+                                           "out", key_node.start_mark)
                 key = self.construct_object(key_node, deep=deep)
                 try:
                     first = seen.setdefault(key, key_node.start_mark)
                 except TypeError:
                     continue  # unhashable key: the base class reports it
                 if first is not key_node.start_mark:
-                    raise YamlContentError(f"duplicate key {key!r} (first given on line {first.line + 1}, "
-                                           f"column {first.column + 1})", key_node.start_mark)
+                    raise YamlContentError(f"duplicate key {key!r} (first given on line "
+                                           f"{first.line + 1}, column {first.column + 1})",
+                                           key_node.start_mark)
         return super().construct_mapping(node, deep=deep)
 
     def construct_yaml_int(self, node):
@@ -92,12 +98,17 @@ _Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_yaml_int)
 
 
 def parse_yaml(text: str):
-    """The document in ``text`` (raises ``yaml.YAMLError`` subclasses; see the module docstring)."""
+    """
+    Return the document in ``text``.
+
+    Raises ``yaml.YAMLError`` subclasses; see the module docstring.
+    """
     return yaml.load(text, Loader=_Loader)
 
 
 def load_yaml_file(path: str | Path, what: str, error: type, max_bytes: int):
-    """Read, check and parse the YAML file ``path`` holding a ``what`` (e.g. "robot description").
+    """
+    Read, check and parse the YAML file ``path`` holding a ``what`` (e.g. "robot description").
 
     Raises ``error(message)`` naming the file for every problem: unreadable, larger than
     ``max_bytes``, not UTF-8, not valid YAML or not allowed here (module docstring), or empty.
@@ -106,14 +117,16 @@ def load_yaml_file(path: str | Path, what: str, error: type, max_bytes: int):
     try:
         size = path.stat().st_size
         if size > max_bytes:
-            raise error(f"{path}: {size} bytes is larger than a {what} file may be ({max_bytes} bytes)")
+            raise error(f"{path}: {size} bytes is larger than a {what} file may be "
+                        f"({max_bytes} bytes)")
         raw = path.read_bytes()
     except OSError as exc:
         raise error(f"{path}: cannot read {what}: {exc.strerror or exc}") from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise error(f"{path}: not UTF-8 text (byte {exc.start}: {raw[exc.start:exc.start + 1]!r}); "
+        raise error(f"{path}: not UTF-8 text (byte {exc.start}: "
+                    f"{raw[exc.start:exc.start + 1]!r}); "
                     f"a {what} file must be UTF-8 YAML") from None
     try:
         data = parse_yaml(text)

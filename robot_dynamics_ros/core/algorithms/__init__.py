@@ -1,4 +1,4 @@
-"""The algorithms on a model, one per file: plain functions of (model, q, ...) that never change it."""
+"""Algorithms on a model, one per file: plain functions of (model, q, ...) that never change it."""
 from .coriolis import coriolis_matrix
 from .crba import mass_matrix
 from .forward_dynamics import forward_dynamics

@@ -1,4 +1,5 @@
-"""The Coriolis and centrifugal matrix C(q, qd), Christoffel choice (seed 002, 7.44-7.46).
+"""
+The Coriolis and centrifugal matrix C(q, qd), Christoffel choice (seed 002, 7.44-7.46).
 
 C is assembled from world-frame spatial quantities (``spatial.py``) with composite sums over the
 links outboard of each joint, so each entry is one small product; it is O(n^2) per configuration
@@ -18,26 +19,33 @@ from .spatial import chain_state, force_cross_bar, motion_cross
 
 
 def _body_christoffel(M, V, S, Sdot) -> np.ndarray:
-    """J^T (M Jdot + B(V) J) for bodies with inertia M, velocity V and Jacobian columns S, Sdot.
+    """
+    J^T (M Jdot + B(V) J) for bodies with inertia M, velocity V and Jacobian columns S, Sdot.
 
     B(V) = 1/2 [(V x*) M - M (V x) + (M V) x-bar*] makes C qd the Coriolis/centrifugal force and
-    C + C^T = Bdot (Echeandia and Wensing 2021), i.e. C is the Christoffel choice (seed 002, 7.44-7.46).
+    C + C^T = Bdot (Echeandia and Wensing 2021), i.e. C is the Christoffel choice (seed 002,
+    7.44-7.46).
     """
     Vx = motion_cross(V)
-    Bv = 0.5 * (-np.swapaxes(Vx, -1, -2) @ M - M @ Vx + force_cross_bar(np.einsum("...ab,...b->...a", M, V)))
+    Bv = 0.5 * (-np.swapaxes(Vx, -1, -2) @ M - M @ Vx
+                + force_cross_bar(np.einsum("...ab,...b->...a", M, V)))
     return M @ Sdot + Bv @ S
 
 
 def coriolis_matrix(model, q, qd) -> np.ndarray:
-    """C(q, qd) from the Christoffel symbols (seed 002, 7.44-7.46): Bdot - 2C is skew-symmetric and
-    C(q, qd) qd + g(q) + friction = nonlinear_effects(q, qd).  Shape (n, n) or (N, n, n).
+    """
+    Return C(q, qd) from the Christoffel symbols (seed 002, 7.44-7.46).
+
+    Bdot - 2C is skew-symmetric and C(q, qd) qd + g(q) + friction = nonlinear_effects(q, qd).
+    Shape (n, n) or (N, n, n).
     """
     (q, qd), _ = joint_arrays(model, q=q, qd=qd)
     st = chain_state(model, q)
     n = model.n
     V = np.cumsum(st.S * qd[..., None], axis=-2)                     # link velocities
     V_parent = np.concatenate([np.zeros_like(V[..., :1, :]), V[..., :-1, :]], axis=-2)
-    Sdot = np.einsum("...iab,...ib->...ia", motion_cross(V_parent), st.S)   # d/dt S_j = V_{j-1} x S_j
+    # d/dt S_j = V_{j-1} x S_j
+    Sdot = np.einsum("...iab,...ib->...ia", motion_cross(V_parent), st.S)
     # C_ij = S_i . [Ic_m Sdot_j + Bc_m S_j], m = max(i, j); Bc_m = sum_{k >= m} B(V_k, M_k).
     Vx = motion_cross(V)
     h = np.einsum("...kab,...kb->...ka", st.inertia, V)
@@ -54,8 +62,12 @@ def coriolis_matrix(model, q, qd) -> np.ndarray:
 
 
 def _rotor_coriolis(model, st, qd, V_parent, Sdot) -> np.ndarray:
-    """Christoffel terms of the spinning rotors: a rotor body (inertia I_m z z^T, Jacobian of link
-    i-1 plus k_r times joint i's screw) minus the same inertia locked to link i-1."""
+    """
+    Return the Christoffel terms of the spinning rotors.
+
+    A rotor body (inertia I_m z z^T, Jacobian of link i-1 plus k_r times joint i's screw) minus
+    the same inertia locked to link i-1.
+    """
     ch = model.chain
     n = model.n
     C = np.zeros(qd.shape + (n,))
@@ -80,6 +92,6 @@ def _rotor_coriolis(model, st, qd, V_parent, Sdot) -> np.ndarray:
         S_rows = S  # rows of J^T for the spinning rotor; the locked one has column i zero
         S_locked = S.copy()
         S_locked[..., i, :] = 0.0
-        C = C + np.einsum("...ia,...aj->...ij", S_rows, spinning) \
-              - np.einsum("...ia,...aj->...ij", S_locked, locked)
+        C = (C + np.einsum("...ia,...aj->...ij", S_rows, spinning)
+             - np.einsum("...ia,...aj->...ij", S_locked, locked))
     return C

@@ -1,5 +1,7 @@
-"""Composite-rigid-body algorithm on scalar components (Featherstone's CRBA, in the spirit of
-seed 002 Sect. 7.6: B(q) without n calls of inverse dynamics).
+"""
+Composite-rigid-body algorithm on scalar components (Featherstone's CRBA).
+
+In the spirit of seed 002 Sect. 7.6: B(q) without n calls of inverse dynamics.
 
 Each composite body i (links i..n) is kept in its own frame as (mass m, first moment h = m c,
 inertia I about the frame origin).  Column i of B is the wrench F_i = Ic_i S_i needed to give joint
@@ -47,7 +49,8 @@ def _composite_to_parent(body, ct, st, a, d, ca, sa):
     # Shift the reference point to the parent's origin, p = (a, 0, d) in X (parallel axes):
     # I' = I + m (|p|^2 E - p p^T) + 2 (p.h) E - (h p^T + p h^T)
     ph = a * hx + d * hz
-    xx, yy, zz = xx + m * d * d + 2.0 * d * hz, yy + m * (a * a + d * d) + 2.0 * ph, zz + m * a * a + 2.0 * a * hx
+    xx, yy, zz = (xx + m * d * d + 2.0 * d * hz, yy + m * (a * a + d * d) + 2.0 * ph,
+                  zz + m * a * a + 2.0 * a * hx)
     xy, xz, yz = xy - a * hy, xz - m * a * d - (hx * d + a * hz), yz - d * hy
     hx, hz = hx + m * a, hz + m * d
     hx, hy, hz = rot_x(ca, sa, hx, hy, hz)
@@ -55,9 +58,10 @@ def _composite_to_parent(body, ct, st, a, d, ca, sa):
 
 
 def _link_body(m, c, Ic) -> tuple:
-    """(m, h = m c, I about the frame origin) of one link, as floats (entries xx yy zz xy xz yz)."""
-    I = parallel_axis(Ic, m, c)
-    return tuple(map(float, (m, *(m * c), I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[0, 2], I[1, 2])))
+    """Return (m, h = m c, I about the frame origin) of one link, floats (I: xx yy zz xy xz yz)."""
+    I_o = parallel_axis(Ic, m, c)
+    return tuple(map(float, (m, *(m * c), I_o[0, 0], I_o[1, 1], I_o[2, 2],
+                             I_o[0, 1], I_o[0, 2], I_o[1, 2])))
 
 
 def _link_bodies(model) -> tuple:
@@ -105,12 +109,15 @@ def _columns(model, q, xp):
 
 
 def mass_matrix(model, q) -> np.ndarray:
-    """B(q), the joint-space inertia matrix (seed 002, 7.32), rotors included, by the
-    composite-rigid-body algorithm, O(n^2).  Shape (n, n), or (N, n, n) for a batch (N, n)."""
+    """
+    Return B(q), the joint-space inertia matrix (seed 002, 7.32), rotors included.
+
+    By the composite-rigid-body algorithm, O(n^2).  Shape (n, n), or (N, n, n) for a batch (N, n).
+    """
     (q,), batched = joint_arrays(model, q=q)
     if batched:
         rows = _columns(model, np.ascontiguousarray(q.T), np)
         N = q.shape[0]
-        return np.stack([np.stack(np.broadcast_arrays(*row, np.empty(N))[:-1], axis=-1) for row in rows],
-                        axis=-2)
+        return np.stack([np.stack(np.broadcast_arrays(*row, np.empty(N))[:-1], axis=-1)
+                         for row in rows], axis=-2)
     return np.array(_columns(model, q.tolist(), math))

@@ -1,4 +1,5 @@
-"""Recursive Newton-Euler inverse dynamics in link frames (seed 002, eqs. 7.107-7.114).
+"""
+Recursive Newton-Euler inverse dynamics in link frames (seed 002, eqs. 7.107-7.114).
 
 This file is the recursion as the textbook writes it, for one configuration, on Python floats (no
 numpy call per operation: about 15 us for six joints).  A batch (N, n) runs the same recursion on
@@ -6,13 +7,13 @@ numpy columns in ``rnea_batch.py``, which also skips the work on components that
 whole batch.
 
 Frames are the model's internal modified-DH frames (see ``model/model.py``): joint i turns about,
-or slides along, the local z of frame i; T_{i-1,i} = Rx(alpha_{i-1}) Tx(a_{i-1}) Rz(theta_i) Tz(d_i).
-Each parent-to-child rotation is done in two steps, first Rx(-alpha) into the intermediate frame
-X, where the offset between origins is simply (a, 0, d), then Rz(-theta).
+or slides along, the local z of frame i; T_{i-1,i} = Rx(alpha_{i-1}) Tx(a_{i-1}) Rz(theta_i)
+Tz(d_i).  Each parent-to-child rotation is done in two steps, first Rx(-alpha) into the
+intermediate frame X, where the offset between origins is simply (a, 0, d), then Rz(-theta).
 
 Gravity enters as an upward acceleration of the base, pdd_0 = -g (seed 002, L1108 corrected;
-seed 000 Table 2).  Motors follow seed 002: rotor i sits on link i-1 and spins about joint axis i at
-k_r,i qd_i; the link data include the locked rotor, and the spin adds
+seed 000 Table 2).  Motors follow seed 002: rotor i sits on link i-1 and spins about joint axis i
+at k_r,i qd_i; the link data include the locked rotor, and the spin adds
   k_r,i I_m,i (qdd_i z + qd_i w_{i-1} x z)   to the moment balance of link i-1   (7.113)
   k_r,i I_m,i (wd_{i-1} . z + k_r,i qdd_i)    to tau_i                             (7.111), (7.114)
 Friction adds F_v qd + F_s sgn(qd) on the joint side (7.114).
@@ -30,8 +31,8 @@ from .rotations import rot_x, rot_x_inv
 # The per-joint constants each pass reads (model/joint_constants.py), in the order unpacked below.
 FORWARD_FIELDS = ("prismatic", "cos_alpha", "sin_alpha", "a", "theta0", "d0", "offset")
 BACKWARD_FIELDS = ("prismatic", "cos_alpha", "sin_alpha", "a", "mass", "cx", "cy", "cz",
-                   "ixx", "iyy", "izz", "ixy", "ixz", "iyz", "rotor", "gear_ratio", "viscous", "coulomb",
-                   "offset", "off_centre", "diagonal")
+                   "ixx", "iyy", "izz", "ixy", "ixz", "iyz", "rotor", "gear_ratio", "viscous",
+                   "coulomb", "offset", "off_centre", "diagonal")
 
 
 def _sign(x: float) -> float:
@@ -39,8 +40,12 @@ def _sign(x: float) -> float:
 
 
 def _recursion(model, q, qd, qdd, g, wrench):
-    """tau (list of floats) for one configuration (lists of floats); ``wrench`` is
-    (fx, fy, fz, nx, ny, nz) on the last link in internal frame n, moment about its origin, or None."""
+    """
+    Return tau (list of floats) for one configuration (lists of floats).
+
+    ``wrench`` is (fx, fy, fz, nx, ny, nz) on the last link in internal frame n, moment about its
+    origin, or None.
+    """
     n = model.n
     # Forward pass (7.107)-(7.111): angular velocity w, angular acceleration wd and the linear
     # acceleration a of each frame origin (minus g), in the link's own frame.
@@ -140,9 +145,13 @@ def _recursion(model, q, qd, qdd, g, wrench):
 
 
 def wrench_in_last_frame(model, q, f_ext, batched):
-    """f_ext: wrench [f; mu] exerted BY the end effector ON the environment, world frame, moment
+    """
+    Convert f_ext to the force and moment on the last link, internal frame n, about its origin.
+
+    f_ext: wrench [f; mu] exerted BY the end effector ON the environment, world frame, moment
     about the tool point (seed 002, h_e in 7.42) -> force and moment on the last link in internal
-    frame n about its origin (the terminal condition of 7.112-7.113), as six components."""
+    frame n about its origin (the terminal condition of 7.112-7.113), as six components.
+    """
     from .kinematics import internal_frames
     T = model.chain.base @ internal_frames(model, q)[..., -1, :, :]
     R = T[..., :3, :3]
@@ -155,14 +164,15 @@ def wrench_in_last_frame(model, q, f_ext, batched):
 
 
 def gravity_in_base(model, gravity):
-    """The gravity vector in the base frame: the model's, or the world-frame ``gravity`` given."""
+    """Return the base-frame gravity vector: the model's, or the world-frame ``gravity`` given."""
     if gravity is None:
         return model.chain.gravity_base
     return model.base[:3, :3].T @ vector_argument(gravity, 3, "gravity", None)
 
 
 def rnea(model, q, qd, qdd, gravity=None, f_ext=None):
-    """Inverse dynamics tau = B(q) qdd + C(q, qd) qd + F_v qd + F_s sgn(qd) + g(q) + J^T f_ext.
+    """
+    Inverse dynamics tau = B(q) qdd + C(q, qd) qd + F_v qd + F_s sgn(qd) + g(q) + J^T f_ext.
 
     ``q, qd, qdd``: shape (n,) or (N, n).  ``gravity``: world-frame gravity vector (default: the
     model's).  ``f_ext``: the wrench [force; moment] that the end effector exerts on the

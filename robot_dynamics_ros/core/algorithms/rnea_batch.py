@@ -1,4 +1,5 @@
-"""The RNEA of ``rnea.py`` on a batch: every component a numpy column of N samples.
+"""
+The RNEA of ``rnea.py`` on a batch: every component a numpy column of N samples.
 
 The recursion is ``rnea._recursion`` step for step (same equations, seed 002 7.107-7.114, same
 order of operations); what differs is that a component which is zero for every sample, as the
@@ -24,24 +25,23 @@ from .rotations import rot_x, rot_x_inv
 CHUNK = 2048
 
 
-
 def _zero(x) -> bool:
-    """x is the float 0.0 (a structural zero), not an array."""
+    """Return whether x is the float 0.0 (a structural zero), not an array."""
     return x.__class__ is float and x == 0.0
 
 
 def _m(a, b):
-    """a b, or the float 0.0 if a factor is a structural zero."""
+    """Return a b, or the float 0.0 if a factor is a structural zero."""
     return 0.0 if _zero(a) or _zero(b) else a * b
 
 
 def _a(a, b):
-    """a + b, skipping a structural-zero term."""
+    """Return a + b, skipping a structural-zero term."""
     return a if _zero(b) else (b if _zero(a) else a + b)
 
 
 def _s(a, b):
-    """a - b, skipping a structural-zero term."""
+    """Return a - b, skipping a structural-zero term."""
     return a if _zero(b) else (-b if _zero(a) else a - b)
 
 
@@ -55,8 +55,12 @@ def _rz_inv(ct, st, x, y):
 
 
 def _recursion(model, q, qd, qdd, g, wrench):
-    """tau as a list of per-joint columns (or floats, where a torque does not depend on the
-    state, e.g. massless outer links); arguments as ``rnea._recursion``'s, columns of N samples."""
+    """
+    Return tau as a list of per-joint columns (or floats, for torques independent of the state).
+
+    A torque is a float where it does not depend on the state, e.g. for massless outer links;
+    arguments as ``rnea._recursion``'s, columns of N samples.
+    """
     n = model.n
     wx = wy = wz = 0.0
     wdx = wdy = wdz = 0.0
@@ -102,7 +106,8 @@ def _recursion(model, q, qd, qdd, g, wrench):
         if m != 0.0 and not off_centre:
             fx, fy, fz = fx + m * ax, fy + m * ay, fz + m * az
         elif m != 0.0:                                                           # (7.110)
-            ux, uy, uz = _s(_m(wy, cz), _m(wz, cy)), _s(_m(wz, cx), _m(wx, cz)), _s(_m(wx, cy), _m(wy, cx))
+            ux, uy, uz = (_s(_m(wy, cz), _m(wz, cy)), _s(_m(wz, cx), _m(wx, cz)),
+                          _s(_m(wx, cy), _m(wy, cx)))
             Fx = m * _s(_a(_s(_a(ax, _m(wdy, cz)), _m(wdz, cy)), _m(wy, uz)), _m(wz, uy))
             Fy = m * _s(_a(_s(_a(ay, _m(wdz, cx)), _m(wdx, cz)), _m(wz, ux)), _m(wx, uz))
             Fz = m * _s(_a(_s(_a(az, _m(wdx, cy)), _m(wdy, cx)), _m(wx, uy)), _m(wy, ux))
@@ -147,8 +152,12 @@ def _recursion(model, q, qd, qdd, g, wrench):
 
 
 def rnea_columns(model, q, qd, qdd, g, wrench) -> np.ndarray:
-    """tau (N, n) for validated (N, n) arrays; ``g`` (3 floats, base frame), ``wrench`` six
-    columns (N,) or None (see ``rnea.wrench_in_last_frame``)."""
+    """
+    Return tau (N, n) for validated (N, n) arrays.
+
+    ``g``: 3 floats, base frame; ``wrench``: six columns (N,) or None (see
+    ``rnea.wrench_in_last_frame``).
+    """
     N = q.shape[0]
     out = np.empty((N, model.n))
     chunks = max(-(-N // CHUNK), 1)

@@ -1,10 +1,13 @@
-"""The elementary frame changes of the scalar-component recursions (``rnea.py``, ``rnea_batch.py``,
-``crba.py``); a component is a Python float (single call) or a numpy column (batch).
+"""
+The elementary frame changes of the scalar-component recursions.
+
+Used by ``rnea.py``, ``rnea_batch.py`` and ``crba.py``; a component is a Python float (single
+call) or a numpy column (batch).
 
 Frames are the model's internal modified-DH frames: T_{i-1,i} = Rx(alpha) Tx(a) Rz(theta) Tz(d).
-The intermediate frame X (after Rx(alpha)) shares the parent's origin, and in it the child's origin
-is simply (a, 0, d).  ``ca``, ``sa`` are exact for multiples of pi/2 (``transforms.exact_cos_sin``),
-so those rotations only permute and negate components.
+The intermediate frame X (after Rx(alpha)) shares the parent's origin, and in it the child's
+origin is simply (a, 0, d).  ``ca``, ``sa`` are exact for multiples of pi/2
+(``transforms.exact_cos_sin``), so those rotations only permute and negate components.
 """
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""World-frame spatial quantities shared by the joint-space matrix algorithms.
+"""
+World-frame spatial quantities shared by the joint-space matrix algorithms.
 
 Spatial motion vectors are (angular; linear) at the world origin, forces (moment; force) about it
 (Featherstone's Plucker coordinates).  Everything is batched over leading dimensions.
@@ -16,6 +17,7 @@ from ..transforms import skew
 @dataclass(frozen=True)
 class ChainState:
     """Per-configuration world-frame data of a model (Pinocchio's 'Data' in spirit)."""
+
     axes: np.ndarray        # (..., n, 3) world joint axes z_i
     origins: np.ndarray     # (..., n, 3) world origins of the internal frames
     S: np.ndarray           # (..., n, 6) joint motion subspaces
@@ -29,7 +31,8 @@ def chain_state(model, q: np.ndarray) -> ChainState:
     R, p = T[..., :3, :3], T[..., :3, 3]
     z = R[..., :, 2]
     revolute = ~ch.prismatic[:, None]
-    S = np.concatenate([np.where(revolute, z, 0.0), np.where(revolute, np.cross(p, z), z)], axis=-1)
+    S = np.concatenate([np.where(revolute, z, 0.0), np.where(revolute, np.cross(p, z), z)],
+                       axis=-1)
     # Link inertia about the world origin: [[I_O, m [c]x], [m [c]x^T, m E]], c the world CoM.
     c = np.einsum("...ij,...j->...i", R, ch.com) + p
     m = ch.mass[:, None, None]
@@ -55,7 +58,7 @@ def motion_cross(v: np.ndarray) -> np.ndarray:
 
 
 def force_cross_bar(f: np.ndarray) -> np.ndarray:
-    """The matrix of u -> u x* f (a linear map of the motion u), for spatial forces f = (n; f)."""
+    """Return the matrix of u -> u x* f (linear in the motion u), for spatial forces f = (n; f)."""
     X = np.zeros(f.shape[:-1] + (6, 6))
     nx, fx = skew(f[..., :3]), skew(f[..., 3:])
     X[..., :3, :3] = -nx

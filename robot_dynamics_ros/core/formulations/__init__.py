@@ -1,4 +1,5 @@
-"""The seeds' inverse-dynamics formulations side by side, one module each.
+"""
+The seeds' inverse-dynamics formulations side by side, one module each.
 
 =======================  =================================================  ============  =====
 module                   formulation                                        frames        joints

@@ -1,15 +1,16 @@
-"""What every formulation shares: the two DH views of a model, input conversion, 3-vector helpers.
+"""
+What every formulation shares: the two DH views of a model, input conversion, 3-vector helpers.
 
-**Standard-DH view** (seeds 000, 001, 002, 003): frame i at the distal end of link i, joint i about
-z_{i-1}, i-1A_i = Rz(theta_i) Tz(d_i) Tx(a_i) Rx(alpha_i) (000 eq. 2.1).  A standard-DH model is
-used as written.  A modified-DH model (internal frames F_i on joint axis i, ``model.chain``) is
+**Standard-DH view** (seeds 000, 001, 002, 003): frame i at the distal end of link i, joint i
+about z_{i-1}, i-1A_i = Rz(theta_i) Tz(d_i) Tx(a_i) Rx(alpha_i) (000 eq. 2.1).  A standard-DH model
+is used as written.  A modified-DH model (internal frames F_i on joint axis i, ``model.chain``) is
 converted exactly: S_i = F_i Tx(a_i) Rx(alpha_i) with (a_i, alpha_i) taken from the *next* row
 (a_i := a_prev[i+1], alpha_i := alpha_prev[i+1]; zero for the last link), and the fixed offset
 Rx(alpha_0) Tx(a_0) of the first row goes into the base: S_0 = base Rx(alpha_0) Tx(a_0).  Link
 centres of mass and inertias are re-expressed in S_i once.
 
-**Modified-DH view** (seed 004): ``model.chain`` itself, which is that same conversion in the other
-direction for standard-DH models (see ``core/model.py``).
+**Modified-DH view** (seed 004): ``model.chain`` itself, which is that same conversion in the
+other direction for standard-DH models (see ``core/model.py``).
 
 All formulations compute the *rigid-body* torque: rotor inertia, gear ratios and friction in the
 model are ignored, i.e. the result equals ``rnea(model.rigid(), ...)``.  (Rotors and friction are
@@ -30,19 +31,20 @@ from ..algorithms.kinematics import tool_pose
 from ..errors import InputError
 from ..inputs import joint_arrays, vector_argument
 from ..model.cache import model_constant
-from ..model.inertia import parallel_axis
 from ..transforms import exact_cos_sin, homogeneous, rot_x
 from .opcount import Counted
 
 
 @dataclass(frozen=True, eq=False)
 class DHView:
-    """One DH description of the rigid robot, arrays of length n (n x 3, n x 3 x 3).
+    """
+    One DH description of the rigid robot, arrays of length n (n x 3, n x 3 x 3).
 
     ``convention`` "standard": row i is (theta_i, d_i, a_i, alpha_i) of i-1A_i, com/inertia in the
     distal frame S_i.  "modified": row i is (alpha_{i-1}, a_{i-1}, theta_i, d_i) of T_{i-1,i},
     com/inertia in frame F_i on joint axis i.
     """
+
     convention: str
     a: np.ndarray
     cos_alpha: np.ndarray
@@ -62,7 +64,7 @@ class DHView:
 
     @property
     def tool_point(self) -> np.ndarray:
-        """The tool point in the last frame (where f_ext's moment is taken)."""
+        """Return the tool point in the last frame (where f_ext's moment is taken)."""
         return self.tool[:3, 3]
 
 
@@ -75,7 +77,7 @@ def _view(convention, a, alpha, theta0, d0, prismatic, mass, com, inertia, base,
 
 
 def standard_view(model) -> DHView:
-    """The model in standard DH (see module docstring); computed once per model."""
+    """Return the model in standard DH (see module docstring); computed once per model."""
     return model_constant(model, "standard_dh_view", _standard_view)
 
 
@@ -88,7 +90,8 @@ def _standard_view(model) -> DHView:
         ch = model.chain
         a = np.append(ch.a_prev[1:], 0.0)
         alpha = np.append(ch.alpha_prev[1:], 0.0)
-        # S_i = F_i L_i with L_i = Tx(a_i) Rx(alpha_i): points map as p_S = Rx(alpha)^T (p_F - a x).
+        # S_i = F_i L_i with L_i = Tx(a_i) Rx(alpha_i): points map as
+        # p_S = Rx(alpha)^T (p_F - a x).
         R = np.array([rot_x(al) for al in alpha])
         com = np.einsum("nji,nj->ni", R, ch.com - np.outer(a, [1.0, 0.0, 0.0]))
         inertia = np.einsum("nji,njk,nkl->nil", R, ch.inertia, R)
@@ -99,10 +102,15 @@ def _standard_view(model) -> DHView:
 
 
 def modified_view(model) -> DHView:
-    """The model in modified DH: ``model.chain`` (exact for both file conventions); once per model."""
+    """
+    Return the model in modified DH: ``model.chain`` (exact for both file conventions).
+
+    Computed once per model.
+    """
     return model_constant(model, "modified_dh_view", lambda m: _view(
-        "modified", m.chain.a_prev, m.chain.alpha_prev, m.chain.theta0, m.chain.d0, m.chain.prismatic,
-        m.chain.mass, m.chain.com, m.chain.inertia, m.chain.base, m.chain.flange))
+        "modified", m.chain.a_prev, m.chain.alpha_prev, m.chain.theta0, m.chain.d0,
+        m.chain.prismatic, m.chain.mass, m.chain.com, m.chain.inertia, m.chain.base,
+        m.chain.flange))
 
 
 def joint_angles(view: DHView, q) -> tuple[list, list]:
@@ -113,7 +121,7 @@ def joint_angles(view: DHView, q) -> tuple[list, list]:
 
 
 def cos_sin(angle):
-    """cos and sin of a joint angle; counted when it is a counting scalar."""
+    """Return cos and sin of a joint angle; counted when it is a counting scalar."""
     if isinstance(angle, Counted):
         return angle.cos(), angle.sin()
     return math.cos(angle), math.sin(angle)
@@ -132,16 +140,18 @@ def rotation_modified(ct, st, ca, sa) -> np.ndarray:
 @dataclass(frozen=True)
 class Inputs:
     """One configuration, ready for a recursion: everything in the view's frames."""
+
     q: np.ndarray
     qd: np.ndarray
     qdd: np.ndarray
-    gravity: np.ndarray          # the actual gravity vector (pointing down), in frame 0 of the view
+    gravity: np.ndarray          # actual gravity vector (pointing down), in frame 0 of the view
     force: np.ndarray | None     # f_ext force, last frame of the view
     moment: np.ndarray | None    # f_ext moment about the tool point, last frame of the view
 
 
 def prepare(model, view: DHView, q, qd, qdd, gravity=None, f_ext=None) -> Inputs:
-    """Validate one configuration and express gravity and the wrench in the view's frames.
+    """
+    Validate one configuration and express gravity and the wrench in the view's frames.
 
     ``f_ext``: the wrench [force; moment] the end effector exerts on the environment, world frame,
     moment about the tool point (the same as for ``rnea``).
@@ -163,7 +173,8 @@ def prepare(model, view: DHView, q, qd, qdd, gravity=None, f_ext=None) -> Inputs
 
 # -- 3-vector helpers that work on float and object arrays alike (np.cross is slow on 3-vectors) --
 def cross(u, v) -> np.ndarray:
-    return np.array([u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]])
+    return np.array([u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2],
+                     u[0] * v[1] - u[1] * v[0]])
 
 
 def dot(u, v):
@@ -171,14 +182,21 @@ def dot(u, v):
 
 
 def skew(v) -> np.ndarray:
-    """The cross-product tensor v^ (seed 004, 004:74): skew(v) @ x == cross(v, x)."""
+    """
+    Return the cross-product tensor v^ (seed 004, 004:74).
+
+    skew(v) @ x == cross(v, x).
+    """
     return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
 
 
 def acceleration_tensor(w, dw) -> np.ndarray:
-    """The matrix A with A b = dw x b + w x (w x b): the acceleration of a point at b on a body
-    turning at w, dw (TML's A_i, seed 001 Sect. 5; Renaud's b = a^ + w^ w^, seed 004 step (4));
-    15 additions and 6 products."""
+    """
+    Return the matrix A with A b = dw x b + w x (w x b).
+
+    A b is the acceleration of a point at b on a body turning at w, dw (TML's A_i, seed 001
+    Sect. 5; Renaud's b = a^ + w^ w^, seed 004 step (4)); 15 additions and 6 products.
+    """
     xx, yy, zz = w[0] * w[0], w[1] * w[1], w[2] * w[2]
     xy, xz, yz = w[0] * w[1], w[0] * w[2], w[1] * w[2]
     return np.array([[-(yy + zz), xy - dw[2], xz + dw[1]],

@@ -1,14 +1,16 @@
-"""Generalized d'Alembert equations (seed 000 Sect. 4, eqs. 4.1-4.5), revolute joints only.
+"""
+Generalized d'Alembert equations (seed 000 Sect. 4, eqs. 4.1-4.5), revolute joints only.
 
 Closed-form equations of motion in the base frame (frame 0 of the standard-DH view), keeping the
 rotational and translational effects apart (000:219-222; notes seed-000-001-004 Sect. 1.5):
 
     sum_j D_ij qdd_j + h_i^tran + h_i^rot + c_i = tau_i                                   (4.1)
     D_ij = sum_{s>=j} (sR0 z_{i-1})ᵀ I_s (sR0 z_{j-1})                          [rotational]
-         + sum_{s>=j} m_s [z_{j-1} × (r̄_s - p_{j-1})] · [z_{i-1} × (r̄_s - p_{i-1})]   (4.2), i <= j
+         + sum_{s>=j} m_s [z_{j-1} × (r̄_s - p_{j-1})] · [z_{i-1} × (r̄_s - p_{i-1})] (4.2), i <= j
     h_i^tran = sum_{s>=i} m_s {sum_{k<s} [W_k × (W_k × p_k*) + K_k × p_k*]
-                               + W_s × (W_s × c̄_s) + K_s × c̄_s} · [z_{i-1} × (r̄_s - p_{i-1})] (4.3)
-    h_i^rot  = sum_{s>=i} (sR0 z_{i-1})ᵀ [I_s sR0 K_s + (sR0 W_s) × I_s (sR0 W_s)]                (4.4)
+                               + W_s × (W_s × c̄_s) + K_s × c̄_s}
+               · [z_{i-1} × (r̄_s - p_{i-1})]                                              (4.3)
+    h_i^rot  = sum_{s>=i} (sR0 z_{i-1})ᵀ [I_s sR0 K_s + (sR0 W_s) × I_s (sR0 W_s)]        (4.4)
     c_i = -g · [z_{i-1} × sum_{j>=i} m_j (r̄_j - p_{i-1})]                                   (4.5)
 
 with sR0 = sR_0 = 0R_s^T, W_k = sum_{p<=k} qd_p z_{p-1} (angular velocity of link k) and
@@ -53,7 +55,7 @@ def terms(view, inp):
     """D (n x n), h^tran + h^rot (n,), c (n,) and J^T f_ext (n,) of eqs. 4.1-4.5."""
     n, qd = view.n, inp.qd
     R0, z, p, rbar = _kinematics(view, inp.q)
-    I = view.inertia
+    inertia = view.inertia
     # Joint axis i-1 as seen in body s (sR0 z_{i-1}) and the lever arms z_{i-1} × (r̄_s - p_{i-1}).
     z_in = [[R0[s + 1].T @ z[i] for s in range(n)] for i in range(n)]
     lever = [[cross(z[i], rbar[s] - p[i]) for s in range(n)] for i in range(n)]
@@ -61,7 +63,8 @@ def terms(view, inp):
     D = np.empty((n, n), dtype=object)
     for i in range(n):
         for j in range(i, n):
-            D[i, j] = D[j, i] = sum(dot(z_in[i][s], I[s] @ z_in[j][s]) + view.mass[s] * dot(lever[j][s], lever[i][s])
+            D[i, j] = D[j, i] = sum(dot(z_in[i][s], inertia[s] @ z_in[j][s])
+                                    + view.mass[s] * dot(lever[j][s], lever[i][s])
                                     for s in range(j, n))
 
     # W_k and K_k (angular velocity and its velocity-product acceleration of link k).
@@ -74,8 +77,8 @@ def terms(view, inp):
     acc = []
     for s in range(n):
         c_bar = rbar[s] - p[s]
-        chain = sum((cross(W[k], cross(W[k], p_star[k])) + cross(K[k], p_star[k]) for k in range(s)),
-                    np.zeros(3))
+        chain = sum((cross(W[k], cross(W[k], p_star[k])) + cross(K[k], p_star[k])
+                     for k in range(s)), np.zeros(3))
         acc.append(chain + cross(W[s], cross(W[s], c_bar)) + cross(K[s], c_bar))
     h = np.empty(n, dtype=object)
     for i in range(n):
@@ -83,7 +86,7 @@ def terms(view, inp):
         h_rot = 0.0
         for s in range(i, n):
             Ws, Ks = R0[s + 1].T @ W[s], R0[s + 1].T @ K[s]
-            h_rot = h_rot + dot(z_in[i][s], I[s] @ Ks + cross(Ws, I[s] @ Ws))
+            h_rot = h_rot + dot(z_in[i][s], inertia[s] @ Ks + cross(Ws, inertia[s] @ Ws))
         h[i] = h_tran + h_rot
 
     g = inp.gravity

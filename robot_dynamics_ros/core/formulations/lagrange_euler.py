@@ -1,17 +1,21 @@
-"""Lagrange-Euler with 4x4 homogeneous matrices (seed 000 eqs. 2.1-2.15; seed 001 Sect. 2).
+"""
+Lagrange-Euler with 4x4 homogeneous matrices (seed 000 eqs. 2.1-2.15; seed 001 Sect. 2).
 
 Standard DH, i-1A_i = Rz(theta) Tz(d) Tx(a) Rx(alpha) (000 eq. 2.1), 0A_i = 0A_1 ... i-1A_i, and
 (notes seed-000-001-004 Sect. 1.2):
 
     U_ij  = d 0A_i / dq_j   = 0A_{j-1} Q_j j-1A_i                          (j <= i, else 0)
-    U_ijk = d U_ij / dq_k   = 0A_{j-1} Q_j j-1A_{k-1} Q_k k-1A_i           (i >= k >= j; symmetric in j, k)
-    J_i = ∫ r̃ r̃ᵀ dm = [[½ tr(I_O) E - I_O, m s], [m sᵀ, m]]   pseudo-inertia about o_i (001 eq. 1.28)
+    U_ijk = d U_ij / dq_k   = 0A_{j-1} Q_j j-1A_{k-1} Q_k k-1A_i           (i >= k >= j;
+                                                                            symmetric in j, k)
+    J_i = ∫ r̃ r̃ᵀ dm = [[½ tr(I_O) E - I_O, m s], [m sᵀ, m]]                (001 eq. 1.28)
 
-with Q = d/dq of the joint's generator (rotation about z, or translation along z), and
+with Q = d/dq of the joint's generator (rotation about z, or translation along z), J_i the
+pseudo-inertia of link i about o_i, and
 
     tau = D(q) qdd + h(q, qd) + c(q)                                       (2.6)
     D_ik  = sum_{j >= max(i,k)} Tr(U_jk J_j U_jiᵀ)                         (2.11)
-    h_ikm = sum_{j >= max(i,k,m)} Tr(U_jkm J_j U_jiᵀ),  h_i = sum_km h_ikm qd_k qd_m   (2.13, 2.14)
+    h_ikm = sum_{j >= max(i,k,m)} Tr(U_jkm J_j U_jiᵀ)                      (2.13)
+    h_i   = sum_km h_ikm qd_k qd_m                                         (2.14)
     c_i   = -sum_{j >= i} m_j g U_ji j r̄_j                                 (2.15; 2.4 prints "+")
 
 g = (g_x, g_y, g_z, 0) is the actual gravity (pointing down) and j r̄_j = (s_j, 1).  Traces are
@@ -26,12 +30,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import cos_sin, joint_angles, parallel_axis, prepare, standard_view
+from ..model.inertia import parallel_axis
+from ._common import cos_sin, joint_angles, prepare, standard_view
 
 view_of = standard_view
 
-Q_REVOLUTE = np.array([[0.0, -1.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]])
-Q_PRISMATIC = np.array([[0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0], [0.0, 0.0, 0.0, 0.0]])
+Q_REVOLUTE = np.array([[0.0, -1.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0],
+                       [0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]])
+Q_PRISMATIC = np.array([[0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0],
+                        [0.0, 0.0, 0.0, 1.0], [0.0, 0.0, 0.0, 0.0]])
 
 
 def link_transform(ct, st, ca, sa, a, d) -> np.ndarray:
@@ -97,7 +104,8 @@ def terms(view, inp):
     D = np.empty((n, n), dtype=object)
     for i in range(1, n + 1):
         for k in range(i, n + 1):                                         # D symmetric (000:113)
-            D[i - 1, k - 1] = D[k - 1, i - 1] = sum(_trace(kin.U[j, k], UJ[j, i]) for j in range(k, n + 1))
+            D[i - 1, k - 1] = D[k - 1, i - 1] = sum(_trace(kin.U[j, k], UJ[j, i])
+                                                    for j in range(k, n + 1))
 
     H = np.empty((n, n, n), dtype=object)
     for i in range(1, n + 1):
@@ -124,7 +132,7 @@ def terms(view, inp):
 
 
 def torques(view, inp) -> list:
-    """tau of eq. 2.5 for one configuration (entries may be counting scalars)."""
+    """Return tau of eq. 2.5 for one configuration (entries may be counting scalars)."""
     D, H, c, wrench = terms(view, inp)
     h = np.array([inp.qd @ H[i] @ inp.qd for i in range(view.n)])
     return list(D @ inp.qdd + h + c + wrench)
@@ -137,7 +145,11 @@ def _terms(model, q, qd=None, gravity=None):
 
 
 def inverse_dynamics(model, q, qd, qdd, gravity=None, f_ext=None) -> np.ndarray:
-    """Rigid-body tau(q, qd, qdd) + J^T f_ext; f_ext as for ``rnea`` (world, about the tool point)."""
+    """
+    Return the rigid-body tau(q, qd, qdd) + J^T f_ext.
+
+    f_ext as for ``rnea`` (world, about the tool point).
+    """
     view = view_of(model)
     return np.array(torques(view, prepare(model, view, q, qd, qdd, gravity, f_ext)), dtype=float)
 

@@ -1,4 +1,5 @@
-"""Turney-Mudge-Lee's modified Newton-Euler (seed 001 Sect. 5, eqs. 5.1-5.2; standard DH).
+"""
+Turney-Mudge-Lee's modified Newton-Euler (seed 001 Sect. 5, eqs. 5.1-5.2; standard DH).
 
 The link-coordinate N-E of 001 eqs. 3.15-3.20 (Luh-Walker-Paul) with two changes (notes
 seed-000-001-004 Sect. 2.5):
@@ -25,8 +26,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..model.cache import model_constant
-from ._common import (acceleration_tensor, cos_sin, cross, dot, joint_angles, parallel_axis, prepare, rotation_standard,
-                      standard_view)
+from ..model.inertia import parallel_axis
+from ._common import (acceleration_tensor, cos_sin, cross, dot, joint_angles, prepare,
+                      rotation_standard, standard_view)
 
 view_of = standard_view
 Z0 = np.array([0.0, 0.0, 1.0])
@@ -51,7 +53,7 @@ def _constants(view) -> list:
 
 
 def torques(view, inp) -> list:
-    """tau of 001 eqs. 3.15, 3.16, 5.1, 5.2 for one configuration (entries may be counted)."""
+    """Return tau of 001 eqs. 3.15-3.16, 5.1-5.2 for one configuration (entries may be counted)."""
     n = view.n
     J = _constants(view)
     theta, d = joint_angles(view, inp.q)
@@ -90,7 +92,8 @@ def torques(view, inp) -> list:
             K = J[i] + m * (np.outer(r, s) + np.outer(s, r) + np.outer(r, r))   # constant
         first = m * (s + r)                                            # m(r̄_i + r_i)
         if i < n - 1:
-            f, moment = R_prev[i + 1].T @ f, R_prev[i + 1].T @ moment          # R_{i+1}^i f_{i+1}, n_{i+1}
+            # R_{i+1}^i f_{i+1}, n_{i+1}
+            f, moment = R_prev[i + 1].T @ f, R_prev[i + 1].T @ moment
         moment = axial_of_product(A, K) + cross(first, a_link[i]) + cross(r, f) + moment
         f = A @ first + m * a_link[i] + f
         tau[i] = dot(f if view.prismatic[i] else moment, z_axis[i])
@@ -98,6 +101,10 @@ def torques(view, inp) -> list:
 
 
 def inverse_dynamics(model, q, qd, qdd, gravity=None, f_ext=None) -> np.ndarray:
-    """Rigid-body tau(q, qd, qdd) + J^T f_ext; f_ext as for ``rnea`` (world, about the tool point)."""
+    """
+    Return the rigid-body tau(q, qd, qdd) + J^T f_ext.
+
+    f_ext as for ``rnea`` (world, about the tool point).
+    """
     view = view_of(model)
     return np.array(torques(view, prepare(model, view, q, qd, qdd, gravity, f_ext)), dtype=float)

@@ -1,4 +1,5 @@
-"""Recursive Newton-Euler in base coordinates (FGL Table 1; seed 002 eqs. 7.93-7.106).
+"""
+Recursive Newton-Euler in base coordinates (FGL Table 1; seed 002 eqs. 7.93-7.106).
 
 Seed 000 Table 1 (000:163-173, reconstructed in notes seed-000-001-004 Sect. 1.3) without the
 viscous b_i qd_i, i.e. seed 002's base-frame RNEA (7.93)-(7.106) without rotors.  All vectors are
@@ -20,7 +21,7 @@ view_of = standard_view
 
 
 def torques(view, inp) -> list:
-    """tau of 000 Table 1 for one configuration (entries may be counting scalars)."""
+    """Return tau of 000 Table 1 for one configuration (entries may be counting scalars)."""
     n = view.n
     theta, d = joint_angles(view, inp.q)
     # Kinematics in the base frame: 0R_i, z_{i-1}, p_i* = 0R_{i-1} (a cos, a sin, d) (000 eq. 2.1).
@@ -50,13 +51,14 @@ def torques(view, inp) -> list:
     # Backward pass, i = n..1 (000 Table 1; 002 eqs. 7.104-7.106).
     Rn = R0[n]
     f = np.zeros(3) if inp.force is None else Rn @ inp.force
-    moment = np.zeros(3) if inp.moment is None else Rn @ (inp.moment + cross(view.tool_point, inp.force))
+    moment = (np.zeros(3) if inp.moment is None
+              else Rn @ (inp.moment + cross(view.tool_point, inp.force)))
     tau = [0.0] * n
     for i in range(n - 1, -1, -1):
-        I = R0[i + 1] @ view.inertia[i] @ R0[i + 1].T                # I_i in the base frame
+        I_i = R0[i + 1] @ view.inertia[i] @ R0[i + 1].T              # I_i in the base frame
         w, dw, p = w_[i], dw_[i], p_star[i]
         F = view.mass[i] * a_com[i]
-        M = I @ dw + cross(w, I @ w)
+        M = I_i @ dw + cross(w, I_i @ w)
         moment = moment + cross(p, f) + cross(p + s_[i], F) + M
         f = F + f
         tau[i] = dot(f if view.prismatic[i] else moment, z[i])
@@ -64,6 +66,10 @@ def torques(view, inp) -> list:
 
 
 def inverse_dynamics(model, q, qd, qdd, gravity=None, f_ext=None) -> np.ndarray:
-    """Rigid-body tau(q, qd, qdd) + J^T f_ext; f_ext as for ``rnea`` (world, about the tool point)."""
+    """
+    Return the rigid-body tau(q, qd, qdd) + J^T f_ext.
+
+    f_ext as for ``rnea`` (world, about the tool point).
+    """
     view = view_of(model)
     return np.array(torques(view, prepare(model, view, q, qd, qdd, gravity, f_ext)), dtype=float)

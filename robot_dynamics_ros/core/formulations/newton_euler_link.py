@@ -1,4 +1,5 @@
-"""Recursive Newton-Euler in link coordinates: FGL Table 2 = Luh-Walker-Paul (standard DH).
+"""
+Recursive Newton-Euler in link coordinates: FGL Table 2 = Luh-Walker-Paul (standard DH).
 
 Seed 000 Table 2 (000:175-187, reconstructed in notes seed-000-001-004 Sect. 1.4), the same
 recursion as Luh, Walker & Paul 1980 (notes seed-003 Sect. 1.7, "LWP in link coordinates") and
@@ -22,10 +23,10 @@ Z0 = np.array([0.0, 0.0, 1.0])
 
 
 def torques(view, inp) -> list:
-    """tau of 000 Table 2 for one configuration (entries may be counting scalars)."""
+    """Return tau of 000 Table 2 for one configuration (entries may be counting scalars)."""
     n = view.n
     theta, d = joint_angles(view, inp.q)
-    R_prev, p_star, z_axis = [], [], []            # iR_{i-1}, ^ip_i*, iR_{i-1} z0 (constants but d)
+    R_prev, p_star, z_axis = [], [], []      # iR_{i-1}, ^ip_i*, iR_{i-1} z0 (constants but d)
     for i in range(n):
         ct, st = cos_sin(theta[i])
         ca, sa = view.cos_alpha[i], view.sin_alpha[i]
@@ -67,6 +68,10 @@ def torques(view, inp) -> list:
 
 
 def inverse_dynamics(model, q, qd, qdd, gravity=None, f_ext=None) -> np.ndarray:
-    """Rigid-body tau(q, qd, qdd) + J^T f_ext; f_ext as for ``rnea`` (world, about the tool point)."""
+    """
+    Return the rigid-body tau(q, qd, qdd) + J^T f_ext.
+
+    f_ext as for ``rnea`` (world, about the tool point).
+    """
     view = view_of(model)
     return np.array(torques(view, prepare(model, view, q, qd, qdd, gravity, f_ext)), dtype=float)

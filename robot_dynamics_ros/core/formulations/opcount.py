@@ -1,4 +1,5 @@
-"""Counting the arithmetic a formulation performs, by running it on a counting scalar.
+"""
+Counting the arithmetic a formulation performs, by running it on a counting scalar.
 
 Every formulation in this package is written once, on numpy arrays whose entries may be any
 number-like objects.  Run on :class:`Counted` entries (numpy ``object`` arrays), the same code
@@ -13,7 +14,8 @@ What is counted, and what is not (the seeds count the same way, 000 Table 3 and 
   zeros of the algorithm (z0 = (0, 0, 1), the last row of a homogeneous matrix, the base at rest,
   zero DH parameters of a particular robot) cost nothing, as in Renaud's "analytical" principle
   (seed 004, 004:39-41).  A sign change is free (001:57 does not count the Q matrices);
-* sines and cosines of the joint angles are tallied separately (``trig``); the seeds leave them out.
+* sines and cosines of the joint angles are tallied separately (``trig``); the seeds leave them
+  out.
 
 The counts are therefore those of *this code* with constant folding; they are not hand-optimised.
 """
@@ -137,7 +139,7 @@ class Counted:
 
 
 def counted_array(values) -> np.ndarray:
-    """An object array of :class:`Counted` entries with these values."""
+    """Return an object array of :class:`Counted` entries with these values."""
     values = np.asarray(values, dtype=float)
     out = np.empty(values.shape, dtype=object)
     for index, v in np.ndenumerate(values):
@@ -156,7 +158,11 @@ def value_of(x):
 
 @contextlib.contextmanager
 def counting():
-    """``with counting() as c: ...`` tallies the operations on Counted values into ``c``."""
+    """
+    Tally the operations on Counted values into a counter.
+
+    ``with counting() as c: ...`` tallies them into ``c``.
+    """
     counter = OpCount()
     _active.append(counter)
     try:
@@ -166,7 +172,8 @@ def counting():
 
 
 def count_operations(formulation, model, q, qd, qdd) -> tuple[OpCount, np.ndarray]:
-    """Operations of one inverse-dynamics evaluation of ``formulation`` (a module of this package).
+    """
+    Operations of one inverse-dynamics evaluation of ``formulation`` (a module of this package).
 
     Free motion (no wrench, as in the seeds' counts), the model's gravity as a constant.  The joint
     state is counted; the robot's constants are not.  Returns the tally and the torque it computed

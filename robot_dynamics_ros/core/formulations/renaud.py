@@ -1,4 +1,5 @@
-"""Renaud's Newton-Euler with augmented bodies, steps (0)-(10) (seed 004, 004:314-405).
+"""
+Renaud's Newton-Euler with augmented bodies, steps (0)-(10) (seed 004, 004:314-405).
 
 Modified DH frames (Khalil-Kleinfinger): frame i on joint axis i, T_{i-1,i} = Rx(alpha_{i-1})
 Tx(a_{i-1}) Rz(theta_i) Tz(r_i).  The model's internal chain ``model.chain`` is exactly this form
@@ -8,13 +9,15 @@ for both file conventions (a standard-DH file is converted once in ``core/model.
 Body i has, at O_i (004:120-124): mass m^i, first moment u^i = m^i d_ii, and the inertia tensor
 k^i = φ^i - m^i d̂_ii d̂_ii.  Augmented body i = body i plus a point of mass m*(i+1) =
 sum_{j>i} m^j at O_{i+1} (004:126-139):
-    m*i = m^i + m*(i+1),  u*i = u^i + m*(i+1) p_{i,i+1},  k*i = k^i - m*(i+1) p̂_{i,i+1} p̂_{i,i+1}.
+    m*i = m^i + m*(i+1),  u*i = u^i + m*(i+1) p_{i,i+1},
+    k*i = k^i - m*(i+1) p̂_{i,i+1} p̂_{i,i+1}.
 It is rigid iff joint i+1 is revolute; otherwise step (0) recomputes u*, k* on line.
 
 Recursions (004:355-399 with the OCR fixed, notes seed-000-001-004 Sect. 3.5), σ_i = 1 for a
 prismatic joint, σ̄_i = 1 - σ_i, Z = (0, 0, 1); α_i is the acceleration of O_i plus g upward:
   forward (ω_0 = a_0 = 0, α_0 = -g):
-    (1) ω_i = R_{i,i-1} ω_{i-1} + σ̄ qd Z          (3) a_i = R_{i,i-1} a_{i-1} + σ̄ (qd ω̂_{i-1} Z + qdd Z)
+    (1) ω_i = R_{i,i-1} ω_{i-1} + σ̄ qd Z
+    (3) a_i = R_{i,i-1} a_{i-1} + σ̄ (qd ω̂_{i-1} Z + qdd Z)
     (2), (4) b_i = â_i + ω̂_i ω̂_i from the six products δ = ω ⊗ ω
     (5) σ t_i = σ (2 qd ω̂_{i-1} Z + qdd Z)
     (6) r_{i-1} = α_{i-1} + b_{i-1} p_{i-1,i};  α_i = σ t_i + R_{i,i-1} r_{i-1}
@@ -29,7 +32,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..model.cache import model_constant
-from ._common import (acceleration_tensor, cos_sin, cross, joint_angles, modified_view, parallel_axis, prepare,
+from ..model.inertia import parallel_axis
+from ._common import (acceleration_tensor, cos_sin, cross, joint_angles, modified_view, prepare,
                       rotation_modified, skew)
 
 view_of = modified_view
@@ -42,8 +46,11 @@ def augmented(mass_after: float, u, k, p):
 
 
 def _constants(view):
-    """m*i, u^i, k^i, and the augmented u*, k* of the bodies followed by a revolute joint; once per
-    model (view)."""
+    """
+    Return m*i, u^i, k^i, and the augmented u*, k* of the bodies followed by a revolute joint.
+
+    Computed once per model (view).
+    """
     return model_constant(view, "renaud_constants", _build_constants)
 
 
@@ -62,12 +69,18 @@ def _build_constants(view):
 
 
 def _p_next(view, i, r_next):
-    """p_{i,i+1}(i) = (a_i, -r_{i+1} sin alpha_i, r_{i+1} cos alpha_i) (004:329), i = 0-based row."""
-    return np.array([view.a[i + 1], -r_next * view.sin_alpha[i + 1], r_next * view.cos_alpha[i + 1]])
+    """
+    Return p_{i,i+1}(i) = (a_i, -r_{i+1} sin alpha_i, r_{i+1} cos alpha_i) (004:329).
+
+    i is the 0-based row.
+    """
+    return np.array([view.a[i + 1], -r_next * view.sin_alpha[i + 1],
+                     r_next * view.cos_alpha[i + 1]])
 
 
 def augmented_parameters(model, q) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """m*i, u*i (n x 3) and k*i (n x 3 x 3) of the augmented bodies at q, in frames F_i (step 0).
+    """
+    m*i, u*i (n x 3) and k*i (n x 3 x 3) of the augmented bodies at q, in frames F_i (step 0).
 
     Only bodies followed by a prismatic joint depend on q (004:139).
     """
@@ -75,7 +88,8 @@ def augmented_parameters(model, q) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     m_star, u, k, rigid = _constants(view)
     _, r = joint_angles(view, np.asarray(q, dtype=float))
     star = [rigid[i] if rigid[i] is not None else
-            augmented(m_star[i + 1], u[i], k[i], _p_next(view, i, r[i + 1])) for i in range(view.n)]
+            augmented(m_star[i + 1], u[i], k[i], _p_next(view, i, r[i + 1]))
+            for i in range(view.n)]
     return m_star[:-1].copy(), np.array([s[0] for s in star]), np.array([s[1] for s in star])
 
 
@@ -84,9 +98,11 @@ def torques(view, inp) -> list:
     n = view.n
     m_star, u, k, rigid = _constants(view)
     theta, r = joint_angles(view, inp.q)
-    R = [rotation_modified(*cos_sin(theta[i]), view.cos_alpha[i], view.sin_alpha[i]) for i in range(n)]
+    R = [rotation_modified(*cos_sin(theta[i]), view.cos_alpha[i], view.sin_alpha[i])
+         for i in range(n)]
     # p_{i-1,i}(i-1) = P_{i-1,i} for i = 1..n, and p_{n,n+1} = the tool point.
-    P = [np.array([view.a[i], -r[i] * view.sin_alpha[i], r[i] * view.cos_alpha[i]]) for i in range(n)]
+    P = [np.array([view.a[i], -r[i] * view.sin_alpha[i], r[i] * view.cos_alpha[i]])
+         for i in range(n)]
     P.append(view.tool_point)
     # Step (0): augmented moments, on line only where the next joint is prismatic.
     star = [rigid[i] if rigid[i] is not None else augmented(m_star[i + 1], u[i], k[i], P[i + 1])
@@ -111,7 +127,8 @@ def torques(view, inp) -> list:
         b = acceleration_tensor(w, a)                                         # (2), (4)
         r_in_i = Rt @ r_prev                                       # (6b)
         alpha = r_in_i if t is None else t + r_in_i                # (6c)
-        w_.append(w), a_.append(a), alpha_.append(alpha), b_.append(b), t_.append(t), r_.append(r_in_i)
+        w_.append(w), a_.append(a), alpha_.append(alpha)
+        b_.append(b), t_.append(t), r_.append(r_in_i)
 
     # Backward recursion, steps (7)-(10).
     e_next = np.zeros(3) if inp.force is None else inp.force      # e_{n+1}(n) = f_{n+1}
@@ -133,6 +150,10 @@ def torques(view, inp) -> list:
 
 
 def inverse_dynamics(model, q, qd, qdd, gravity=None, f_ext=None) -> np.ndarray:
-    """Rigid-body Γ(q, qd, qdd) + J^T f_ext; f_ext as for ``rnea`` (world, about the tool point)."""
+    """
+    Return the rigid-body Γ(q, qd, qdd) + J^T f_ext.
+
+    f_ext as for ``rnea`` (world, about the tool point).
+    """
     view = view_of(model)
     return np.array(torques(view, prepare(model, view, q, qd, qdd, gravity, f_ext)), dtype=float)

@@ -1,4 +1,5 @@
-"""The one per-model cache of derived constants.
+"""
+The one per-model cache of derived constants.
 
 A :class:`~robot_dynamics_ros.core.model.RobotModel` is constant, so whatever an algorithm derives
 from it alone (per-joint floats for the scalar recursions, the formulations' DH views, a compiled
@@ -17,7 +18,8 @@ _CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def model_constant(model, key, build: Callable[[object], T]) -> T:
-    """``build(model)``, computed on the first call for this model and ``key`` and reused after.
+    """
+    ``build(model)``, computed on the first call for this model and ``key`` and reused after.
 
     ``key`` (hashable, e.g. ``"joint_constants"``) names what is cached, one per kind of value.
     Two threads may both build a value the first time; both results are equal, one is kept.

@@ -1,8 +1,9 @@
-"""Rigid-body inertia helpers shared by the model builders and the algorithms.
+"""
+Rigid-body inertia helpers shared by the model builders and the algorithms.
 
 Conventions: an inertia tensor is a 3x3 matrix (URDF's: off-diagonal entries are the matrix
-entries, i.e. minus the products of inertia of seed 002, eq. 7.11); ``mass``, centre of mass ``com``
-and the tensor about the centre of mass describe a body.
+entries, i.e. minus the products of inertia of seed 002, eq. 7.11); ``mass``, centre of mass
+``com`` and the tensor about the centre of mass describe a body.
 """
 from __future__ import annotations
 
@@ -14,7 +15,11 @@ INERTIA_KEYS = ("ixx", "iyy", "izz", "ixy", "ixz", "iyz")
 
 
 def inertia_matrix(inertia: dict) -> np.ndarray:
-    """The 3x3 tensor from named entries ixx..iyz (URDF convention; missing products are 0)."""
+    """
+    Return the 3x3 tensor from named entries ixx..iyz.
+
+    URDF convention; missing products are 0.
+    """
     get = lambda k: inertia.get(k, 0.0)  # noqa: E731
     return np.array([[get("ixx"), get("ixy"), get("ixz")],
                      [get("ixy"), get("iyy"), get("iyz")],
@@ -22,14 +27,19 @@ def inertia_matrix(inertia: dict) -> np.ndarray:
 
 
 def inertia_entries(tensor: np.ndarray) -> dict:
-    """Named entries ixx..iyz of a symmetric 3x3 tensor (the inverse of :func:`inertia_matrix`)."""
-    I = np.asarray(tensor, dtype=float)
-    return {"ixx": float(I[0, 0]), "iyy": float(I[1, 1]), "izz": float(I[2, 2]),
-            "ixy": float(I[0, 1]), "ixz": float(I[0, 2]), "iyz": float(I[1, 2])}
+    """
+    Return the named entries ixx..iyz of a symmetric 3x3 tensor.
+
+    The inverse of :func:`inertia_matrix`.
+    """
+    inertia = np.asarray(tensor, dtype=float)
+    return {"ixx": float(inertia[0, 0]), "iyy": float(inertia[1, 1]), "izz": float(inertia[2, 2]),
+            "ixy": float(inertia[0, 1]), "ixz": float(inertia[0, 2]), "iyz": float(inertia[1, 2])}
 
 
 def check_physical_inertia(tensor: np.ndarray) -> str | None:
-    """Why a rotational inertia about the centre of mass is not physical, or None.
+    """
+    Why a rotational inertia about the centre of mass is not physical, or None.
 
     A real body has a positive semi-definite tensor whose principal moments satisfy the triangle
     inequality I1 + I2 >= I3 (each moment is an integral of a sum of two squared coordinates).
@@ -46,30 +56,40 @@ def check_physical_inertia(tensor: np.ndarray) -> str | None:
 
 
 def parallel_axis(inertia: np.ndarray, mass: float, r) -> np.ndarray:
-    """Steiner's theorem: the inertia about a point P of a body whose inertia about its centre of
-    mass C is ``inertia``, with r = C - P:  I_P = I_C + m (|r|^2 E - r r^T).  (The sign of r does
-    not matter.)"""
+    """
+    Return the inertia about a point P by Steiner's theorem.
+
+    The body's inertia about its centre of mass C is ``inertia``, with r = C - P:
+    I_P = I_C + m (|r|^2 E - r r^T).  (The sign of r does not matter.)
+    """
     r = np.asarray(r, dtype=float)
     return inertia + mass * (r @ r * np.eye(3) - np.outer(r, r))
 
 
 class Body(NamedTuple):
     """Mass, centre of mass and inertia about the centre of mass, in one frame."""
+
     mass: float
     com: np.ndarray
     inertia: np.ndarray
 
     def transformed(self, T: np.ndarray) -> "Body":
-        """The same body expressed in the frame in which the 4x4 pose ``T`` of its frame is given."""
+        """
+        Return the same body expressed in another frame.
+
+        That frame is the one in which the 4x4 pose ``T`` of the body's frame is given.
+        """
         R, p = T[:3, :3], T[:3, 3]
         return Body(self.mass, R @ self.com + p, R @ self.inertia @ R.T)
 
 
 def combine_bodies(a: Body, b: Body) -> Body:
-    """Two bodies given in the same frame as one rigid body (masses add, inertias by Steiner).
+    """
+    Two bodies given in the same frame as one rigid body (masses add, inertias by Steiner).
 
     Two massless bodies keep the first one's centre of mass and add their rotational inertias
-    (a lumped inertia without mass, as some data sets give)."""
+    (a lumped inertia without mass, as some data sets give).
+    """
     total = a.mass + b.mass
     if total == 0.0:
         return Body(0.0, np.array(a.com, dtype=float), a.inertia + b.inertia)

@@ -1,4 +1,5 @@
-"""Per-joint constants of the internal chain as Python floats, for the scalar recursions.
+"""
+Per-joint constants of the internal chain as Python floats, for the scalar recursions.
 
 The recursions (``algorithms/rnea.py``, ``rnea_batch.py``, ``crba.py``) work on Python floats or
 numpy columns, one scalar component at a time; they read the model through these per-joint
@@ -18,6 +19,7 @@ from .cache import model_constant
 
 class JointConstants(NamedTuple):
     """Constants of joint i and link i in internal (modified-DH) frame i; see ``model.Chain``."""
+
     prismatic: bool
     cos_alpha: float        # of alpha_{i-1}
     sin_alpha: float
@@ -61,7 +63,8 @@ def _build(model) -> tuple[JointConstants, ...]:
             cx=float(c[0]), cy=float(c[1]), cz=float(c[2]),
             ixx=float(I[0, 0]), iyy=float(I[1, 1]), izz=float(I[2, 2]),
             ixy=float(I[0, 1]), ixz=float(I[0, 2]), iyz=float(I[1, 2]),
-            rotor=float(ch.rotor_inertia[i] * ch.gear_ratio[i]), gear_ratio=float(ch.gear_ratio[i]),
+            rotor=float(ch.rotor_inertia[i] * ch.gear_ratio[i]),
+            gear_ratio=float(ch.gear_ratio[i]),
             viscous=float(ch.viscous[i]), coulomb=float(ch.coulomb[i]),
             offset=prismatic or ch.a_prev[i] != 0.0 or ch.d0[i] != 0.0,
             off_centre=bool(np.any(c != 0.0)),
@@ -70,12 +73,13 @@ def _build(model) -> tuple[JointConstants, ...]:
 
 
 def joint_constants(model) -> tuple[JointConstants, ...]:
-    """The model's per-joint constants (computed once per model)."""
+    """Return the model's per-joint constants (computed once per model)."""
     return model_constant(model, "joint_constants", _build)
 
 
 def joint_fields(model, names: tuple[str, ...]) -> tuple[tuple, ...]:
-    """Per joint, the values of the fields ``names`` as a plain tuple (computed once per model).
+    """
+    Per joint, the values of the fields ``names`` as a plain tuple (computed once per model).
 
     The scalar recursions unpack these tuples in their inner loops, where reading a NamedTuple's
     fields by attribute would cost about a third of a single RNEA call; the field order is the
