@@ -14,7 +14,9 @@ without parsing messages (``robot_dynamics_ros.nodes.errors`` maps them in one t
 * :class:`InfeasibleError` -- the request is valid but has no solution within the limits (e.g.
   gravity alone exceeds an effort limit); carries the joint and time where that is known;
 * :class:`SingularityError` -- the request is valid but the model is singular there (a singular
-  mass matrix or Jacobian where a regular one is needed).
+  mass matrix or Jacobian where a regular one is needed);
+* :class:`BagError` -- a rosbag2 bag cannot be used (missing or corrupt, unknown message types,
+  required topics absent, joint names that do not match the robot, an output that exists).
 
 All of them are ``ValueError`` subclasses, so code written against plain ``ValueError`` keeps
 working.
@@ -54,6 +56,10 @@ class SingularityError(RobotDynamicsError):
     """The model is singular at the requested configuration (mass matrix, Jacobian)."""
 
 
+class BagError(RobotDynamicsError):
+    """A rosbag2 bag cannot be used: missing, corrupt, unknown types, topics or joints absent."""
+
+
 # What each kind of error is, in words (the command line and the nodes' services use this table).
 ERROR_SUMMARIES = {
     RobotDescriptionError: "invalid robot description",
@@ -61,6 +67,7 @@ ERROR_SUMMARIES = {
     InputError: "invalid input",
     InfeasibleError: "infeasible within the limits",
     SingularityError: "singular configuration",
+    BagError: "unusable bag",
 }
 
 

@@ -1,0 +1,31 @@
+"""
+rosbag2 bags for the package: reading joint states as arrays, recording, playing, processing.
+
+Bags are real rosbag2 directories (``metadata.yaml`` plus MCAP files, rosbag2's default since
+Iron, or SQLite3) that ``ros2 bag info/play`` read, written and read with the ``rosbags`` library.
+The command line is ``robot-dynamics bag record|play|info|process`` (``commands/bag.py``).
+
+Public API (ROS-free: rosbags and numpy only):
+
+* :func:`read_joint_states` -- stream a topic's sensor_msgs/JointState messages as numpy arrays
+  in chunks (:class:`JointStates`: ``time`` and ``stamp`` in int64 ns, ``position``,
+  ``velocity``, ``effort`` (N, n) in a given joint order, NaN where a message has no velocity or
+  effort), memory bounded by the chunk size; invalid messages (missing or repeated joints, wrong
+  lengths, NaN) raise :class:`~robot_dynamics_ros.core.errors.BagError` naming the message, or
+  are skipped and counted with ``skip_invalid=True``.  :func:`load_joint_states` reads them all.
+* :func:`write_joint_states` -- write arrays (e.g. a simulated run) as a bag of JointState.
+* :func:`bag_info` / :func:`format_info` -- topics, types, counts, duration, storage.
+* :func:`process_bag` -- offline: what the gravity-compensation and inverse-dynamics nodes would
+  publish for a bag's joint states and reference trajectories, plus the effort residual.
+
+Every bag problem is a ``BagError`` naming the bag and what is wrong; outputs are written to a
+temporary directory and renamed when complete (``storage.output_bag``), so nothing half-written
+is ever left.  ``record`` and ``play`` (rclpy) live in ``record.py`` and ``play.py``.
+"""
+from .info import BagInfo, bag_info, format_info
+from .joint_states import JointStates, load_joint_states, read_joint_states
+from .storage import DEFAULT_STORAGE, STORAGES
+from .write import write_joint_states
+
+__all__ = ["read_joint_states", "load_joint_states", "JointStates", "write_joint_states",
+           "bag_info", "format_info", "BagInfo", "STORAGES", "DEFAULT_STORAGE"]

@@ -1,0 +1,91 @@
+"""
+Message types of bags: rosbags' type store for (de)serialising, rclpy classes for DDS.
+
+rosbags needs each message's definition.  :func:`typestore` is rosbags' store of the ROS 2
+Kilted types (std_msgs, sensor_msgs, trajectory_msgs, rosgraph_msgs, ...); a type it does not
+know (a package's own messages) is registered on demand from its ``.msg`` file in the ament index
+(``share/<package>/msg/<Name>.msg`` under AMENT_PREFIX_PATH, where colcon and this package's
+venv install them), with the types it uses.  :func:`message_class` is the rclpy class of a type,
+for subscribing and publishing.
+"""
+from __future__ import annotations
+
+import importlib
+import os
+import threading
+from functools import lru_cache
+from pathlib import Path
+
+from rosbags.typesys import Stores, get_types_from_msg, get_typestore
+
+from ..core.errors import BagError
+
+_LOCK = threading.Lock()
+
+
+@lru_cache(maxsize=1)
+def typestore():
+    """Return rosbags' type store of ROS 2 Kilted (custom types are added by ensure_type)."""
+    return get_typestore(Stores.ROS2_KILTED)
+
+
+def _msg_file(msgtype: str) -> Path | None:
+    package, kind, name = msgtype.split("/")
+    for prefix in os.environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep):
+        candidate = Path(prefix) / "share" / package / kind / f"{name}.msg"
+        if prefix and candidate.is_file():
+            return candidate
+    return None
+
+
+def ensure_type(msgtype: str, what: str = "") -> str:
+    """Make sure rosbags knows ``msgtype`` ('pkg/msg/Name'); BagError naming it if it cannot."""
+    store = typestore()
+    if msgtype in store.fielddefs:
+        return msgtype
+    with _LOCK:
+        pending, seen = [msgtype], set()
+        while pending:
+            name = pending.pop()
+            if name in store.fielddefs or name in seen:
+                continue
+            seen.add(name)
+            path = _msg_file(name) if name.count("/") == 2 else None
+            if path is None:
+                raise BagError(f"{what}unknown message type '{name}': neither a ROS 2 Kilted type "
+                               "nor a .msg file in the ament index (source the workspace that "
+                               "provides it)")
+            types = get_types_from_msg(path.read_text(), name)
+            missing = [t for fields in types.values() for t in _referenced(fields)
+                       if t not in store.fielddefs and t not in types]
+            if missing:
+                pending.append(name)
+                pending.extend(missing)
+                seen.discard(name)
+                continue
+            store.register(types)
+    return msgtype
+
+
+def _referenced(fields) -> list[str]:
+    """Type names a parsed message definition refers to (nested messages)."""
+    out = []
+
+    def walk(node):
+        if isinstance(node, tuple):
+            for item in node:
+                walk(item)
+        elif isinstance(node, str) and node.count("/") == 2:
+            out.append(node)
+    walk(fields)
+    return out
+
+
+def message_class(msgtype: str):
+    """Return the rclpy message class of 'pkg/msg/Name' (BagError if its package is missing)."""
+    try:
+        package, kind, name = msgtype.split("/")
+        return getattr(importlib.import_module(f"{package}.{kind}"), name)
+    except (ValueError, ImportError, AttributeError):
+        raise BagError(f"unknown message type '{msgtype}': its ROS package is not installed in "
+                       "this environment") from None
