@@ -82,7 +82,8 @@ def speed(duration: float, repeat: int) -> None:
             real_time_factor(lambda d: simulate(puma, Q0, QD0, d, implementation="core"),
                              duration / 10, repeat),
         "ours, full model, semi-implicit Euler":
-            real_time_factor(lambda d: simulate(puma, Q0, QD0, d, integrator="semi_implicit_euler"),
+            real_time_factor(lambda d: simulate(puma, Q0, QD0, d,
+                                                integrator="semi_implicit_euler"),
                              duration, repeat),
         "ours, rigid model":
             real_time_factor(lambda d: simulate(rigid, Q0, QD0, d, **free), duration, repeat),
@@ -95,7 +96,8 @@ def speed(duration: float, repeat: int) -> None:
         ours = simulate(rigid, Q0, QD0, 1.0, **free)
         print(f"rigid Puma, 1 s at 1 kHz: |q_ours - q_pinocchio| = "
               f"{np.abs(ours.q[-1] - q_pin).max():.1e} rad")
-    print(f"\nReal-time factor at 1 kHz, RK4 unless said (best of {repeat} runs of {duration:g} s):")
+    print(f"\nReal-time factor at 1 kHz, RK4 unless said (best of {repeat} runs of "
+          f"{duration:g} s):")
     for label, rtf in rows.items():
         print(f"  {label:<52} {rtf:7.1f}   ({1e6 / (rtf * 1000):6.1f} us per step)")
     ours = rows["ours, full model (generated, default)"]
@@ -123,7 +125,8 @@ def energy_drift() -> None:
 
 def agreement() -> None:
     rng = np.random.default_rng(3)
-    model = RobotModel.from_dict(random_robot_dict(6, rng, convention="modified", with_motors=True))
+    model = RobotModel.from_dict(random_robot_dict(6, rng, convention="modified",
+                                                   with_motors=True))
     q0, qd0, _ = random_state(model, rng)
     n, zeros = model.n, np.zeros(model.n)
 

@@ -10,7 +10,7 @@ import sys
 
 from .core.errors import RobotDynamicsError, error_summary
 
-COMMANDS = ("check", "demo", "bringup", "scale", "codegen", "convert", "urdf")
+COMMANDS = ("check", "demo", "bringup", "scale", "codegen", "convert", "urdf", "bag")
 
 
 def main(argv=None) -> int:

@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .types import typestore
+from .types import deserialize, typestore
 
 JOINT_STATE = "sensor_msgs/msg/JointState"
 LITTLE_ENDIAN = b"\x00\x01"
@@ -145,12 +145,13 @@ class JointStateDecoder:
                 out.extend(self._slow(k, raws[k]) for j, k in enumerate(rows) if not ok[j])
                 block, rows = block[ok], [k for j, k in enumerate(rows) if ok[j]]
             values = [_columns(block, off, c) for off, c in zip(layout.offsets, layout.counts)]
-            out.append(Group(np.array(rows), _stamps(block), layout.frame_id, layout.names, *values))
+            out.append(Group(np.array(rows), _stamps(block), layout.frame_id, layout.names,
+                             *values))
         return out
 
     @staticmethod
     def _slow(k, raw) -> Group:
-        msg = typestore().deserialize_cdr(raw, JOINT_STATE)
+        msg = deserialize(raw, JOINT_STATE)
         stamp = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
         return Group(np.array([k]), np.array([stamp], dtype=np.int64), msg.header.frame_id,
                      tuple(msg.name), *(np.asarray(getattr(msg, f), dtype=float)[None, :]

@@ -53,7 +53,8 @@ def topic_connections(reader, topic: str, msgtype: str):
         raise BagError(f"bag {reader.path}: no topic '{topic}' (its topics: {topics})")
     wrong = sorted({c.msgtype for c in found if c.msgtype != msgtype})
     if wrong:
-        raise BagError(f"bag {reader.path}: topic '{topic}' has type {wrong[0]}, expected {msgtype}")
+        raise BagError(f"bag {reader.path}: topic '{topic}' has type {wrong[0]}, expected "
+                       f"{msgtype}")
     return found
 
 
@@ -68,8 +69,9 @@ class MessageProblem(NamedTuple):
 class JointStateArrays:
     """Turns decoded groups into arrays in one joint order, with the nodes' validity rules."""
 
-    def __init__(self, joint_names=None):
+    def __init__(self, joint_names=None, require_position: bool = True):
         self.joint_names = None if joint_names is None else tuple(joint_names)
+        self.require_position = require_position
         self._index: dict[tuple, np.ndarray | MessageProblem] = {}
 
     def _index_of(self, names: tuple):
@@ -92,7 +94,8 @@ class JointStateArrays:
         return result
 
     def convert(self, group: Group):
-        """Return (position, velocity, effort, ok, problems) of a group in joint_names order.
+        """
+        Return (position, velocity, effort, ok, problems) of a group in joint_names order.
 
         ``ok`` (m,) marks the valid rows; ``problems`` lists what is wrong with the others.
         """
@@ -103,15 +106,16 @@ class JointStateArrays:
         if isinstance(index, MessageProblem):
             return nan, nan, nan, np.zeros(m, bool), [index._replace(rows=np.arange(m))]
         lengths = [group.position.shape[1], group.velocity.shape[1], group.effort.shape[1]]
-        if lengths[0] != count or lengths[1] not in (0, count):
-            field = "positions" if lengths[0] != count else "velocities"
+        positions_ok = lengths[0] == count or (lengths[0] == 0 and not self.require_position)
+        if not positions_ok or lengths[1] not in (0, count):
+            field = "velocities" if positions_ok else "positions"
             text = f"{count} names but {lengths[0 if field == 'positions' else 1]} {field}"
             return nan, nan, nan, np.zeros(m, bool), [MessageProblem("length", text,
                                                                      np.arange(m))]
-        q = group.position[:, index]
+        q = group.position[:, index] if lengths[0] else nan
         qd = group.velocity[:, index] if lengths[1] else nan
         tau = group.effort[:, index] if lengths[2] == count else nan
-        finite_q = np.isfinite(q).all(axis=1)
+        finite_q = np.isfinite(q).all(axis=1) if lengths[0] else np.ones(m, bool)
         finite_qd = np.isfinite(qd).all(axis=1) if lengths[1] else np.ones(m, bool)
         ok = finite_q & finite_qd
         problems = []
@@ -126,13 +130,16 @@ class JointStateArrays:
 
 
 def read_joint_states(bag, topic: str = "/joint_states", joint_names=None, chunk_size: int = CHUNK,
-                      skip_invalid: bool = False, progress: bool = False) -> Iterator[JointStates]:
+                      skip_invalid: bool = False, progress: bool = False,
+                      require_position: bool = True) -> Iterator[JointStates]:
     """
     Yield the joint states on ``topic`` of ``bag`` as :class:`JointStates` chunks, in time order.
 
     ``joint_names``: the column order (e.g. ``model.joint_names``; default: the first message's
     names).  ``skip_invalid``: drop invalid messages (counted in ``rejected``) instead of raising
     BagError.  ``progress``: a tqdm progress bar on stderr.  Memory is bounded by ``chunk_size``.
+    ``require_position=False`` accepts messages without positions (NaN there), such as the
+    effort-only outputs of the nodes.
     """
     if chunk_size < 1:
         raise BagError(f"chunk_size: must be >= 1, got {chunk_size}")
@@ -140,7 +147,7 @@ def read_joint_states(bag, topic: str = "/joint_states", joint_names=None, chunk
     with open_bag(bag) as reader:
         connections = topic_connections(reader, topic, JOINT_STATE)
         total = sum(c.msgcount for c in connections)
-        arrays = JointStateArrays(joint_names)
+        arrays = JointStateArrays(joint_names, require_position)
         decoder = JointStateDecoder()
         bar = _progress(total, f"reading {topic}", progress)
         try:
@@ -161,10 +168,11 @@ def read_joint_states(bag, topic: str = "/joint_states", joint_names=None, chunk
 
 
 def load_joint_states(bag, topic: str = "/joint_states", joint_names=None,
-                      skip_invalid: bool = False, progress: bool = False) -> JointStates:
+                      skip_invalid: bool = False, progress: bool = False,
+                      require_position: bool = True) -> JointStates:
     """Read all joint states on ``topic`` into one :class:`JointStates` (see read_joint_states)."""
     chunks = list(read_joint_states(bag, topic, joint_names, skip_invalid=skip_invalid,
-                                    progress=progress))
+                                    progress=progress, require_position=require_position))
     rejected: dict = {}
     for c in chunks:
         for reason, count in c.rejected.items():

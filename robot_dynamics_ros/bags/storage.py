@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import sqlite3
-import struct
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -30,9 +28,10 @@ from ..core.errors import BagError
 STORAGES = {"mcap": StoragePlugin.MCAP, "sqlite3": StoragePlugin.SQLITE3}
 DEFAULT_STORAGE = "mcap"            # rosbag2's default since Iron
 BAG_VERSION = 9                     # rosbag2 metadata version of Jazzy and Kilted
-# What rosbags and the storage libraries raise on damaged files (besides ReaderError).
-_READ_ERRORS = (ReaderError, OSError, EOFError, struct.error, sqlite3.DatabaseError, KeyError,
-                IndexError, ValueError, TypeError, UnicodeDecodeError, AssertionError)
+# What rosbags and the storage libraries raise on damaged files: ReaderError, and from deeper down
+# anything from struct.error and sqlite3.DatabaseError to OverflowError (a garbage length).  Only
+# the calls that read a bag are wrapped, so these are the file's fault.
+_READ_ERRORS = (ReaderError, Exception)
 
 
 @contextmanager
@@ -48,7 +47,7 @@ def open_bag(path):
         reader = Reader(path)
         reader.open()
     except _READ_ERRORS as exc:
-        raise BagError(f"bag {path}: cannot be read: {exc}") from None
+        raise BagError(f"bag {path}: cannot be read: {type(exc).__name__}: {exc}") from None
     try:
         yield reader
     finally:
@@ -68,7 +67,8 @@ def messages(reader, connections=None):
         except StopIteration:
             return
         except _READ_ERRORS as exc:
-            raise BagError(f"bag {reader.path}: damaged data: {type(exc).__name__}: {exc}") from None
+            raise BagError(f"bag {reader.path}: damaged data: {type(exc).__name__}: "
+                           f"{exc}") from None
         yield item
 
 

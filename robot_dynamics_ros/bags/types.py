@@ -89,3 +89,23 @@ def message_class(msgtype: str):
     except (ValueError, ImportError, AttributeError):
         raise BagError(f"unknown message type '{msgtype}': its ROS package is not installed in "
                        "this environment") from None
+
+
+def deserialize(raw, msgtype: str):
+    """
+    Decode one CDR message with rosbags, or with rclpy where rosbags refuses it.
+
+    rosbags insists on the exact length; ``rclpy.serialization.serialize_message`` (which scripts
+    use to write bags) can return a few bytes more than the message, which the nodes' own
+    decoding ignores, so those messages are decoded by rclpy as a node would.  Field access is
+    the same either way (``msg.header.stamp.sec``, ``msg.name``, ...).  Raises the decoder's error
+    if neither can decode it.
+    """
+    try:
+        return typestore().deserialize_cdr(raw, msgtype)
+    except Exception as first:  # noqa: BLE001 -- rosbags' SerdeError and struct errors
+        try:
+            from rclpy.serialization import deserialize_message
+            return deserialize_message(bytes(raw), message_class(msgtype))
+        except Exception:  # noqa: BLE001 -- report rosbags' reason
+            raise first from None

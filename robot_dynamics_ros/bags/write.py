@@ -42,7 +42,8 @@ def write_joint_states(bag, joint_names, time, position, velocity=None, effort=N
     fields = {k: np.asarray(v, dtype=float) for k, v in fields.items() if v is not None}
     for key, values in fields.items():
         if values.shape != (stamps.size, len(names)):
-            raise BagError(f"{key}: expected shape ({stamps.size}, {len(names)}), got {values.shape}")
+            raise BagError(f"{key}: expected shape ({stamps.size}, {len(names)}), "
+                           f"got {values.shape}")
     encoder = JointStateEncoder(names, tuple(fields))
     with output_bag(bag, storage, overwrite) as writer:
         connection = writer.add_connection(topic_name(topic), JOINT_STATE, typestore=typestore())

@@ -24,3 +24,5 @@ __all__ = ["RobotModel", "resolve_robot_path", "shipped_robots",
            "RobotDynamicsError", "RobotDescriptionError", "TrajectoryError", "InputError",
            "InfeasibleError", "SingularityError"]
 __all__ += ["joint_index", "Reference", "ReferenceSample"]
+from .errors import BagError  # noqa: E402
+__all__ += ["BagError"]

@@ -80,6 +80,35 @@ class Reference:
             return ReferenceSample(*self._lead_in.sample((now - self.first_sample) / NS))
         return ReferenceSample(*traj.sample(t))
 
+    def sample_many(self, now: np.ndarray, position, velocity=None):
+        """
+        Sample at many clock times ``now`` (N,) [ns, int64] in one go.
+
+        The same as calling :meth:`sample` at each instant in turn (the first one fixes the
+        lead-in from ``position[0]`` / ``velocity[0]``), for offline processing.  Returns
+        (valid (N,) bool, ReferenceSample of (N, n) arrays): rows whose clock is before the first
+        sample are not valid (their values are NaN), where :meth:`sample` would raise.
+        """
+        now = np.asarray(now, dtype=np.int64)
+        n = self.trajectory.n
+        if now.size == 0:
+            empty = np.zeros((0, n))
+            return np.zeros(0, dtype=bool), ReferenceSample(empty, empty, empty)
+        if self.first_sample is None:
+            self._begin(int(now[0]), position[0], None if velocity is None else velocity[0])
+        valid = now >= self.first_sample
+        t = (now - self.start) / NS
+        out = [np.full((now.size, n), np.nan) for _ in range(3)]
+        lead = valid & (t < self.trajectory.times[0]) if self._lead_in is not None \
+            else np.zeros(now.size, dtype=bool)
+        main = valid & ~lead
+        for rows, trajectory, times in ((lead, self._lead_in, (now - self.first_sample) / NS),
+                                        (main, self.trajectory, t)):
+            if rows.any():
+                for values, sampled in zip(out, trajectory.sample(times[rows])):
+                    values[rows] = sampled
+        return valid, ReferenceSample(*out)
+
     def _begin(self, now: int, position, velocity):
         traj = self.trajectory
         self.first_sample = now

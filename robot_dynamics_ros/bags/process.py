@@ -1,0 +1,311 @@
+"""
+``bag process``: offline, what the nodes would publish for a bag's joint states and references.
+
+    robot-dynamics bag process run_bag out_bag --robot puma560 \
+        [--outputs gravity,feedforward,residual]
+
+Reads sensor_msgs/JointState (``joint_states_topic``) and trajectory_msgs/JointTrajectory
+(``reference_topic``) in recorded order, without DDS, and writes a new bag with, for every valid
+joint state and with its header stamp and recorded time:
+
+* ``gravity_effort`` -- what gravity_compensation_node publishes: g(q) (seed 002, 7.39), plus
+  F_v qd + F_s sgn(qd) with ``friction_compensation``;
+* ``feedforward_effort`` -- what inverse_dynamics_node publishes while a reference is active:
+  the reference sampled as joint_trajectory_controller samples it (``core.Reference``: start
+  stamp, lead-in from the first measured state, last point held) at the joint state's recorded
+  time, which is the node's clock when the bag is played with ``--clock``; effort
+  RNEA(q_ref, qd_ref, qdd_ref) (``mode`` feedforward) or RNEA(q, qd, qdd_ref + Kd e_dot + Kp e)
+  (computed_torque), position / velocity = q_ref, qd_ref.  A reference message replaces the
+  previous one when it is recorded; an empty one clears it; one that ends in the past is ignored;
+* ``effort_residual`` -- where the message has effort and velocity: measured effort minus the
+  model torque of the measured motion, RNEA(q, qd, qdd) with qdd the central difference of the
+  measured velocity over the header stamps (one-sided at the ends): the signal users watch for
+  collisions and model errors.  Offline only (no node publishes it).
+
+Messages are checked as the nodes check them (``joint_states``) and the invalid ones are dropped
+and counted; a bag none of whose joint states match the robot is refused.  The dynamics run on
+whole chunks (the core's batched RNEA), decoding and encoding on numpy arrays
+(``joint_state_cdr``), so memory stays bounded by the chunk size and the dynamics do not dominate.
+The output is written to a temporary directory and renamed when complete.
+"""
+from __future__ import annotations
+
+import time
+from typing import NamedTuple
+
+import numpy as np
+from rosbags.interfaces import (Qos, QosDurability, QosHistory, QosLiveliness, QosReliability,
+                                QosTime)
+
+from ..core import Reference, RobotModel, gravity_torques, rnea
+from ..core.errors import BagError, RobotDynamicsError
+from ..core.trajectories.uniform import friction_torques
+from .joint_state_cdr import JOINT_STATE, JointStateDecoder, JointStateEncoder
+from .joint_states import CHUNK, JointStateArrays, _progress, topic_connections, topic_name
+from .storage import DEFAULT_STORAGE, check_output, messages, open_bag, output_bag
+from .types import deserialize, typestore
+
+REFERENCE = "trajectory_msgs/msg/JointTrajectory"
+OUTPUT_TOPICS = {"gravity": "gravity_effort", "feedforward": "feedforward_effort",
+                 "residual": "effort_residual"}
+OUTPUT_FIELDS = {"gravity": ("effort",), "feedforward": ("position", "velocity", "effort"),
+                 "residual": ("effort",)}
+MODES = ("feedforward", "computed_torque")
+DEFAULT_KP, DEFAULT_KD = 100.0, 20.0        # inverse_dynamics_node's defaults
+# What the nodes' publishers offer (KEEP_LAST 10, reliable, volatile), recorded with the outputs.
+_NEVER = QosTime(sec=9223372036, nsec=854775807)
+NODE_QOS = Qos(QosHistory.KEEP_LAST, 10, QosReliability.RELIABLE, QosDurability.VOLATILE,
+               _NEVER, _NEVER, QosLiveliness.AUTOMATIC, _NEVER, False)
+
+
+class ProcessReport(NamedTuple):
+    """What ``process_bag`` did."""
+
+    joint_states: int               # joint_states messages read
+    written: dict                   # output topic -> messages written
+    rejected: dict                  # reason -> joint_states messages a node would drop
+    references: int                 # reference messages applied
+    seconds: float
+
+
+def process_bag(source, target, model: RobotModel, outputs=None,
+                joint_states_topic: str = "/joint_states",
+                reference_topic: str = "/reference_trajectory", namespace: str = "",
+                mode: str = "feedforward", kp=None, kd=None, friction_compensation: bool = False,
+                storage: str = DEFAULT_STORAGE, overwrite: bool = False, chunk_size: int = CHUNK,
+                progress: bool = False) -> ProcessReport:
+    """
+    Process bag ``source`` into the new bag ``target`` (see the module docstring).
+
+    ``outputs``: any of "gravity", "feedforward", "residual" (default: gravity and residual, and
+    feedforward when the bag has the reference topic; asking for feedforward without it is an
+    error).  Output topics are ``<namespace>/<output topic>``.  ``kp``, ``kd``: per-joint gains
+    of computed_torque mode (model order).  Raises BagError for an unusable bag or output.
+    """
+    started = time.perf_counter()
+    if mode not in MODES:
+        raise BagError(f"mode: '{mode}' is not one of {list(MODES)}")
+    if chunk_size < 2:
+        raise BagError(f"chunk_size: must be >= 2, got {chunk_size}")
+    requested = None if outputs is None else tuple(outputs)
+    unknown = [o for o in requested or () if o not in OUTPUT_TOPICS]
+    if unknown or requested == ():
+        raise BagError(f"outputs: {unknown or 'none given'}; choose from {list(OUTPUT_TOPICS)}")
+    check_output(target, overwrite)
+    reference_topic = topic_name(reference_topic)
+    with open_bag(source) as reader:
+        js_connections = topic_connections(reader, joint_states_topic, JOINT_STATE)
+        ref_connections = [c for c in reader.connections if c.topic == reference_topic]
+        if ref_connections:
+            topic_connections(reader, reference_topic, REFERENCE)        # checks the type
+        if requested is None:
+            requested = tuple(o for o in OUTPUT_TOPICS if o != "feedforward" or ref_connections)
+        if "feedforward" in requested and not ref_connections:
+            raise BagError(f"bag {reader.path}: no topic '{reference_topic}', which the "
+                           "feedforward output needs (its topics: "
+                           f"{sorted({c.topic for c in reader.connections})})")
+        total = sum(c.msgcount for c in js_connections)
+        bar = _progress(total, f"processing {topic_name(joint_states_topic)}", progress)
+        prefix = "/" + namespace.strip("/") if namespace.strip("/") else ""
+        try:
+            with output_bag(target, storage, overwrite) as writer:
+                channels = {o: writer.add_connection(f"{prefix}/{OUTPUT_TOPICS[o]}", JOINT_STATE,
+                                                     typestore=typestore(),
+                                                     offered_qos_profiles=[NODE_QOS])
+                            for o in requested}
+                processor = _Processor(model, writer, channels, mode, kp, kd,
+                                       friction_compensation, reader.path,
+                                       topic_name(joint_states_topic))
+                pending_times, pending_raws = [], []
+                for connection, stamp, raw in messages(reader, js_connections + ref_connections):
+                    if connection.topic == reference_topic:
+                        processor.chunk(pending_times, pending_raws)
+                        bar.update(len(pending_raws))
+                        pending_times, pending_raws = [], []
+                        processor.reference_message(raw, stamp)
+                        continue
+                    pending_times.append(stamp)
+                    pending_raws.append(raw)
+                    if len(pending_raws) == chunk_size:
+                        processor.chunk(pending_times, pending_raws)
+                        bar.update(len(pending_raws))
+                        pending_times, pending_raws = [], []
+                processor.chunk(pending_times, pending_raws)
+                bar.update(len(pending_raws))
+                processor.finish()
+        finally:
+            bar.close()
+    written = {channels[o].topic: processor.written[o] for o in channels}
+    return ProcessReport(processor.read, written, processor.rejected, processor.references,
+                         time.perf_counter() - started)
+
+
+class _Processor:
+    """The state of one processing run: the active reference, the residual's last rows."""
+
+    def __init__(self, model, writer, channels, mode, kp, kd, friction, path, topic):
+        self.model, self.writer, self.channels = model, writer, channels
+        self.mode, self.friction, self.path, self.topic = mode, friction, path, topic
+        self.kp = self._gains(kp, DEFAULT_KP, "kp")
+        self.kd = self._gains(kd, DEFAULT_KD, "kd")
+        self.arrays = JointStateArrays(model.joint_names)
+        self.decoder = JointStateDecoder()
+        self.encoders = {o: JointStateEncoder(model.joint_names, OUTPUT_FIELDS[o])
+                         for o in channels}
+        self.reference: Reference | None = None
+        self.read, self.valid, self.references = 0, 0, 0
+        self.rejected: dict = {}
+        self.written = {o: 0 for o in channels}
+        self.name_problem = ""
+        # residual: rows held back until the next one is known (central differences)
+        self._before = None                 # (stamp, qd) of the row before the held one
+        self._held = None                   # (time, stamp, q, qd, effort) of the held row
+
+    def _gains(self, value, default, name) -> np.ndarray:
+        n = self.model.n
+        gains = np.full(n, default) if value is None else np.asarray(value, dtype=float)
+        if gains.ndim == 0:
+            gains = np.full(n, float(gains))
+        if gains.shape != (n,) or not np.isfinite(gains).all() or (gains < 0).any():
+            raise BagError(f"{name}: expected {n} finite gains >= 0, got "
+                           f"{np.ravel(value).tolist()}")
+        return gains
+
+    def _reject(self, reason: str, count: int):
+        if count:
+            self.rejected[reason] = self.rejected.get(reason, 0) + int(count)
+
+    # -- references ---------------------------------------------------------------------------
+    def reference_message(self, raw, now: int):
+        """Apply a reference message recorded at ``now`` as inverse_dynamics_node does."""
+        from ..ros_messages import JointOrder, MessageRejected, trajectory_from_msg
+        try:
+            msg = deserialize(raw, REFERENCE)
+        except Exception as exc:  # noqa: BLE001 -- rosbags' many decoding errors
+            raise BagError(f"bag {self.path}: damaged reference message at "
+                           f"{now * 1e-9:.9f} s: {exc}") from None
+        if len(msg.points) == 0:
+            self.reference = None
+            return
+        try:
+            trajectory = trajectory_from_msg(msg, JointOrder(self.model.joint_names))
+            stamp = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
+            self.reference = Reference(trajectory, stamp, now)
+            self.references += 1
+        except (MessageRejected, RobotDynamicsError):
+            self._reject("reference", 1)                # the node keeps the old one
+
+    # -- joint states -------------------------------------------------------------------------
+    def chunk(self, times: list, raws: list):
+        """Process joint states recorded at ``times`` (ns) and write the outputs."""
+        if not raws:
+            return
+        self.read += len(raws)
+        times = np.array(times, dtype=np.int64)
+        size, n = len(raws), self.model.n
+        stamp = np.zeros(size, dtype=np.int64)
+        q, qd, effort = (np.full((size, n), np.nan) for _ in range(3))
+        ok = np.zeros(size, dtype=bool)
+        for group in self.decoder.decode(raws):
+            gq, gqd, geffort, gok, problems = self.arrays.convert(group)
+            rows = group.rows
+            stamp[rows], q[rows], qd[rows], effort[rows], ok[rows] = \
+                group.stamp, gq, gqd, geffort, gok
+            for problem in problems:
+                self._reject(problem.reason, problem.rows.size)
+                if problem.reason in ("missing", "duplicate") and not self.name_problem:
+                    self.name_problem = problem.text
+        self.valid += int(ok.sum())
+        if self.valid == 0 and self.name_problem:
+            raise BagError(f"bag {self.path}: the joint names of '{self.topic}' do not match "
+                           f"robot '{self.model.name}': {self.name_problem}")
+        has_velocity = np.isfinite(qd).all(axis=1)
+        if "gravity" in self.channels:
+            self._gravity(times, stamp, q, qd, ok, has_velocity)
+        if "feedforward" in self.channels:
+            self._feedforward(times, stamp, q, qd, ok, has_velocity)
+        if "residual" in self.channels:
+            rows = ok & has_velocity & np.isfinite(effort).all(axis=1)
+            self._residual(times[rows], stamp[rows], q[rows], qd[rows], effort[rows])
+
+    def _gravity(self, times, stamp, q, qd, ok, has_velocity):
+        rows = ok & has_velocity if self.friction else ok
+        self._reject("velocity", np.sum(ok & ~rows))
+        tau = gravity_torques(self.model, q[rows]) if rows.any() else np.zeros((0, self.model.n))
+        if self.friction:
+            tau = tau + friction_torques(self.model, qd[rows])
+        self._write("gravity", times[rows], stamp[rows], effort=tau)
+
+    def _feedforward(self, times, stamp, q, qd, ok, has_velocity):
+        reference = self.reference
+        if reference is None or not ok.any():
+            return
+        rows = ok & has_velocity if self.mode == "computed_torque" else ok
+        self._reject("velocity", np.sum(ok & ~rows))
+        if not rows.any():
+            return
+        first_velocity = qd[rows] if has_velocity[rows][0] else None
+        valid, sample = reference.sample_many(times[rows], q[rows], first_velocity)
+        self._reject("clock", np.sum(~valid))
+        index = np.flatnonzero(rows)[valid]
+        q_ref, qd_ref, qdd_ref = (a[valid] for a in sample)
+        if self.mode == "feedforward":
+            tau = rnea(self.model, q_ref, qd_ref, qdd_ref)
+        else:
+            e, e_dot = q_ref - q[index], qd_ref - qd[index]
+            tau = rnea(self.model, q[index], qd[index], qdd_ref + self.kd * e_dot + self.kp * e)
+        self._write("feedforward", times[index], stamp[index], effort=tau, position=q_ref,
+                    velocity=qd_ref)
+
+    def _residual(self, times, stamp, q, qd, effort):
+        """Effort - RNEA(q, qd, qdd~) with qdd~ from central differences; one row held back."""
+        if self._held is not None:
+            h = self._held
+            times, stamp = np.r_[h[0], times], np.r_[h[1], stamp]
+            q, qd, effort = (np.vstack([h[k][None, :], a])
+                             for k, a in ((2, q), (3, qd), (4, effort)))
+        if times.size < 2:
+            self._held = None if times.size == 0 else (times[0], stamp[0], q[0], qd[0], effort[0])
+            return
+        # rows 0..m-2 are written now; row m-1 waits for its successor
+        s_prev = np.r_[self._before[0] if self._before else stamp[0], stamp[:-2]]
+        qd_prev = np.vstack([self._before[1][None, :] if self._before else qd[:1], qd[:-2]])
+        qdd = (qd[1:] - qd_prev) / ((stamp[1:] - s_prev) * 1e-9)[:, None]
+        self._emit_residual(times[:-1], stamp[:-1], q[:-1], qd[:-1], qdd, effort[:-1])
+        self._before = (stamp[-2], qd[-2])
+        self._held = (times[-1], stamp[-1], q[-1], qd[-1], effort[-1])
+
+    def _emit_residual(self, times, stamp, q, qd, qdd, effort):
+        tau = effort - rnea(self.model, q, qd, np.where(np.isfinite(qdd), qdd, 0.0))
+        good = np.isfinite(qdd).all(axis=1) & np.isfinite(tau).all(axis=1)
+        self._reject("residual: stamps not increasing", np.sum(~good))
+        self._write("residual", times[good], stamp[good], effort=tau[good])
+
+    def finish(self):
+        """Write the held residual row (backward difference) and check that anything was valid."""
+        if self._held is not None and self._before is not None:
+            t, s, q, qd, effort = self._held
+            qdd = (qd - self._before[1]) / ((s - self._before[0]) * 1e-9)
+            self._emit_residual(np.array([t]), np.array([s]), q[None, :], qd[None, :],
+                                qdd[None, :], effort[None, :])
+        if self.read and self.valid == 0:
+            reasons = ", ".join(f"{k}: {v}" for k, v in self.rejected.items())
+            raise BagError(f"bag {self.path}: none of the {self.read} messages on '{self.topic}' "
+                           f"is usable for robot '{self.model.name}' ({reasons})"
+                           + (f"; {self.name_problem}" if self.name_problem else ""))
+        if self.read == 0:
+            raise BagError(f"bag {self.path}: topic '{self.topic}' has no messages")
+
+    def _write(self, output: str, times, stamp, **values):
+        if times.size == 0:
+            return
+        finite = np.all([np.isfinite(v).all(axis=1) for v in values.values()], axis=0)
+        self._reject(f"{output}: non-finite output", np.sum(~finite))
+        if not finite.all():
+            times, stamp = times[finite], stamp[finite]
+            values = {k: v[finite] for k, v in values.items()}
+        rows = self.encoders[output].encode(stamp, **values)
+        channel, write = self.channels[output], self.writer.write
+        for t, row in zip(times.tolist(), rows):
+            write(channel, t, row.data)
+        self.written[output] += len(rows)

@@ -1,0 +1,78 @@
+"""
+robot-dynamics bag record|play|info|process: rosbag2 bags without the ros2 command line.
+
+``ros2 bag`` is not installable from the package index, so these are the package's own, on the
+``rosbags`` library (``robot_dynamics_ros.bags``); the bags are ordinary rosbag2 bags.
+"""
+from __future__ import annotations
+
+import sys
+
+from .robot_argument import HELP as ROBOT_HELP
+from .robot_argument import load_robot
+
+HELP = "record, play, inspect and process rosbag2 bags (MCAP or SQLite3)"
+OUTPUT_CHOICES = ("gravity", "feedforward", "residual")
+
+
+def _csv(text: str) -> list[str]:
+    return [item.strip() for item in text.split(",") if item.strip()]
+
+
+def add_arguments(parser):
+    from ..bags.storage import DEFAULT_STORAGE, STORAGES
+    sub = parser.add_subparsers(dest="bag_command", required=True)
+
+    info = sub.add_parser("info", help="topics, types, counts, duration and storage of a bag")
+    info.add_argument("bag", help="bag directory (or .mcap file)")
+    info.add_argument("--check", action="store_true", help="also read every message")
+
+    process = sub.add_parser("process", help="offline: what the nodes would publish for a bag")
+    process.add_argument("input", help="input bag")
+    process.add_argument("output", help="output bag (a new directory)")
+    process.add_argument("--robot", required=True, help=ROBOT_HELP)
+    process.add_argument("--outputs", type=_csv, default=None,
+                         help="comma-separated subset of gravity,feedforward,residual (default: "
+                              "gravity, residual, and feedforward when the bag has a reference)")
+    process.add_argument("--joint-states", default="/joint_states", help="joint states topic")
+    process.add_argument("--reference", default="/reference_trajectory",
+                         help="reference trajectory topic")
+    process.add_argument("--namespace", default="", help="namespace of the output topics")
+    process.add_argument("--mode", choices=("feedforward", "computed_torque"),
+                         default="feedforward", help="inverse_dynamics_node's mode")
+    process.add_argument("--kp", type=float, nargs="+", help="computed_torque position gains")
+    process.add_argument("--kd", type=float, nargs="+", help="computed_torque velocity gains")
+    process.add_argument("--friction-compensation", action="store_true",
+                         help="gravity output with friction, as the node's parameter")
+    process.add_argument("--storage", choices=sorted(STORAGES), default=DEFAULT_STORAGE)
+    process.add_argument("--overwrite", action="store_true", help="replace an existing output")
+    process.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def run(args) -> int:
+    return {"info": _info, "process": _process}[args.bag_command](args)
+
+
+def _info(args) -> int:
+    from ..bags import bag_info, format_info
+    print(format_info(bag_info(args.bag, check=args.check)))
+    return 0
+
+
+def _process(args) -> int:
+    from ..bags.process import process_bag
+    model = load_robot(args)
+    report = process_bag(args.input, args.output, model, outputs=args.outputs,
+                         joint_states_topic=args.joint_states, reference_topic=args.reference,
+                         namespace=args.namespace, mode=args.mode, kp=args.kp, kd=args.kd,
+                         friction_compensation=args.friction_compensation, storage=args.storage,
+                         overwrite=args.overwrite, progress=not args.no_progress)
+    rate = report.joint_states / report.seconds if report.seconds > 0 else float("inf")
+    print(f"{args.output}: {report.joint_states} joint states in {report.seconds:.2f} s "
+          f"({rate:,.0f} messages/s), {report.references} reference(s)")
+    for topic, count in report.written.items():
+        print(f"  {topic}: {count} messages")
+    if report.rejected:
+        print("  dropped as the nodes would: " + ", ".join(
+            f"{reason} {count}" for reason, count in report.rejected.items()), file=sys.stderr)
+    return 0
