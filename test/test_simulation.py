@@ -315,3 +315,19 @@ def test_the_model_is_not_changed():
     before = model.to_dict()
     simulate(model, np.zeros(6), np.ones(6), 0.01)
     assert model.to_dict() == before and without_coulomb(model).coulomb.sum() == 0.0
+
+
+def test_a_continuous_joint_turns_without_stops():
+    model = RobotModel.from_dict({
+        "name": "turntable", "dh_convention": "standard", "gravity": [0.0, 0.0, -9.81],
+        "joints": [{"name": "spin", "type": "continuous",
+                    "dh": {"a": 0.0, "alpha": 0.0, "d": 0.0, "theta": 0.0},
+                    "limits": {"velocity": 100.0, "effort": 10.0},
+                    "link": {"mass": 1.0, "com": [0.0, 0.0, 0.0],
+                             "inertia": {"ixx": 0.5, "iyy": 0.5, "izz": 0.5}},
+                    "friction": {"viscous": 0.0, "coulomb": 0.5}}]})
+    run = simulate(model, [0.0], [0.0], 2.0, torque=[2.5])
+    assert run.limit_stop_counts.tolist() == [0]
+    assert np.isfinite(run.coulomb_velocity).all()
+    # net torque 2.5 - 0.5 once sliding, I = 0.5: q = (2 / 0.5) t^2 / 2 = 2 t^2 (up to v_s)
+    assert run.q[-1, 0] == pytest.approx(8.0, rel=1e-3)

@@ -41,8 +41,11 @@ FLOOR = 1e-9                # rad/s (m/s): a positive v_s even for negligible F_
 def effective_inertias(model, q0) -> np.ndarray:
     """Return per joint the smallest 1 / (B^{-1})_ii over ``q0`` and samples in the limits."""
     rng = np.random.default_rng(0)       # fixed: the same model and q0 give the same v_s
+    # a continuous joint (infinite limits) is sampled over one turn
+    lower = np.where(np.isfinite(model.lower), model.lower, -np.pi)
+    upper = np.where(np.isfinite(model.upper), model.upper, np.pi)
     samples = np.vstack([np.asarray(q0, dtype=float)[None, :],
-                         rng.uniform(model.lower, model.upper, size=(SAMPLES, model.n))])
+                         rng.uniform(lower, upper, size=(SAMPLES, model.n))])
     inverse = np.linalg.inv(mass_matrix(model, samples))
     return (1.0 / np.diagonal(inverse, axis1=1, axis2=2)).min(axis=0)
 
