@@ -1,4 +1,5 @@
-"""Uniform dynamic scaling (seed 002, Sect. 7.7, eqs. 7.117-7.126).
+"""
+Uniform dynamic scaling (seed 002, Sect. 7.7, eqs. 7.117-7.126).
 
 Oracles: the closed-form two-link model of Example 7.2 (notes E4: B, C, g written out), the c^2 law
 computed from it independently, inverse dynamics recomputed on the scaled trajectory, and the
@@ -10,7 +11,7 @@ import numpy as np
 import pytest
 
 from robot_dynamics_ros.core import RobotModel, rnea
-from robot_dynamics_ros.core import Limits, ScalingError, uniform_scaling
+from robot_dynamics_ros.core import InputError, Limits, ScalingError, uniform_scaling
 from robot_dynamics_ros.core import JointTrajectory
 
 CONFIG = Path(__file__).resolve().parents[1] / "config"
@@ -19,13 +20,25 @@ PUMA_PATH = CONFIG / "trajectories" / "puma560_path.yaml"
 
 
 def ex72_closed_form(q, qd, qdd):
-    """Notes E4 with g = 9.81: tau_s = B qdd + C qd and g, for the Example 7.2 arm."""
+    """Return notes E4's tau_s = B qdd + C qd and g (g = 9.81) for the Example 7.2 arm."""
     c1, c2, s2 = np.cos(q[:, 0]), np.cos(q[:, 1]), np.sin(q[:, 1])
     c12 = np.cos(q[:, 0] + q[:, 1])
     b11, b12, b22 = 200.01 + 50 * c2, 23.5 + 25 * c2, 122.5
     h = -25 * s2
-    tau_s = np.stack([b11 * qdd[:, 0] + b12 * qdd[:, 1] + h * (2 * qd[:, 0] * qd[:, 1] + qd[:, 1] ** 2),
-                      b12 * qdd[:, 0] + b22 * qdd[:, 1] - h * qd[:, 0] ** 2], axis=1)
+    tau_s = np.stack([b11 *
+                      qdd[:, 0] +
+                      b12 *
+                      qdd[:, 1] +
+                      h *
+                      (2 *
+                       qd[:, 0] *
+                       qd[:, 1] +
+                       qd[:, 1] ** 2), b12 *
+                      qdd[:, 0] +
+                      b22 *
+                      qdd[:, 1] -
+                      h *
+                      qd[:, 0] ** 2], axis=1)
     g = np.stack([784.8 * c1 + 245.25 * c12, 245.25 * c12], axis=1)
     return tau_s, g
 
@@ -57,7 +70,8 @@ def test_c_squared_law_on_example72():
     result = uniform_scaling(model, traj)
     # independent: c^2 = max over samples (incl. the switch's left limit) of tau_s / (limit - g)
     t = np.linspace(0.0, 0.5, 20001)
-    q, qd, qdd = (np.concatenate([a, b[None]]) for a, b in zip(traj.sample(t), traj.sample(0.25, side="left")))
+    q, qd, qdd = (np.concatenate([a, b[None]])
+                  for a, b in zip(traj.sample(t), traj.sample(0.25, side="left")))
     tau_s, g = ex72_closed_form(q, qd, qdd)
     lim = model.effort_limit
     ratio = np.where(tau_s > 0, tau_s / (lim - g), tau_s / (-lim - g))
@@ -70,7 +84,8 @@ def test_c_squared_law_on_example72():
     recomputed = rnea(model, *result.trajectory.sample(result.sample_times))
     left = np.append(np.diff(result.sample_times) == 0, False)    # left limits at the waypoint
     np.testing.assert_allclose(result.torques[~left], recomputed[~left], atol=1e-6 * 5000)
-    recomputed_left = rnea(model, *result.trajectory.sample(result.sample_times[left], side="left"))
+    recomputed_left = rnea(model, * result.trajectory.sample(result.sample_times[left],
+                                                             side="left"))
     np.testing.assert_allclose(result.torques[left], recomputed_left, atol=1e-6 * 5000)
     tau_s_s, g_s = ex72_closed_form(*traj.sample(result.original_times[~left]))
     np.testing.assert_allclose(result.torques[~left], tau_s_s / c**2 + g_s, atol=0.05)
@@ -94,14 +109,18 @@ def test_limits_hold_after_scaling_and_bind(robot, path):
     result = uniform_scaling(model, traj)
     excess = dense_check(model, result)
     assert excess.max() <= 1e-3                   # within limits between samples too
-    assert excess.max() >= -1e-3                  # ... and some joint touches its limit: c is minimal
+    assert excess.max() >= -1e-3  # ... and some joint touches its limit: c is minimal
     velocity = np.abs(result.trajectory.sample(np.linspace(0, result.duration, 5000))[1])
     assert (velocity <= model.velocity_limit * (1 + 1e-9)).all()
 
 
 def test_friction_handled_exactly():
-    """Puma (viscous + Coulomb): the scaled torque formula tau_s/c^2 + F_v qd/c + F_s sgn + g equals
-    inverse dynamics of the scaled trajectory."""
+    """
+    Friction is kept exactly by uniform scaling (Puma: viscous + Coulomb).
+
+    Puma (viscous + Coulomb): the scaled torque formula tau_s/c^2 + F_v qd/c + F_s sgn + g equals
+    inverse dynamics of the scaled trajectory.
+    """
     model, traj = RobotModel.named("puma560"), JointTrajectory.from_yaml(PUMA_PATH)
     assert model.has_friction
     result = uniform_scaling(model, traj)
@@ -131,8 +150,10 @@ def test_margins_and_velocity_limit():
 
 def test_gravity_infeasible_names_joint_and_time():
     model, traj = RobotModel.named("planar2"), JointTrajectory.from_yaml(EX72)
-    weak = Limits.from_model(model, effort_scale=0.1)      # 500 N m: joint 1 cannot hold the arm out
-    stretched = JointTrajectory(traj.joint_names, [0.0, 1.0], [[0.0, 0.0], [0.3, 0.0]], np.zeros((2, 2)))
+    # 500 N m: joint 1 cannot hold the arm out
+    weak = Limits.from_model(model, effort_scale=0.1)
+    stretched = JointTrajectory(traj.joint_names, [0.0, 1.0], [
+                                [0.0, 0.0], [0.3, 0.0]], np.zeros((2, 2)))
     with pytest.raises(ScalingError) as info:
         uniform_scaling(model, stretched, weak)
     assert "joint 'joint1'" in str(info.value) and "t = 0 s" in str(info.value)
@@ -144,9 +165,16 @@ def test_malformed_inputs():
     model = RobotModel.named("planar2")
     with pytest.raises(ValueError, match="unknown joint"):
         uniform_scaling(model, JointTrajectory(("joint1", "elbow"), [0, 1], np.zeros((2, 2))))
-    with pytest.raises(ScalingError, match="joint 'joint2' at t = 0.89[0-9]* s: position 6.28[0-9]* is above its upper limit"):
+    with pytest.raises(ScalingError,
+                       match="joint 'joint2' at t = 0.89[0-9]* s: position 6.28[0-9]* is above "
+                             "its upper limit"):
         uniform_scaling(model, JointTrajectory(("joint1", "joint2"), [0, 1], [[0, 0], [0, 7.0]]))
-    with pytest.raises(ScalingError, match="at least 2 points"):
+    # too short: an input error (the request is malformed), not "infeasible"
+    with pytest.raises(InputError, match="at least 2 points"):
         uniform_scaling(model, JointTrajectory(("joint1", "joint2"), [0], [[0, 0]]))
-    with pytest.raises(ValueError, match="effort_scale"):
+    with pytest.raises(InputError, match="effort_scale"):
         Limits.from_model(model, effort_scale=1.5)
+    traj = JointTrajectory(("joint1", "joint2"), [0, 1], [[0, 0], [0.1, 0.1]])
+    for samples in (1, 2e9, 2.5, True):     # bounded work per request: 2e9 samples never allocated
+        with pytest.raises(InputError, match="samples"):
+            uniform_scaling(model, traj, samples=samples)

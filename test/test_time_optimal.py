@@ -1,4 +1,5 @@
-"""Time-optimal time law (beyond seed 002): limits between grid points, optimality, consistency.
+"""
+Time-optimal time law (beyond seed 002): limits between grid points, optimality, consistency.
 
 Oracles: inverse dynamics recomputed with the full model (rotors, friction) on a resampling at 10x
 the output density, both of the trajectory as the controller interpolates it and of the exact
@@ -13,10 +14,12 @@ import pytest
 from scipy.spatial import cKDTree
 
 from robot_dynamics_ros.core import RobotModel, rnea
-from robot_dynamics_ros.core import Limits, ScalingError, uniform_scaling
+from robot_dynamics_ros.core import InputError, Limits, ScalingError, uniform_scaling
 from robot_dynamics_ros.core import time_optimal_scaling
-from robot_dynamics_ros.core.trajectories.topp.time_optimal import law_samples
 from robot_dynamics_ros.core import JointTrajectory
+from robot_dynamics_ros.core.trajectories.topp import collocation, constraints, reachability
+from robot_dynamics_ros.core.trajectories.topp import path as paths
+from robot_dynamics_ros.core.trajectories.topp.verify import verify
 
 CONFIG = Path(__file__).resolve().parents[1] / "config"
 EX72 = CONFIG / "trajectories" / "planar2_example72_trajectory1.yaml"
@@ -52,8 +55,12 @@ def test_limits_hold_between_points_as_the_controller_interpolates(solved, robot
 
 @pytest.mark.parametrize("robot", [c[0] for c in CASES])
 def test_same_path_and_consistent_effort(solved, robot):
-    """Every returned point lies on the original path, moving forward along it, and its effort is
-    the inverse dynamics of its state."""
+    """
+    Every returned point is on the path, moving forward, with consistent effort.
+
+    Every returned point lies on the original path, moving forward along it, and its effort is
+    the inverse dynamics of its state.
+    """
     model, traj, result = solved[robot]
     out = result.trajectory
     s = np.linspace(traj.times[0], traj.times[-1], 20001)
@@ -63,23 +70,40 @@ def test_same_path_and_consistent_effort(solved, robot):
     assert np.all(np.diff(nearest) >= 0)                              # monotone along the path
     sd = np.einsum("kj,kj->k", out.velocities, dq_path[nearest])      # qd = q'(s) sd, sd >= 0
     assert (sd >= -1e-9).all()
-    np.testing.assert_allclose(out.effort, rnea(model, out.positions, out.velocities, out.accelerations),
-                               atol=1e-9)
+    np.testing.assert_allclose(out.effort, rnea(model, out.positions, out.velocities,
+                                                out.accelerations), atol=1e-9)
+
+
+def law_samples(traj, law, density):
+    """
+    Sample the exact time law on the original path.
+
+    The exact time law (x linear in s on each step, x_{k+1} = x_k + 2 Delta_k u_k) at
+    ``density`` points per step, on the original path: (q, qd, qdd) = (q, q' sd, q' u + q'' x).
+    """
+    delta = np.diff(law.s)
+    N = delta.size
+    step = np.append(np.repeat(np.arange(N), density), N - 1)
+    th = np.append(np.tile(np.arange(density) / density, N), 1.0)
+    s = law.s[step] + th * delta[step]
+    q, dq, ddq = traj.sample(s)
+    q[-1], dq[-1], ddq[-1] = traj.sample(s[-1], side="left")
+    xs = np.maximum(law.x[step] + 2.0 * th * delta[step] * law.u[step], 0.0)
+    return q, dq * np.sqrt(xs)[:, None], dq * law.u[step, None] + ddq * xs[:, None]
 
 
 def test_law_samples_respect_limits_on_planar2():
-    """Directly: solve, then resample the exact law (not the output) and recompute dynamics."""
+    """Directly: resample the exact law the solver returns (not its output), recompute dynamics."""
     model, traj = RobotModel.named("planar2"), JointTrajectory.from_yaml(EX72)
-    from robot_dynamics_ros.core.trajectories.topp import time_optimal as to
     limits = Limits.from_model(model)
-    path = to._Path(model, traj, to._initial_grid(traj, 75))
-    col = to._Collocation(path, np.arange(path.N), to.REGULAR)
-    rows = to._rows(col, path, limits, None, np.zeros((path.N, 2)), np.zeros((path.N, 2)))
-    x, u = to._solve(path, [(col.steps, to._step_data(*rows, path.delta))])
-    s, step, (q, qd, qdd) = law_samples(path, x, u, 10)
+    law = time_optimal_scaling(model, traj, grid_steps=150, max_levels=2).law
+    q, qd, qdd = law_samples(traj, law, 10)
     assert excess(rnea(model, q, qd, qdd), limits).max() <= 1e-3
     # the law is consistent: x_{k+1} = x_k + 2 Delta_k u_k
-    np.testing.assert_allclose(x[1:], np.maximum(x[:-1] + 2 * path.delta * u, 0), atol=1e-9)
+    np.testing.assert_allclose(law.x[1:], np.maximum(
+        law.x[:-1] + 2 * np.diff(law.s) * law.u, 0), atol=1e-9)
+    assert law.duration == pytest.approx(time_optimal_scaling(model, traj, grid_steps=150,
+                                                              max_levels=2).duration, rel=1e-9)
 
 
 @pytest.mark.parametrize("robot", [c[0] for c in CASES])
@@ -92,13 +116,34 @@ def test_near_fine_grid_optimum_and_faster_than_uniform(solved, robot):
 
 
 def test_single_joint_bang_bang_closed_form():
-    """One revolute joint, horizontal plane (no gravity torque), no friction: rest-to-rest over
-    d rad within |tau| <= T takes 2 sqrt(J d / T) with J the joint inertia (link + rotor)."""
-    spec = {"name": "one", "dh_convention": "standard", "gravity": [0.0, 0.0, -9.81],
-            "joints": [{"name": "j", "type": "revolute", "dh": {"a": 0.5, "alpha": 0.0, "d": 0.0, "theta": 0.0},
-                        "limits": {"lower": -3.0, "upper": 3.0, "velocity": 100.0, "effort": 10.0},
-                        "link": {"mass": 2.0, "com": [-0.25, 0.0, 0.0],
-                                 "inertia": {"ixx": 0.01, "iyy": 0.05, "izz": 0.05}}}]}
+    """
+    One joint's rest-to-rest minimum time is bang-bang's 2 sqrt(J d / T).
+
+    One revolute joint, horizontal plane (no gravity torque), no friction: rest-to-rest over
+    d rad within |tau| <= T takes 2 sqrt(J d / T) with J the joint inertia (link + rotor).
+    """
+    spec = {"name": "one",
+            "dh_convention": "standard",
+            "gravity": [0.0,
+                        0.0,
+                        -9.81],
+            "joints": [{"name": "j",
+                        "type": "revolute",
+                        "dh": {"a": 0.5,
+                               "alpha": 0.0,
+                               "d": 0.0,
+                               "theta": 0.0},
+                        "limits": {"lower": -3.0,
+                                   "upper": 3.0,
+                                   "velocity": 100.0,
+                                   "effort": 10.0},
+                        "link": {"mass": 2.0,
+                                 "com": [-0.25,
+                                         0.0,
+                                         0.0],
+                                 "inertia": {"ixx": 0.01,
+                                             "iyy": 0.05,
+                                             "izz": 0.05}}}]}
     model = RobotModel.from_dict(spec)
     J = 0.05 + 2.0 * 0.25**2
     d = 1.0
@@ -114,30 +159,46 @@ def test_single_joint_bang_bang_closed_form():
 def test_gravity_infeasible_and_malformed():
     model = RobotModel.named("planar2")
     weak = Limits.from_model(model, effort_scale=0.1)
-    stretched = JointTrajectory(("joint1", "joint2"), [0.0, 1.0], [[0.0, 0.0], [0.3, 0.0]], np.zeros((2, 2)))
+    stretched = JointTrajectory(("joint1", "joint2"), [0.0, 1.0], [
+                                [0.0, 0.0], [0.3, 0.0]], np.zeros((2, 2)))
     with pytest.raises(ScalingError, match="joint 'joint1' at t = 0 s: gravity alone"):
         time_optimal_scaling(model, stretched, weak)
     with pytest.raises(ValueError, match="unknown joint"):
         time_optimal_scaling(model, JointTrajectory(("joint1", "x"), [0, 1], np.zeros((2, 2))))
+    with pytest.raises(InputError, match="at least 2 points"):
+        time_optimal_scaling(model, JointTrajectory(("joint1", "joint2"), [0], [[0, 0]], [[0, 0]]))
+    for name, value in (("grid_steps", 1), ("grid_steps", 2e9), ("verify_density", 0.5),
+                        ("max_levels", 100)):
+        with pytest.raises(InputError, match=name):
+            time_optimal_scaling(model, stretched, **{name: value})
     with pytest.raises(ScalingError, match="joint 'joint2' .* above its upper limit"):
-        time_optimal_scaling(model, JointTrajectory(("joint1", "joint2"), [0, 1], [[0, 0], [0, 7.0]],
-                                                    np.zeros((2, 2))))
+        time_optimal_scaling(model, JointTrajectory(("joint1", "joint2"), [
+                             0, 1], [[0, 0], [0, 7.0]], np.zeros((2, 2))))
 
 
 def test_positions_only_trajectory_is_refused():
-    """Linear interpolation jumps in velocity at waypoints (infinite acceleration): no time law
-    within torque limits follows it, so time_optimal refuses it and says what to do."""
+    """
+    Positions-only trajectories are refused by time_optimal with the reason.
+
+    Linear interpolation jumps in velocity at waypoints (infinite acceleration): no time law
+    within torque limits follows it, so time_optimal refuses it and says what to do.
+    """
     model = RobotModel.named("planar2")
-    traj = JointTrajectory(("joint1", "joint2"), [0.0, 1.0, 2.0], [[0.0, 0.5], [0.5, 0.5], [0.5, 1.0]])
+    traj = JointTrajectory(("joint1", "joint2"), [0.0, 1.0, 2.0], [
+                           [0.0, 0.5], [0.5, 0.5], [0.5, 1.0]])
     with pytest.raises(ScalingError, match="needs velocities .*use uniform"):
         time_optimal_scaling(model, traj)
 
 
 @pytest.mark.parametrize("robot", [c[0] for c in CASES])
 def test_limits_hold_after_nanosecond_rounding(solved, robot):
-    """A ROS message carries times as whole nanoseconds (sec + nanosec, rounded as
+    """
+    The limits hold on the output with its times as whole nanoseconds.
+
+    A ROS message carries times as whole nanoseconds (sec + nanosec, rounded as
     ros_messages.trajectory_to_msg does): the output is already on that grid, so the round trip
-    changes nothing, and the limits hold on exactly what the controller receives."""
+    changes nothing, and the limits hold on exactly what the controller receives.
+    """
     model, _, result = solved[robot]
     out = result.for_controller()
     sec = np.floor(out.times)
@@ -145,7 +206,8 @@ def test_limits_hold_after_nanosecond_rounding(solved, robot):
     np.testing.assert_allclose(received, out.times, rtol=0, atol=1e-15)
     rounded = JointTrajectory(out.joint_names, received, out.positions, out.velocities)
     K = rounded.num_points - 1
-    t = (rounded.times[:-1, None] + np.diff(rounded.times)[:, None] * np.linspace(1e-6, 1 - 1e-6, 10)).ravel()
+    t = (rounded.times[:-1, None] + np.diff(rounded.times)
+         [:, None] * np.linspace(1e-6, 1 - 1e-6, 10)).ravel()
     q, qd, qdd = rounded.sample(t)
     assert t.size == 10 * K
     assert excess(rnea(model, q, qd, qdd), result.limits).max() <= 0.005
@@ -153,8 +215,12 @@ def test_limits_hold_after_nanosecond_rounding(solved, robot):
 
 
 def random_path(model, K, seed, stop_in_middle=False):
-    """Random waypoints in the middle 35 % of each joint range, velocities by central differences
-    and small accelerations (quintic), at rest at both ends and optionally at the middle point."""
+    """
+    Return a random wiggly path through random waypoints.
+
+    Random waypoints in the middle 35 % of each joint range, velocities by central differences
+    and small accelerations (quintic), at rest at both ends and optionally at the middle point.
+    """
     rng = np.random.default_rng(seed)
     mid, half = 0.5 * (model.lower + model.upper), 0.5 * (model.upper - model.lower)
     q = mid + 0.35 * half * rng.uniform(-1, 1, size=(K, model.n))
@@ -167,12 +233,17 @@ def random_path(model, K, seed, stop_in_middle=False):
     return JointTrajectory(model.joint_names, t, q, v, a)
 
 
-@pytest.mark.parametrize("robot, seed, stop", [("stanford", 1, False), ("panda", 2, True), ("puma560", 3, False)])
+@pytest.mark.parametrize("robot, seed, stop",
+                         [("stanford", 1, False), ("panda", 2, True), ("puma560", 3, False)])
 def test_random_paths_hold_limits_and_are_near_optimal(robot, seed, stop):
-    """Random wiggly paths (the prismatic Stanford joint, the 7-joint Panda, Puma with friction;
+    """
+    Random paths keep the limits and are near-optimal.
+
+    Random wiggly paths (the prismatic Stanford joint, the 7-joint Panda, Puma with friction;
     one stopping in the middle): 10x resampling of the controller's interpolation stays within
     0.5 % of every torque and velocity limit, and the duration is within 2 % of the same path on a
-    much finer grid and below the uniform scaling."""
+    much finer grid and below the uniform scaling.
+    """
     model = RobotModel.named(robot)
     traj = random_path(model, 12, seed, stop)
     result = time_optimal_scaling(model, traj)
@@ -187,89 +258,105 @@ def test_random_paths_hold_limits_and_are_near_optimal(robot, seed, stop):
 
 
 def test_unverifiable_law_is_an_error_not_a_trajectory():
-    """When no law passes the verification (here: no verification rounds allowed), the answer is
-    an error, never an unchecked trajectory."""
+    """
+    When no law passes the verification the answer is an error.
+
+    When no law passes the verification (here: no verification rounds allowed), the answer is
+    an error, never an unchecked trajectory.
+    """
     model, traj = RobotModel.named("puma560"), JointTrajectory.from_yaml(PUMA_PATH)
     with pytest.raises(ScalingError, match="no time law within the limits"):
         time_optimal_scaling(model, traj, max_rounds=0)
 
 
 def _puma_level(steps_per_segment=1):
-    """The Puma path's collocation on a grid, bisected once (so the data are partly reused)."""
-    from robot_dynamics_ros.core.trajectories.topp import time_optimal as to
+    """Return the Puma path's collocation on a grid, bisected once (data partly reused)."""
     model, traj = RobotModel.named("puma560"), JointTrajectory.from_yaml(PUMA_PATH)
-    points = to._GridPoints(model, traj, to._initial_grid(traj, steps_per_segment)).bisected()
-    path = to._Path(model, traj, points.s, points.sides())
+    path = paths.TimedPath(traj)
+    points = collocation.GridPoints(model, path, paths.initial_grid(path,
+                                                                    steps_per_segment)).bisected()
+    grid = points.grid()
     points.add_midpoints()
-    return to, model, traj, points, path
+    return model, traj, points, grid
 
 
 def test_bisected_grid_data_equal_fresh_inverse_dynamics():
-    """The reused path data of a bisected grid (old grid points and midpoints) are those of the
+    """
+    Path data reused on a bisected grid equal fresh inverse dynamics.
+
+    The reused path data of a bisected grid (old grid points and midpoints) are those of the
     trajectory and rnea evaluated afresh at the new grid's points (an independent recomputation:
-    sampling per point, gravity, no subtraction), and the path's end conditions are unchanged."""
-    to, model, traj, points, path = _puma_level()
-    fresh = to._Path(model, traj, points.s)
+    sampling per point, gravity, no subtraction), and the path's end conditions are unchanged.
+    """
+    model, traj, points, grid = _puma_level()
+    fresh = paths.Grid(grid.path, points.s)
     for name in ("corner", "flat"):
-        np.testing.assert_array_equal(getattr(path, name), getattr(fresh, name))
-    assert (path.free_start, path.free_end) == (fresh.free_start, fresh.free_end)
-    col = points.collocation(path)
+        np.testing.assert_array_equal(getattr(grid, name), getattr(fresh, name))
+    assert (grid.free_start, grid.free_end) == (fresh.free_start, fresh.free_end)
+    col = points.collocation(grid)
     s = np.concatenate([points.s[:-1], points.mid_s, points.s[1:]])
     q, dq, ddq = traj.sample(s)
-    q[-path.N:], dq[-path.N:], ddq[-path.N:] = traj.sample(points.s[1:], side="left")
+    q[-grid.N:], dq[-grid.N:], ddq[-grid.N:] = traj.sample(points.s[1:], side="left")
     zeros = np.zeros_like(q)
     g0 = np.zeros(3)
     c = rnea(model, q, zeros, zeros)
     a = rnea(model, q, zeros, dq, gravity=g0)
     b = rnea(model, q, dq, ddq, gravity=g0) - (model.viscous * dq + model.coulomb * np.sign(dq))
     scale = np.abs(c).max()
-    for got, want in ((col.q, q), (col.dq, dq), (col.ddq, ddq), (col.c, c), (col.a, a), (col.b, b)):
-        np.testing.assert_allclose(got.reshape(-1, model.n), want, rtol=0, atol=1e-12 * max(scale, 1.0))
+    got = col.points
+    for mine, want in ((got.q, q), (got.dq, dq), (got.ddq, ddq),
+                       (got.c, c), (got.a, a), (got.b, b)):
+        np.testing.assert_allclose(mine.reshape(-1, model.n), want,
+                                   rtol=0, atol=1e-12 * max(scale, 1.0))
     # The refined collocation (9 points per step) from the grid's data plus its inner points.
-    steps = np.flatnonzero(to._near_flat(traj, path))
+    steps = np.flatnonzero(grid.near_flat())
     assert steps.size
-    points.add_midpoints(points.refined_parts(path, steps))
-    reused, direct = points.refined(path, steps), to._Collocation(path, steps, to.REFINED)
-    for name in ("q", "dq", "ddq", "c", "a", "b"):
-        np.testing.assert_allclose(getattr(reused, name), getattr(direct, name), rtol=0,
-                                   atol=1e-12 * max(scale, 1.0))
+    points.add_midpoints(points.refined_parts(grid, steps))
+    reused = points.refined(grid, steps)
+    direct = collocation.Collocation(model, grid, steps, collocation.REFINED)
+    for name in collocation.PathPoints._fields:
+        np.testing.assert_allclose(getattr(reused.points, name), getattr(
+            direct.points, name), rtol=0, atol=1e-12 * max(scale, 1.0))
 
 
 def test_static_bound_equals_pairwise_elimination():
-    """Newton's method on the concave piecewise-linear feasibility function gives the same
+    """
+    Newton's static bound equals pairwise elimination.
+
+    Newton's method on the concave piecewise-linear feasibility function gives the same
     largest x as Fourier-Motzkin over every pair of rows (the closed form), on the Puma's rows
-    with and without viscous linearisation, refined collocation, and random rows."""
-    to, model, traj, points, path = _puma_level()
+    with and without viscous linearisation, refined collocation, and random rows.
+    """
+    model, traj, points, grid = _puma_level()
     limits = Limits.from_model(model)
-    zeros = np.zeros((path.N, model.n))
-    regular = points.collocation(path)
-    refined = to._Collocation(path, np.arange(0, path.N, 7), to.REFINED)
+    none = constraints.Tightening.none(grid.N, model.n)
+    regular = points.collocation(grid)
+    refined = collocation.Collocation(model, grid, np.arange(0, grid.N, 7), collocation.REFINED)
     cases = []
     for col in (regular, refined):
         for xbar in (None, np.full((col.thetas.size, col.steps.size), 0.05)):
-            cases.append(to._rows(col, path, limits, xbar, zeros[col.steps], zeros[col.steps]))
+            cases.append(constraints.step_rows(col, grid, limits, xbar, none.at(col.steps)))
     rng = np.random.default_rng(4)
     S = 200
-    up = (rng.uniform(0, 2, (S, 9)) * (rng.uniform(size=(S, 9)) > 0.2), rng.normal(size=(S, 9)),
-          rng.uniform(0, 3, (S, 9)))
-    lo = (-rng.uniform(0, 2, (S, 7)) * (rng.uniform(size=(S, 7)) > 0.2), rng.normal(size=(S, 7)),
-          rng.uniform(0, 3, (S, 7)))
-    cases.append((up, lo))
-    for upper_rows, lower_rows in cases:
-        got = to._static_bound(*upper_rows, *lower_rows)
-        want = to._static_pairs(*upper_rows, *lower_rows)
+    up = constraints.HalfPlanes(rng.uniform(0, 2, (S, 9)) * (rng.uniform(size=(S, 9)) > 0.2),
+                                rng.normal(size=(S, 9)), rng.uniform(0, 3, (S, 9)))
+    lo = constraints.HalfPlanes(-rng.uniform(0, 2, (S, 7)) * (rng.uniform(size=(S, 7)) > 0.2),
+                                rng.normal(size=(S, 7)), rng.uniform(0, 3, (S, 7)))
+    cases.append(constraints.StepRows(up, lo))
+    for rows in cases:
+        got = reachability.static_bound(rows.upper, rows.lower)
+        want = reachability.static_bound_pairs(rows.upper, rows.lower)
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)
 
 
 def test_envelope_rows_give_the_minimum_of_all_rows():
-    """The rows _envelope_rows keeps give the same minimum as all rows everywhere in [0, H]."""
-    from robot_dynamics_ros.core.trajectories.topp import time_optimal as to
+    """The rows envelope_rows keeps give the same minimum as all rows everywhere in [0, H]."""
     rng = np.random.default_rng(5)
     S, R = 300, 12
     a, b = rng.normal(size=(S, R)), rng.uniform(0, 5, (S, R))
     b[rng.uniform(size=(S, R)) < 0.1] = np.inf
     H = rng.uniform(0, 4, S)
-    A, B, start, end = to._envelope_rows(a, b, H)
+    A, B, start, end = reachability.envelope_rows(a, b, H)
     kept = [list(zip(A[s:e], B[s:e])) for s, e in zip(start.tolist(), end.tolist())]
     for k in range(S):
         h = np.append(rng.uniform(0, H[k], 20), [0.0, H[k]])
@@ -279,16 +366,22 @@ def test_envelope_rows_give_the_minimum_of_all_rows():
 
 
 def test_verification_samples_are_the_controllers_interpolation(solved):
-    """The verification evaluates the output's cubic itself (per interval, local time): the same
-    states as JointTrajectory.sample, the controller's interpolation, at those times."""
-    from robot_dynamics_ros.core.trajectories.topp import time_optimal as to
-    out = solved["puma560"][2].for_controller()
-    t, D = out.times, 4
-    got = to._controller_samples(t, out.positions, out.velocities, D)
-    dt = np.diff(t)
-    times = np.concatenate([(t[:-1, None] + dt[:, None] * np.arange(D) / D).ravel(), t[-1:],
-                            t[:-1] + dt * (1 - 1e-9)])
-    want = out.sample(times)
-    for g, w in zip(got, want):
-        scale = np.abs(w).max()
-        np.testing.assert_allclose(g, w, rtol=0, atol=1e-6 * scale)
+    """
+    The verification samples the output as the controller interpolates it.
+
+    The verification evaluates the output as the controller interpolates it: its states and
+    torques equal JointTrajectory.sample and rnea at its check times, D + 1 per interval (the
+    last just before the interval's end) plus the end point.
+    """
+    model, _, result = solved["puma560"]
+    out, D = result.for_controller(), 4
+    check = verify(model, out, result.limits, D, 1e-3)
+    assert check.times.size == (out.num_points - 1) * (D + 1) + 1
+    inside = check.times[:-1] - out.times[check.interval[:-1]]
+    assert (inside >= 0).all() and (inside < np.diff(out.times)[check.interval[:-1]]).all()
+    q, qd, qdd = out.sample(check.times[:-1])
+    for got, want in ((check.velocities[:-1], qd), (check.accelerations[:-1], qdd)):
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-6 * np.abs(want).max())
+    tau = rnea(model, q, qd, qdd)
+    np.testing.assert_allclose(check.torques[:-1], tau, rtol=0, atol=1e-6 * np.abs(tau).max())
+    assert check.passed

@@ -1,4 +1,5 @@
-"""JointTrajectory: validation and joint_trajectory_controller interpolation.
+"""
+JointTrajectory: validation and joint_trajectory_controller interpolation.
 
 Oracles: polynomials of the interpolation's own degree are reproduced exactly from their samples
 (positions/velocities/accelerations at the waypoints), velocities and accelerations agree with
@@ -18,7 +19,8 @@ def poly(coeffs, t):
     deg = coeffs.shape[0] - 1
     q = sum(coeffs[p] * t**p for p in range(deg + 1))
     qd = sum(p * coeffs[p] * t**(p - 1) for p in range(1, deg + 1))
-    qdd = sum(p * (p - 1) * coeffs[p] * t**(p - 2) for p in range(2, deg + 1)) + 0.0 * t * coeffs[0]
+    qdd = sum(p * (p - 1) * coeffs[p] * t**(p - 2)
+              for p in range(2, deg + 1)) + 0.0 * t * coeffs[0]
     return q, qd, qdd
 
 
@@ -73,8 +75,12 @@ def test_quintic_matches_jtc_formula_at_a_point():
 
 
 def test_hold_outside_time_range():
-    """Before the first point: held at rest.  After the last: the last point as stored, velocity
-    included, as JTC's Trajectory::sample outputs once the trajectory has played out."""
+    """
+    Before the first point and after the last, hold as JTC does.
+
+    Before the first point: held at rest.  After the last: the last point as stored, velocity
+    included, as JTC's Trajectory::sample outputs once the trajectory has played out.
+    """
     traj = JointTrajectory(("a",), [0.5, 1.0], [[1.0], [2.0]], [[3.0], [4.0]])
     q, qd, qdd = traj.sample(np.array([0.0, 2.0]))
     np.testing.assert_allclose(q[:, 0], [1.0, 2.0])
@@ -85,8 +91,12 @@ def test_hold_outside_time_range():
 
 
 def test_end_point_as_given_like_jtc():
-    """At the last time JTC outputs the last point as stored, missing fields as zero; the left
-    limit is the end of the last segment's polynomial."""
+    """
+    At the last time the last point as stored, as JTC outputs it.
+
+    At the last time JTC outputs the last point as stored, missing fields as zero; the left
+    limit is the end of the last segment's polynomial.
+    """
     traj = JointTrajectory(("a",), [0.0, 1.0], [[0.0], [1.0]], [[0.0], [0.5]])
     q, qd, qdd = traj.sample(1.0)
     assert (q[0], qd[0], qdd[0]) == (1.0, 0.5, 0.0)
@@ -125,10 +135,11 @@ def test_validation_names_field_and_point(kwargs, message):
 
 
 def test_yaml_round_trip_and_ros_time(tmp_path):
-    data = {"joint_names": ["j1", "j2"],
-            "points": [{"time_from_start": {"sec": 0, "nanosec": 0}, "positions": [0, 0], "velocities": [0, 0]},
-                       {"time_from_start": {"sec": 1, "nanosec": 500000000}, "positions": [1, 2],
-                        "velocities": [0, 0]}]}
+    data = {"joint_names": ["j1", "j2"], "points": [{"time_from_start": {"sec": 0, "nanosec": 0},
+                                                     "positions": [0, 0], "velocities": [0, 0]},
+                                                    {"time_from_start": {"sec": 1,
+                                                                         "nanosec": 500000000},
+                                                     "positions": [1, 2], "velocities": [0, 0]}]}
     traj = JointTrajectory.from_dict(data)
     assert traj.duration == pytest.approx(1.5) and traj.interpolation == "cubic"
     import yaml
@@ -139,19 +150,25 @@ def test_yaml_round_trip_and_ros_time(tmp_path):
     np.testing.assert_array_equal(again.times, traj.times)
 
 
-@pytest.mark.parametrize("points, message", [
-    ([{"time_from_start": 0, "positions": [0, 0]}, {"time_from_start": 1, "positions": [0]}],
-     "points[1].positions: expected 2 values"),
-    ([{"time_from_start": 0, "positions": [0, 0], "velocities": [0, 0]},
-      {"time_from_start": 1, "positions": [1, 1]}], "points[1].velocities: given in some points"),
-    ([{"positions": [0, 0]}], "points[0].time_from_start: missing"),
-    ([{"time_from_start": "soon", "positions": [0, 0]}], "points[0].time_from_start: expected seconds"),
-    ([{"time_from_start": 0, "positions": [0, "x"]}], "points[0].positions: expected numbers"),
-    ([{"time_from_start": 0, "positions": [0, 0], "speed": [0, 0]}], "points[0]: unknown key"),
-])
+@pytest.mark.parametrize("points, message", [([{"time_from_start": 0, "positions": [0, 0]},
+                                               {"time_from_start": 1, "positions": [0]}],
+                                              "points[1].positions: expected 2 values"),
+                                             ([{"time_from_start": 0, "positions": [0, 0],
+                                                "velocities": [0, 0]}, {"time_from_start": 1,
+                                                                        "positions": [1, 1]}],
+                                              "points[1].velocities: given in some points"),
+                                             ([{"positions": [0, 0]}],
+                                              "points[0].time_from_start: missing"),
+                                             ([{"time_from_start": "soon", "positions": [0, 0]}],
+                                              "points[0].time_from_start: expected seconds"),
+                                             ([{"time_from_start": 0, "positions": [0, "x"]}],
+                                              "points[0].positions: expected numbers"),
+                                             ([{"time_from_start": 0, "positions": [0, 0],
+                                                "speed": [0, 0]}], "points[0]: unknown key"),])
 def test_from_dict_errors_name_source_and_field(points, message):
     with pytest.raises(ValueError) as info:
-        JointTrajectory.from_dict({"joint_names": ["a", "b"], "points": points}, source="traj.yaml")
+        JointTrajectory.from_dict(
+            {"joint_names": ["a", "b"], "points": points}, source="traj.yaml")
     assert str(info.value).startswith("traj.yaml: ") and message in str(info.value)
 
 
@@ -168,3 +185,50 @@ def test_reordered():
         traj.reordered(("a", "c"))
     with pytest.raises(ValueError, match="missing joint"):
         JointTrajectory(("a",), [0.0], [[0.0]]).reordered(("a", "b"))
+
+
+def test_yaml_file_rules_as_robot_files(tmp_path, monkeypatch):
+    """
+    Trajectory files follow the robot files' YAML rules.
+
+    Trajectory files are read by the same YAML reader as robot files: YAML 1.2 numbers (2e-4 is
+    a number), duplicate keys refused with the line, a size bound; errors are TrajectoryError.
+    """
+    from robot_dynamics_ros.core import TrajectoryError
+    from robot_dynamics_ros.core.trajectories import trajectory as module
+    path = tmp_path / "t.yaml"
+    path.write_text("joint_names: [a]\npoints:\n- {time_from_start: 0, positions: [2e-4]}\n"
+                    "- {time_from_start: 1e0, positions: [1]}\n")
+    traj = JointTrajectory.from_yaml(path)
+    assert traj.positions[0, 0] == 2e-4 and traj.duration == 1.0
+    path.write_text(
+        "joint_names: [a]\npoints:\n- {time_from_start: 0, positions: [0], positions: [1]}\n")
+    with pytest.raises(TrajectoryError, match=r"t.yaml.*duplicate key 'positions'.*line 3"):
+        JointTrajectory.from_yaml(path)
+    monkeypatch.setattr(module, "MAX_FILE_BYTES", 10)
+    with pytest.raises(TrajectoryError, match="larger than a trajectory file may be"):
+        JointTrajectory.from_yaml(path)
+
+
+def test_sample_segments_equal_sample():
+    """
+    sample_segments equals sample at the same times.
+
+    sample_segments evaluates each segment's own polynomial at local fractions: the states
+    sample() gives at those times (f = 1: the left limit at the segment's end).
+    """
+    rng = np.random.default_rng(3)
+    for fields in (1, 2, 3):
+        arrays = [rng.normal(size=(5, 2)) for _ in range(fields)]
+        traj = JointTrajectory(("a", "b"), TIMES, *arrays)
+        f = np.array([0.0, 0.25, 0.5, 0.999, 1.0])
+        got = traj.sample_segments(f)
+        t = TIMES[:-1, None] + np.diff(TIMES)[:, None] * f
+        want = traj.sample(t.ravel(), side="left")
+        inner = traj.sample(t[:, :-1].ravel())
+        for g, w, i in zip(got, want, inner):
+            assert g.shape == (4, 5, 2)
+            np.testing.assert_allclose(g[:, :-1].reshape(-1, 2), i.reshape(-1, 2), atol=1e-12)
+            np.testing.assert_allclose(g[:, -1], w.reshape(4, 5, 2)[:, -1], atol=1e-9)
+    with pytest.raises(ValueError, match="fractions"):
+        traj.sample_segments([1.5])

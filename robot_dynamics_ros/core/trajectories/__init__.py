@@ -1,9 +1,10 @@
-"""Joint trajectories (sampled as joint_trajectory_controller does) and their re-timing within limits."""
+"""Joint trajectories (sampled as joint_trajectory_controller does), re-timed within limits."""
+from .limits import Limits, ScalingError
 from .reference import Reference, ReferenceSample
-from .topp.time_optimal import time_optimal_scaling
+from .result import ScaledTrajectory
+from .topp import TimeLaw, time_optimal_scaling
 from .trajectory import JointTrajectory
-from .uniform import Limits, ScaledTrajectory, ScalingError, uniform_scaling
+from .uniform import uniform_scaling
 
-__all__ = ["JointTrajectory", "Limits", "ScaledTrajectory", "ScalingError", "uniform_scaling",
-           "time_optimal_scaling"]
-__all__ += ["Reference", "ReferenceSample"]
+__all__ = ["JointTrajectory", "Limits", "ScaledTrajectory", "ScalingError", "TimeLaw",
+           "uniform_scaling", "time_optimal_scaling", "Reference", "ReferenceSample"]

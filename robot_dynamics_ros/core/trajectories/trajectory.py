@@ -1,9 +1,12 @@
-"""Joint-space trajectories, interpolated exactly as ros2_controllers' joint_trajectory_controller.
+"""
+Joint-space trajectories, interpolated exactly as ros2_controllers' joint_trajectory_controller.
 
 A ``JointTrajectory`` holds K waypoints: ``times`` (K,) (time_from_start, seconds), ``positions``
 (K, n) and optional ``velocities``, ``accelerations`` and ``effort`` (K, n).  It is immutable and
-validated on construction; every problem raises ``ValueError`` naming the field, the point and,
-where it applies, the joint.
+validated on construction; every problem raises
+:class:`~robot_dynamics_ros.core.errors.TrajectoryError` naming the field, the point and, where
+it applies, the joint (bad arguments of its methods raise
+:class:`~robot_dynamics_ros.core.errors.InputError`).
 
 Interpolation (``sample``) follows ``Trajectory::interpolate_between_points`` of
 joint_trajectory_controller (ros2_controllers, trajectory.cpp), segment by segment:
@@ -20,9 +23,10 @@ interpolated by the dynamics (it is output only: the feedforward torque per poin
 
 Before times[0] the trajectory holds its first point with zero velocity and acceleration; at and
 after times[-1] it gives the last point as stored (missing fields as zero), as JTC does
-(``side="left"`` at times[-1] itself gives the limit of the last segment instead).  (JTC interpolates from the robot's current state towards the first point, which a
-stand-alone trajectory cannot know, and after the end holds the last point as given; a trajectory
-that ends at rest, which JTC requires by default, behaves identically.)
+(``side="left"`` at times[-1] itself gives the limit of the last segment instead).  (JTC
+interpolates from the robot's current state towards the first point, which a stand-alone
+trajectory cannot know, and after the end holds the last point as given; a trajectory that ends
+at rest, which JTC requires by default, behaves identically.)
 
 YAML / dict format (``from_yaml``, ``from_dict``, ``to_dict``)::
 
@@ -35,15 +39,20 @@ YAML / dict format (``from_yaml``, ``from_dict``, ``to_dict``)::
       - time_from_start: 0.5
         positions: [1.5708, 1.5708]
         ...
+
+Files are read with the package's one YAML reader (``core/yaml_loader.py``: YAML 1.2 numbers,
+duplicate keys refused, at most ``MAX_FILE_BYTES``).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
-import yaml
 
+from ..errors import InputError, TrajectoryError
+from ..yaml_loader import load_yaml_file
+
+MAX_FILE_BYTES = 16 << 20       # 16 MiB: about 100,000 points of a 7-joint trajectory
 _FIELDS = ("positions", "velocities", "accelerations", "effort")
 
 
@@ -56,6 +65,7 @@ def _readonly(a: np.ndarray) -> np.ndarray:
 @dataclass(frozen=True, eq=False)
 class JointTrajectory:
     """Waypoints of a joint trajectory; see the module docstring for format and interpolation."""
+
     joint_names: tuple
     times: np.ndarray
     positions: np.ndarray
@@ -67,44 +77,49 @@ class JointTrajectory:
     def __post_init__(self):
         names = tuple(str(name) for name in self.joint_names)
         if not names:
-            raise ValueError("joint_names: empty")
+            raise TrajectoryError("joint_names: empty")
         for i, name in enumerate(names):
             if not name:
-                raise ValueError(f"joint_names[{i}]: empty name")
+                raise TrajectoryError(f"joint_names[{i}]: empty name")
             if name in names[:i]:
-                raise ValueError(f"joint_names: '{name}' appears twice")
+                raise TrajectoryError(f"joint_names: '{name}' appears twice")
         n = len(names)
         times = np.asarray(self.times, dtype=float)
         if times.ndim != 1 or times.size == 0:
-            raise ValueError(f"times: expected a non-empty 1-D array, got shape {times.shape}")
+            raise TrajectoryError(
+                f"times: expected a non-empty 1-D array, got shape {times.shape}")
         for k in np.flatnonzero(~np.isfinite(times))[:1].tolist():
-            raise ValueError(f"time_from_start: point {k} is not finite ({times[k]})")
+            raise TrajectoryError(f"time_from_start: point {k} is not finite ({times[k]})")
         if times[0] < 0.0:
-            raise ValueError(f"time_from_start: point 0 is negative ({times[0]} s)")
+            raise TrajectoryError(f"time_from_start: point 0 is negative ({times[0]} s)")
         for k in np.flatnonzero(np.diff(times) <= 0.0):
-            raise ValueError(f"time_from_start: point {k + 1} ({times[k + 1]} s) is not after point {k} "
-                             f"({times[k]} s); times must be strictly increasing")
+            raise TrajectoryError(f"time_from_start: point {k + 1} ({times[k + 1]} s) is not "
+                                  f"after point {k} ({times[k]} s); times must be strictly "
+                                  "increasing")
         K = times.size
         arrays = {}
         for name in _FIELDS:
             value = getattr(self, name)
             if value is None:
                 if name == "positions":
-                    raise ValueError("positions: missing")
+                    raise TrajectoryError("positions: missing")
                 arrays[name] = None
                 continue
             a = np.asarray(value, dtype=float)
             if a.shape != (K, n):
-                raise ValueError(f"{name}: expected shape ({K}, {n}) (points x joints {list(names)}), "
-                                 f"got {a.shape}")
+                raise TrajectoryError(f"{name}: expected shape ({K}, {n}) (points x joints "
+                                      f"{list(names)}), "
+                                      f"got {a.shape}")
             bad = np.argwhere(~np.isfinite(a))
             if bad.size:
                 k, j = bad[0]
-                raise ValueError(f"{name}: point {k} joint '{names[j]}' is not finite ({a[k, j]})")
+                raise TrajectoryError(
+                    f"{name}: point {k} joint '{names[j]}' is not finite ({a[k, j]})")
             arrays[name] = _readonly(a)
         if arrays["accelerations"] is not None and arrays["velocities"] is None:
-            raise ValueError("accelerations: given without velocities (joint_trajectory_controller "
-                             "does not interpolate such segments); give velocities too")
+            raise TrajectoryError("accelerations: given without velocities "
+                                  "(joint_trajectory_controller "
+                                  "does not interpolate such segments); give velocities too")
         object.__setattr__(self, "joint_names", names)
         object.__setattr__(self, "times", _readonly(times))
         for name in _FIELDS:
@@ -114,7 +129,7 @@ class JointTrajectory:
     # ----------------------------------------------------------------- properties
     @property
     def n(self) -> int:
-        """Number of joints."""
+        """Return the number of joints."""
         return len(self.joint_names)
 
     @property
@@ -135,24 +150,44 @@ class JointTrajectory:
 
     # ----------------------------------------------------------------- sampling
     def sample(self, t, side: str = "right"):
-        """(q, qd, qdd) at time(s) t: each (n,) for a scalar t, (M, n) for an array of M times.
+        """
+        (q, qd, qdd) at time(s) t: each (n,) for a scalar t, (M, n) for an array of M times.
 
         At a waypoint time the segment that starts there is used, as joint_trajectory_controller
         does; ``side="left"`` uses the segment that ends there instead (the left limit, which
         matters where accelerations jump at waypoints).
         """
         if side not in ("left", "right"):
-            raise ValueError(f"side: expected 'left' or 'right', got {side!r}")
+            raise InputError(f"side: expected 'left' or 'right', got {side!r}")
         scalar = np.ndim(t) == 0
         t = np.atleast_1d(np.asarray(t, dtype=float))
         if t.ndim != 1:
-            raise ValueError(f"t: expected a scalar or 1-D array of times, got shape {t.shape}")
+            raise InputError(f"t: expected a scalar or 1-D array of times, got shape {t.shape}")
         if not np.isfinite(t).all():
-            raise ValueError("t: contains non-finite times")
+            raise InputError("t: contains non-finite times")
         q, qd, qdd = self._evaluate(t, side)
         if scalar:
             return q[0], qd[0], qdd[0]
         return q, qd, qdd
+
+    def sample_segments(self, fractions):
+        """
+        Sample every segment at the same local fractions of its duration.
+
+        (q, qd, qdd), each (K-1, F, n): every segment k at the times
+        times[k] + f (times[k+1] - times[k]) for the F ``fractions`` f in [0, 1].
+
+        The same polynomials as :meth:`sample` evaluated per segment without a search; f = 1 gives
+        the segment's end (its left limit), so a whole trajectory is checked segment by segment.
+        """
+        f = np.asarray(fractions, dtype=float)
+        if f.ndim != 1 or not np.all((f >= 0.0) & (f <= 1.0)):
+            raise InputError(
+                f"fractions: expected a 1-D array of values in [0, 1], got {fractions!r}")
+        if self.num_points < 2:
+            raise InputError("sample_segments: the trajectory has a single point, no segment")
+        tau = np.diff(self.times)[:, None, None] * f[None, :, None]         # (K-1, F, 1)
+        return _polynomial(self._coeffs[:, None], tau)
 
     def _evaluate(self, t: np.ndarray, side: str = "right"):
         times, K = self.times, self.times.size
@@ -161,16 +196,7 @@ class JointTrajectory:
             return q, np.zeros_like(q), np.zeros_like(q)
         seg = np.clip(np.searchsorted(times, t, side=side) - 1, 0, K - 2)
         tau = np.clip(t - times[seg], 0.0, times[seg + 1] - times[seg])[:, None]
-        c = self._coeffs[seg]                      # (M, 6, n): q = sum_p c_p tau^p
-        q = c[:, 5]
-        for p in range(4, -1, -1):
-            q = q * tau + c[:, p]
-        qd = 5.0 * c[:, 5]
-        for p in range(4, 0, -1):
-            qd = qd * tau + p * c[:, p]
-        qdd = 20.0 * c[:, 5]
-        for p in range(4, 1, -1):
-            qdd = qdd * tau + p * (p - 1) * c[:, p]
+        q, qd, qdd = _polynomial(self._coeffs[seg], tau)
         before = t < times[0]
         if before.any():                         # hold the first point at rest
             qd[before] = 0.0
@@ -179,26 +205,27 @@ class JointTrajectory:
         # does once "the whole animation has played out"; the left limit only at the point itself.
         end = (t >= times[-1]) if side == "right" else (t > times[-1])
         if end.any():
-            if end.any():
-                q[end] = self.positions[-1]
-                qd[end] = 0.0 if self.velocities is None else self.velocities[-1]
-                qdd[end] = 0.0 if self.accelerations is None else self.accelerations[-1]
+            q[end] = self.positions[-1]
+            qd[end] = 0.0 if self.velocities is None else self.velocities[-1]
+            qdd[end] = 0.0 if self.accelerations is None else self.accelerations[-1]
         return q, qd, qdd
 
     # ----------------------------------------------------------------- conversions
     def reordered(self, joint_names) -> "JointTrajectory":
-        """The same trajectory with its columns in the order of ``joint_names``.
+        """
+        Return the same trajectory with its columns in the order of ``joint_names``.
 
-        Raises ValueError naming unknown joints (in the trajectory, not in ``joint_names``) and
-        missing ones.
+        Raises TrajectoryError naming unknown joints (in the trajectory, not in ``joint_names``)
+        and missing ones.
         """
         joint_names = tuple(joint_names)
         unknown = [name for name in self.joint_names if name not in joint_names]
         if unknown:
-            raise ValueError(f"joint_names: unknown joint(s) {unknown}; expected {list(joint_names)}")
+            raise TrajectoryError(
+                f"joint_names: unknown joint(s) {unknown}; expected {list(joint_names)}")
         missing = [name for name in joint_names if name not in self.joint_names]
         if missing:
-            raise ValueError(f"joint_names: missing joint(s) {missing}")
+            raise TrajectoryError(f"joint_names: missing joint(s) {missing}")
         if joint_names == self.joint_names:
             return self
         index = [self.joint_names.index(name) for name in joint_names]
@@ -206,41 +233,37 @@ class JointTrajectory:
                                *(None if getattr(self, f) is None else getattr(self, f)[:, index]
                                  for f in _FIELDS))
 
-    def with_effort(self, effort) -> "JointTrajectory":
-        return JointTrajectory(self.joint_names, self.times, self.positions, self.velocities,
-                               self.accelerations, effort)
-
     @classmethod
     def from_dict(cls, data, source: str = "<dict>") -> "JointTrajectory":
-        """Build from the YAML/dict format in the module docstring; errors name ``source`` and field."""
+        """Build from the YAML/dict format (module docstring); errors name ``source`` and field."""
         try:
             if not isinstance(data, dict):
-                raise ValueError("expected a mapping with 'joint_names' and 'points'")
+                raise TrajectoryError("expected a mapping with 'joint_names' and 'points'")
             unknown = set(data) - {"joint_names", "points", "header", "name", "description"}
             if unknown:
-                raise ValueError(f"unknown key(s) {sorted(unknown)}")
+                raise TrajectoryError(f"unknown key(s) {sorted(map(str, unknown))}")
             names = data.get("joint_names")
             if not isinstance(names, (list, tuple)) or not names:
-                raise ValueError("joint_names: expected a non-empty list of joint names")
+                raise TrajectoryError("joint_names: expected a non-empty list of joint names")
             points = data.get("points")
             if not isinstance(points, (list, tuple)) or not points:
-                raise ValueError("points: expected a non-empty list of points")
+                raise TrajectoryError("points: expected a non-empty list of points")
             times, columns = [], {f: [] for f in _FIELDS}
             for k, point in enumerate(points):
                 if not isinstance(point, dict):
-                    raise ValueError(f"points[{k}]: expected a mapping")
+                    raise TrajectoryError(f"points[{k}]: expected a mapping")
                 extra = set(point) - {"time_from_start", *_FIELDS}
                 if extra:
-                    raise ValueError(f"points[{k}]: unknown key(s) {sorted(extra)}")
+                    raise TrajectoryError(f"points[{k}]: unknown key(s) {sorted(map(str, extra))}")
                 if "time_from_start" not in point:
-                    raise ValueError(f"points[{k}].time_from_start: missing")
+                    raise TrajectoryError(f"points[{k}].time_from_start: missing")
                 times.append(_seconds(point["time_from_start"], f"points[{k}].time_from_start"))
                 for f in _FIELDS:
                     value = point.get(f)
-                    if value is not None and len(value) == 0:   # ROS messages use [] for "absent"
+                    if value is not None and _is_empty(value):  # ROS messages use [] for "absent"
                         value = None
                     if value is not None:
-                        value = _float_list(value, len(names), f"points[{k}].{f}")
+                        value = float_list(value, len(names), f"points[{k}].{f}")
                     columns[f].append(value)
             arrays = {}
             for f in _FIELDS:
@@ -249,25 +272,19 @@ class JointTrajectory:
                     arrays[f] = np.array(columns[f])
                 elif any(present):
                     k = present.index(not present[0])
-                    raise ValueError(f"points[{k}].{f}: given in some points but not in others; give it "
-                                     "in every point or in none")
+                    raise TrajectoryError(f"points[{k}].{f}: given in some points but not in "
+                                          "others; "
+                                          "give it in every point or in none")
                 else:
                     arrays[f] = None
             return cls(tuple(names), np.array(times), **arrays)
-        except (ValueError, TypeError) as exc:
-            raise ValueError(f"{source}: {exc}") from None
+        except (TrajectoryError, TypeError) as exc:
+            raise TrajectoryError(f"{source}: {exc}") from None
 
     @classmethod
     def from_yaml(cls, path) -> "JointTrajectory":
-        path = Path(path)
-        try:
-            text = path.read_text()
-        except OSError as exc:
-            raise ValueError(f"{path}: cannot read trajectory file ({exc.strerror})") from None
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            raise ValueError(f"{path}: invalid YAML: {exc}") from None
+        """Read a trajectory file (format in the module docstring); errors name the file."""
+        data = load_yaml_file(path, "trajectory", TrajectoryError, MAX_FILE_BYTES)
         return cls.from_dict(data, source=str(path))
 
     def to_dict(self) -> dict:
@@ -282,32 +299,43 @@ class JointTrajectory:
         return {"joint_names": list(self.joint_names), "points": points}
 
 
+def _is_empty(value) -> bool:
+    return isinstance(value, (list, tuple, np.ndarray)) and len(value) == 0
+
+
 def _seconds(value, where: str) -> float:
     if isinstance(value, dict):
         extra = set(value) - {"sec", "nanosec"}
         if extra:
-            raise ValueError(f"{where}: unknown key(s) {sorted(extra)}; expected sec, nanosec")
-        return float(value.get("sec", 0)) + 1e-9 * float(value.get("nanosec", 0))
+            raise TrajectoryError(
+                f"{where}: unknown key(s) {sorted(map(str, extra))}; expected sec, nanosec")
+        sec, nanosec = value.get("sec", 0), value.get("nanosec", 0)
+        for name, part in (("sec", sec), ("nanosec", nanosec)):
+            if isinstance(part, bool) or not isinstance(part, (int, float)):
+                raise TrajectoryError(f"{where}.{name}: expected a number, got {part!r}")
+        return float(sec) + 1e-9 * float(nanosec)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"{where}: expected seconds as a number, got {value!r}")
+        raise TrajectoryError(f"{where}: expected seconds as a number, got {value!r}")
     return float(value)
 
 
-def _float_list(value, n: int, where: str) -> list:
+def float_list(value, n: int, where: str) -> list:
+    """``value`` as a list of ``n`` floats; TrajectoryError naming ``where`` otherwise."""
     if not isinstance(value, (list, tuple, np.ndarray)):
-        raise ValueError(f"{where}: expected a list of {n} numbers, got {value!r}")
+        raise TrajectoryError(f"{where}: expected a list of {n} numbers, got {value!r}")
     if len(value) != n:
-        raise ValueError(f"{where}: expected {n} values (one per joint), got {len(value)}")
+        raise TrajectoryError(f"{where}: expected {n} values (one per joint), got {len(value)}")
     out = []
     for v in value:
         if isinstance(v, bool) or not isinstance(v, (int, float, np.floating, np.integer)):
-            raise ValueError(f"{where}: expected numbers, got {v!r}")
+            raise TrajectoryError(f"{where}: expected numbers, got {v!r}")
         out.append(float(v))
     return out
 
 
 def _segment_coefficients(traj: JointTrajectory) -> np.ndarray:
-    """(K-1, 6, n) polynomial coefficients per segment in local time tau = t - t_k.
+    """
+    (K-1, 6, n) polynomial coefficients per segment in local time tau = t - t_k.
 
     The formulas are those of joint_trajectory_controller's interpolate_between_points (linear,
     cubic Hermite, quintic); unused orders are zero.
@@ -331,7 +359,30 @@ def _segment_coefficients(traj: JointTrajectory) -> np.ndarray:
     a0, a1 = traj.accelerations[:-1], traj.accelerations[1:]
     T2 = T * T
     C[:, 2] = 0.5 * a0
-    C[:, 3] = (-20.0 * p0 + 20.0 * p1 - 3.0 * a0 * T2 + a1 * T2 - 12.0 * v0 * T - 8.0 * v1 * T) / (2.0 * T**3)
-    C[:, 4] = (30.0 * p0 - 30.0 * p1 + 3.0 * a0 * T2 - 2.0 * a1 * T2 + 16.0 * v0 * T + 14.0 * v1 * T) / (2.0 * T**4)
-    C[:, 5] = (-12.0 * p0 + 12.0 * p1 - a0 * T2 + a1 * T2 - 6.0 * v0 * T - 6.0 * v1 * T) / (2.0 * T**5)
+    C[:, 3] = (-20.0 * p0 + 20.0 * p1 - 3.0 * a0 * T2 + a1 * T2 - 12.0 * v0 * T - 8.0 * v1
+               * T) / (2.0 * T**3)
+    C[:, 4] = (30.0 * p0 - 30.0 * p1 + 3.0 * a0 * T2 - 2.0 * a1 * T2 + 16.0 * v0 * T + 14.0 * v1
+               * T) / (2.0 * T**4)
+    C[:, 5] = (-12.0 * p0 + 12.0 * p1 - a0 * T2 + a1 * T2 - 6.0 * v0 * T - 6.0 * v1 * T) / (2.0
+                                                                                            * T**5)
     return C
+
+
+def _polynomial(c: np.ndarray, tau: np.ndarray):
+    """
+    (q, qd, qdd) of segment polynomials, by Horner's rule.
+
+    (q, qd, qdd) of the segment polynomials q = sum_p c_p tau^p (coefficients on axis -2 of
+    ``c``, ``tau`` broadcasting against the rest), by Horner's rule.
+    """
+    c = np.moveaxis(c, -2, 0)                  # (6, ..., n)
+    q = c[5]
+    for p in range(4, -1, -1):
+        q = q * tau + c[p]
+    qd = 5.0 * c[5]
+    for p in range(4, 0, -1):
+        qd = qd * tau + p * c[p]
+    qdd = 20.0 * c[5]
+    for p in range(4, 1, -1):
+        qdd = qdd * tau + p * (p - 1) * c[p]
+    return q, qd, qdd

@@ -1,4 +1,7 @@
-"""Uniform dynamic scaling of a trajectory under torque limits (seed 002, Sect. 7.7, eqs. 7.117-7.126).
+"""
+Uniform dynamic scaling of a trajectory under torque limits (seed 002, Sect. 7.7).
+
+Equations 7.117-7.126 of the seed.
 
 The joint torque of the trajectory q(t) splits into a part that depends on the motion and the
 gravity part, which depends on position only (seed 002, L1266):
@@ -35,77 +38,16 @@ within the segments.  ``time_optimal_scaling`` refuses such trajectories.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from ..algorithms.rnea import rnea
-from ..errors import InfeasibleError
+from ..errors import InputError
+from .limits import Limits, ScalingError, check_count, check_positions, static_feasibility
+from .result import ScaledTrajectory
 from .trajectory import JointTrajectory
 
 
-class ScalingError(InfeasibleError):
-    """The trajectory cannot be scaled within the limits; the message, ``joint`` and ``time`` say why."""
-
-
-@dataclass(frozen=True, eq=False)
-class Limits:
-    """Admissible joint torques, velocities and accelerations (arrays of length n; inf = none)."""
-    effort_lower: np.ndarray
-    effort_upper: np.ndarray
-    velocity: np.ndarray
-    acceleration: np.ndarray
-
-    @classmethod
-    def from_model(cls, model, effort_scale: float = 1.0, velocity_scale: float = 1.0,
-                   acceleration=None) -> "Limits":
-        """The model's limits times a margin: ``effort_scale`` = 0.9 uses 90 % of each effort limit.
-
-        ``acceleration``: None (no limit), a scalar or one value per joint.
-        """
-        for name, value in (("effort_scale", effort_scale), ("velocity_scale", velocity_scale)):
-            if not (np.isfinite(value) and 0.0 < value <= 1.0):
-                raise ValueError(f"{name}: expected a fraction in (0, 1], got {value}")
-        effort = np.asarray(model.effort_limit, dtype=float) * effort_scale
-        acc = np.full(model.n, np.inf) if acceleration is None else np.broadcast_to(
-            np.asarray(acceleration, dtype=float), (model.n,)).copy()
-        if np.any(~(acc > 0.0)):
-            raise ValueError(f"acceleration: limits must be positive, got {acc.tolist()}")
-        return cls(-effort, effort, np.asarray(model.velocity_limit, dtype=float) * velocity_scale, acc)
-
-
-@dataclass(frozen=True, eq=False)
-class ScaledTrajectory:
-    """Result of a scaling: the new trajectory (positions, velocities, accelerations, effort).
-
-    ``sample_times`` (M,) are times of the NEW trajectory where ``torques`` (M, n) were evaluated,
-    ``original_times`` and ``original_torques`` the same path points on the original trajectory;
-    ``path_times`` (M,) is the time law: the original time s(t) reached at each new time.
-    """
-    trajectory: JointTrajectory
-    method: str
-    scale_factor: float
-    duration: float
-    original_duration: float
-    sample_times: np.ndarray
-    torques: np.ndarray
-    original_times: np.ndarray
-    original_torques: np.ndarray
-    path_times: np.ndarray
-    limits: Limits
-
-    def for_controller(self) -> JointTrajectory:
-        """The trajectory to send to joint_trajectory_controller (with effort).
-
-        Uniform scaling keeps the original's fields, so the controller interpolates exactly
-        q(t / c).  The time-optimal law's acceleration jumps at its grid points, which the
-        controller's quintic (used when accelerations are given) would smooth with overshoot, so
-        its accelerations are left out: the cubic through positions and velocities follows the law.
-        """
-        t = self.trajectory
-        if self.method == "uniform":
-            return t
-        return JointTrajectory(t.joint_names, t.times, t.positions, t.velocities, None, t.effort)
+MAX_SAMPLES = 100_000     # samples of the original trajectory: bounds the memory one request takes
 
 
 def friction_torques(model, qd) -> np.ndarray:
@@ -113,37 +55,14 @@ def friction_torques(model, qd) -> np.ndarray:
     return model.viscous * qd + model.coulomb * np.sign(qd)
 
 
-def check_positions(model, traj: JointTrajectory, times: np.ndarray, q: np.ndarray) -> None:
-    """ScalingError naming joint and time if the path leaves the model's position limits."""
-    tol = 1e-9
-    for bad, bound, word in ((q < model.lower - tol, model.lower, "below its lower"),
-                             (q > model.upper + tol, model.upper, "above its upper")):
-        if bad.any():
-            k, j = np.argwhere(bad)[0]
-            raise ScalingError(f"joint '{model.joint_names[j]}' at t = {times[k]:.6g} s: position "
-                               f"{q[k, j]:.6g} is {word} limit {bound[j]:.6g}",
-                               model.joint_names[j], float(times[k]))
-
-
-def static_feasibility(model, times, g, static, limits: Limits) -> None:
-    """ScalingError if gravity (+ Coulomb friction, which slowing cannot remove) breaks a limit."""
-    for torque, what in ((g, "gravity alone needs"), (static, "gravity plus Coulomb friction need")):
-        over = torque - limits.effort_upper
-        under = limits.effort_lower - torque
-        worst = np.maximum(over, under)
-        if (worst > 0).any():
-            k, j = np.unravel_index(np.argmax(worst), worst.shape)
-            lim = limits.effort_upper[j] if over[k, j] > 0 else limits.effort_lower[j]
-            raise ScalingError(
-                f"joint '{model.joint_names[j]}' at t = {times[k]:.6g} s: {what} {torque[k, j]:.6g} N m "
-                f"(or N), beyond its effort limit {lim:.6g}; no time scaling can satisfy it",
-                model.joint_names[j], float(times[k]))
-
-
 def dense_samples(traj: JointTrajectory, samples: int):
-    """Times (sorted) and (q, qd, qdd): ``samples`` evenly spaced times plus every waypoint, where
+    """
+    Dense samples of the trajectory, waypoints seen from both sides.
+
+    Times (sorted) and (q, qd, qdd): ``samples`` evenly spaced times plus every waypoint, where
     interior waypoints appear twice, first as the left limit (end of the segment before), then as
-    the right limit, so jumps of the acceleration at waypoints are seen from both sides."""
+    the right limit, so jumps of the acceleration at waypoints are seen from both sides.
+    """
     even = np.linspace(traj.times[0], traj.times[-1], samples)
     even = even[~np.isin(even, traj.times)]
     t_right = np.concatenate([even, traj.times])
@@ -163,15 +82,21 @@ def _torque_parts(model, q, qd, qdd):
     return tau_s, friction, g
 
 
-def _admissible_inverse_scale(tau_s, viscous, static, limits: Limits, qd, qdd) -> np.ndarray:
-    """Per sample and joint, the largest x = 1/c in (0, 1] such that the torque
+def admissible_inverse_scale(tau_s, viscous, static, limits: Limits, qd, qdd) -> np.ndarray:
+    """
+    Per sample and joint, the largest admissible inverse scale x = 1/c.
+
+    Per sample and joint, the largest x = 1/c in (0, 1] such that the torque
     tau_s x^2 + viscous x + static stays within limits on all of (0, x], and velocity and
-    acceleration limits hold.  Returns (M, n)."""
+    acceleration limits hold.  Returns (M, n).
+    """
     x = np.ones_like(tau_s)
     with np.errstate(divide="ignore", invalid="ignore"):
         for sign, bound in ((1.0, limits.effort_upper), (-1.0, limits.effort_lower)):
-            a, b, e = sign * tau_s, sign * viscous, sign * (static - bound)   # a x^2 + b x + e <= 0
-            # e < 0 (checked before); the smallest positive root is 2 (-e) / (b + sqrt(b^2 - 4 a e))
+            a, b, e = sign * tau_s, sign * viscous, sign * \
+                (static - bound)   # a x^2 + b x + e <= 0
+            # e < 0 (checked before); the smallest positive root is 2 (-e) / (b +
+            # sqrt(b^2 - 4 a e))
             disc = b * b - 4.0 * a * e
             den = b + np.sqrt(np.maximum(disc, 0.0))
             root = np.where((disc >= 0.0) & (den > 0.0), -2.0 * e / den, np.inf)
@@ -183,24 +108,26 @@ def _admissible_inverse_scale(tau_s, viscous, static, limits: Limits, qd, qdd) -
 
 def uniform_scaling(model, traj: JointTrajectory, limits: Limits | None = None,
                     samples: int = 1000) -> ScaledTrajectory:
-    """Smallest uniform time scaling q(t / c), c >= 1, within ``limits`` (default: the model's).
+    """
+    Smallest uniform time scaling q(t / c), c >= 1, within ``limits`` (default: the model's).
 
     See the module docstring (seed 002, eqs. 7.117-7.126).  Raises ``ScalingError`` naming joint
-    and time when gravity alone breaks a limit or the path leaves the position limits, and
-    ``ValueError`` for joints the model does not know.
+    and time when gravity alone breaks a limit or the path leaves the position limits,
+    ``TrajectoryError`` for joints the model does not know and ``InputError`` for fewer than 2
+    points or ``samples`` outside [2, ``MAX_SAMPLES``].
     """
     traj = traj.reordered(model.joint_names)
     limits = limits or Limits.from_model(model)
     if traj.num_points < 2:
-        raise ScalingError("trajectory: needs at least 2 points to be scaled")
-    if samples < 2:
-        raise ValueError(f"samples: expected at least 2, got {samples}")
+        raise InputError(
+            f"trajectory: needs at least 2 points to be scaled, got {traj.num_points}")
+    check_count("samples", samples, 2, MAX_SAMPLES)
     t, q, qd, qdd = dense_samples(traj, samples)
-    check_positions(model, traj, t, q)
+    check_positions(model, t, q)
     tau_s, friction, g = _torque_parts(model, q, qd, qdd)
     coulomb = model.coulomb * np.sign(qd)
     static_feasibility(model, t, g, g + coulomb, limits)
-    x = _admissible_inverse_scale(tau_s, friction - coulomb, g + coulomb, limits, qd, qdd)
+    x = admissible_inverse_scale(tau_s, friction - coulomb, g + coulomb, limits, qd, qdd)
 
     # Refine around the worst samples: the binding maximum may lie between two samples.
     worst = np.unique(np.argsort(x.min(axis=1))[:8])
@@ -208,17 +135,19 @@ def uniform_scaling(model, traj: JointTrajectory, limits: Limits | None = None,
     local = (t[worst, None] + np.linspace(-h, h, 33)[None, :]).ravel()
     local = local[(local >= t[0]) & (local <= t[-1])]
     ql, qdl, qddl = traj.sample(local)
-    check_positions(model, traj, local, ql)
+    check_positions(model, local, ql)
     tl_s, fl, gl = _torque_parts(model, ql, qdl, qddl)
     cl = model.coulomb * np.sign(qdl)
     static_feasibility(model, local, gl, gl + cl, limits)
-    x_local = _admissible_inverse_scale(tl_s, fl - cl, gl + cl, limits, qdl, qddl)
+    x_local = admissible_inverse_scale(tl_s, fl - cl, gl + cl, limits, qdl, qddl)
 
     x_min = min(float(x.min()), float(x_local.min()) if x_local.size else 1.0)
     if not x_min > 0.0:
         k, j = np.unravel_index(np.argmin(x), x.shape)
-        raise ScalingError(f"joint '{model.joint_names[j]}' at t = {t[k]:.6g} s: no finite time scaling "
-                           "keeps it within its limits", model.joint_names[j], float(t[k]))
+        raise ScalingError(f"joint '{model.joint_names[j]}' at t = {t[k]:.6g} s: no finite time "
+                           "scaling "
+                           "keeps it within its limits",
+                           model.joint_names[j], float(t[k]))
     c = 1.0 / x_min
 
     # The scaled trajectory and its torques, from the formula (no new inverse dynamics).

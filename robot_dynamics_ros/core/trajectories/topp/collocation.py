@@ -1,0 +1,191 @@
+"""
+The path and its dynamics coefficients at the collocation points of a grid.
+
+Along q(s), with sd = ds/dt and sdd = d2s/dt2 (seed 002, eqs. 7.119-7.121 and 7.126 with r = s),
+
+    tau = a(s) sdd + b(s) sd^2 + c(s) + F_v q'(s) sd + F_s sgn(q'(s)),
+    a = B(q) q' = rnea(q, 0, q'),  b = B(q) q'' + C(q, q') q' = rnea(q, q', q''),  c = g(q)
+
+(a and b without gravity and friction; B includes the rotor inertias).  The constraints of step k
+are imposed at collocation points s_k + theta Delta_k: theta in :data:`REGULAR` (0, 1/2, 1) or
+:data:`REFINED` (9 points, on steps where 3 are not enough).  The grid points' data are reused
+when the grid is bisected (:class:`GridPoints`), so each new grid computes only its midpoints.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ...algorithms.rnea import rnea
+from ..uniform import friction_torques
+from .path import Grid, bisected
+
+REGULAR = np.array([0.0, 0.5, 1.0])
+REFINED = np.linspace(0.0, 1.0, 9)
+
+
+class PathPoints(NamedTuple):
+    """The path and its torque coefficients at P path points (each (P, n), or (m, S, n))."""
+
+    q: np.ndarray
+    dq: np.ndarray          # q'(s)
+    ddq: np.ndarray         # q''(s)
+    c: np.ndarray           # g(q)
+    a: np.ndarray           # B(q) q'
+    b: np.ndarray           # B(q) q'' + C(q, q') q'
+
+
+def point_data(model, path, parts) -> list:
+    """
+    Compute the path and its torque coefficients at path points, in one rnea batch.
+
+    :class:`PathPoints` for each (s (P,), side) of ``parts``, computed in one rnea batch (its
+    cost is mostly per call).
+    """
+    sampled = [path.sample(s, side=side) for s, side in parts]
+    q, dq, ddq = (np.concatenate(arrays) for arrays in zip(*sampled))
+    # c = g(q), and with gravity a + c and b + c + friction; the subtraction costs a few ulps of
+    # g(q), far below any tolerance.
+    zeros, P = np.zeros_like(q), q.shape[0]
+    tau = rnea(model, np.concatenate([q, q, q]), np.concatenate([zeros, zeros, dq]),
+               np.concatenate([zeros, dq, ddq]))
+    c = tau[:P]
+    a = tau[P:2 * P] - c
+    b = tau[2 * P:] - c - friction_torques(model, dq)
+    ends = np.cumsum([s.size for s, _ in parts])[:-1]
+    return [PathPoints(*arrays) for arrays in zip(*(np.split(v, ends)
+                                                    for v in (q, dq, ddq, c, a, b)))]
+
+
+class Collocation:
+    """
+    Path data at the collocation points ``thetas`` (m,) of the grid steps ``steps`` (S,).
+
+    ``points``: their :class:`PathPoints` as (m, S, n) arrays, when already known.
+    """
+
+    @staticmethod
+    def parts(grid: Grid, steps: np.ndarray, thetas: np.ndarray):
+        """
+        Return the collocation points as ``point_data`` parts.
+
+        The points as ``point_data`` parts: theta < 1 with the segment that starts at or
+        before the point, theta = 1 as the left limit.
+        """
+        s0, d = grid.s[steps], grid.delta[steps]
+        inner = thetas < 1.0
+        return [((s0[None, :] + thetas[mask][:, None] * d[None, :]).ravel(), side)
+                for mask, side in ((inner, "right"), (~inner, "left"))]
+
+    def __init__(self, model, grid: Grid, steps: np.ndarray, thetas: np.ndarray, points=None):
+        self.steps, self.thetas = steps, thetas
+        n, m, S = model.n, thetas.size, steps.size
+        self.path_s = grid.s[steps]
+        self.theta_delta = thetas[:, None] * grid.delta[steps][None, :]     # (m, S)
+        if points is None:
+            data = point_data(model, grid.path, self.parts(grid, steps, thetas))
+            inner = thetas < 1.0
+            points = PathPoints(*(np.empty((m, S, n)) for _ in PathPoints._fields))
+            for mask, part in zip((inner, ~inner), data):
+                for dst, src in zip(points, part):
+                    dst[mask] = src.reshape(-1, S, n)
+        self.points = points
+        coulomb = model.coulomb * np.sign(points.dq)
+        self.coulomb = coulomb
+        self.coulomb_max, self.coulomb_min = coulomb.max(axis=0), coulomb.min(axis=0)   # (S, n)
+        self.viscous = model.viscous * points.dq                           # times sd
+        # Step-major (S, m, n), as the constraint rows use them.
+        self.by_step = PathPoints(*(np.ascontiguousarray(v.transpose(1, 0, 2)) for v in points))
+        self.viscous_by_step = np.ascontiguousarray(self.viscous.transpose(1, 0, 2))
+
+    def path_points(self) -> np.ndarray:
+        """Return the collocation points' path parameters, flat (m S,) as ``flat_points``."""
+        return (self.path_s[None, :] + self.theta_delta).reshape(-1)
+
+    def flat_points(self) -> PathPoints:
+        """``points`` as (m S, n) arrays."""
+        return PathPoints(*(v.reshape(-1, v.shape[-1]) for v in self.points))
+
+
+def _interleave(even: np.ndarray, odd: np.ndarray) -> np.ndarray:
+    out = np.empty((even.shape[0] + odd.shape[0],) + even.shape[1:])
+    out[0::2], out[1::2] = even, odd
+    return out
+
+
+class GridPoints:
+    """
+    The path data of a grid's regular collocation, reused when it is bisected.
+
+    The :class:`PathPoints` of the regular collocation of the grid ``s``: right limits at
+    s_0..s_{N-1} (theta = 0), midpoints (theta = 1/2), left limits at s_1..s_N (theta = 1).
+
+    Bisection makes the midpoints grid points, so the next grid's data are these plus its new
+    midpoints only (``bisected``, then ``add_midpoints``).
+    """
+
+    # REFINED holds theta = 0, 1/2, 1, whose data are the grid's; the others are inside the step.
+    _INNER = (REFINED > 0.0) & (REFINED < 1.0) & (REFINED != 0.5)
+
+    def __init__(self, model, path, s: np.ndarray, right=None, left=None, ends=None):
+        self.model, self.path, self.s = model, path, s
+        # Midpoints lie inside knot segments (the grid holds every knot): no side to choose.
+        self.mid_s = 0.5 * (s[:-1] + s[1:])           # as bisected() computes them
+        self.mid, self.extra = None, []
+        if right is None:
+            self.mid, right, left = point_data(
+                model, path, [(self.mid_s, "right"), (s[:-1], "right"), (s[1:], "left")])
+            ends = (path.sample(s[-1:]), path.sample(s[:1], side="left"))
+        self.right, self.left, self.ends = right, left, ends
+
+    def bisected(self) -> "GridPoints":
+        right = PathPoints(*(_interleave(r, m) for r, m in zip(self.right, self.mid)))
+        left = PathPoints(*(_interleave(m, lt) for m, lt in zip(self.mid, self.left)))
+        return GridPoints(self.model, self.path, bisected(self.s), right, left, self.ends)
+
+    def add_midpoints(self, extra=()):
+        """
+        Compute the midpoints' data (and that of ``extra`` parts in the same batch).
+
+        Compute the midpoints' data, and in the same batch that of the parts ``extra``
+        (``self.extra``).
+        """
+        data = point_data(self.model, self.path, [(self.mid_s, "right")] + list(extra))
+        self.mid, self.extra = data[0], data[1:]
+
+    def grid(self) -> Grid:
+        """Return the :class:`Grid` of these points (end conditions from the data at hand)."""
+        (_, dq_end, ddq_end), (_, dq_start, ddq_start) = self.ends
+        sides = (np.concatenate([self.right.dq, dq_end]), np.concatenate([self.right.ddq,
+                                                                          ddq_end]),
+                 np.concatenate([dq_start, self.left.dq]), np.concatenate([ddq_start,
+                                                                           self.left.ddq]))
+        return Grid(self.path, self.s, sides)
+
+    def collocation(self, grid: Grid) -> Collocation:
+        points = PathPoints(*(np.stack([r, m, lt])
+                            for r, m, lt in zip(self.right, self.mid, self.left)))
+        return Collocation(self.model, grid, np.arange(grid.N), REGULAR, points)
+
+    def refined_parts(self, grid: Grid, steps: np.ndarray):
+        """Return the ``point_data`` parts that ``refined`` needs beyond the grid's data."""
+        if not steps.size:
+            return []
+        s0, d = grid.s[steps], grid.delta[steps]
+        return [((s0[None, :] + REFINED[self._INNER][:, None] * d[None, :]).ravel(), "right")]
+
+    def refined(self, grid: Grid, steps: np.ndarray) -> Collocation:
+        """
+        Return the REFINED collocation of ``steps``, mostly from data at hand.
+
+        The collocation REFINED on ``steps``, from the grid's data and ``self.extra``
+        (computed for ``refined_parts``).
+        """
+        n, S = self.model.n, steps.size
+        points = PathPoints(*(np.empty((REFINED.size, S, n)) for _ in PathPoints._fields))
+        for dst, right, mid, left, inner in zip(points, self.right, self.mid, self.left,
+                                                self.extra[0]):
+            dst[0], dst[REFINED.size // 2], dst[-1] = right[steps], mid[steps], left[steps]
+            dst[self._INNER] = inner.reshape(-1, S, n)
+        return Collocation(self.model, grid, steps, REFINED, points)
