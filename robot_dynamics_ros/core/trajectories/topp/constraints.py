@@ -67,21 +67,20 @@ class TorqueRows:
 
 
 @dataclass(frozen=True)
-class VelocityRows:
-    """coef_u u + coef_x x <= bound (= v^2), arrays (S, m, n)."""
+class BoundRows:
+    """Rows coef_u u + coef_x x against a ``bound``, arrays (S, m, n)."""
 
     coef_u: np.ndarray
     coef_x: np.ndarray
     bound: np.ndarray
 
 
-@dataclass(frozen=True)
-class AccelerationRows:
-    """-bound <= coef_u u + coef_x x <= bound, arrays (S, m, n)."""
+class VelocityRows(BoundRows):
+    """coef_u u + coef_x x <= bound (= v^2): one-sided (sd >= 0)."""
 
-    coef_u: np.ndarray
-    coef_x: np.ndarray
-    bound: np.ndarray
+
+class AccelerationRows(BoundRows):
+    """-bound <= coef_u u + coef_x x <= bound: two-sided."""
 
 
 @dataclass(frozen=True)
