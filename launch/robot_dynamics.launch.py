@@ -2,6 +2,8 @@
 
     ros2 launch robot_dynamics_ros robot_dynamics.launch.py robot:=puma560 namespace:=robot_dynamics \
         nodes:=inverse_dynamics,gravity_compensation,dynamics_service use_sim_time:=false
+    ros2 launch robot_dynamics_ros robot_dynamics.launch.py robot:=/path/arm.urdf tip_link:=tool0
+    ros2 launch robot_dynamics_ros robot_dynamics.launch.py robot:=topic  # /robot_description
 
 The node list comes from robot_dynamics_ros.bringup.node_descriptions, the same function that
 `robot-dynamics bringup` (all nodes in one process) uses; parameters come from
@@ -13,14 +15,16 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from robot_dynamics_ros.bringup import (DEFAULT_NAMESPACE, DEFAULT_NODES, DEFAULT_ROBOT, NODE_TYPES,
-                                        default_params_file, node_descriptions)
+                                        ROBOT_TOPIC, default_params_file, node_descriptions)
 
 
 def _nodes(context, *args, **kwargs):
     def arg(name):
         return LaunchConfiguration(name).perform(context)
     descriptions = node_descriptions(robot=arg("robot"), namespace=arg("namespace"), nodes=arg("nodes"),
-                                     use_sim_time=arg("use_sim_time"), params_file=arg("params_file"))
+                                     use_sim_time=arg("use_sim_time"),
+                                     params_file=arg("params_file"),
+                                     root_link=arg("root_link"), tip_link=arg("tip_link"))
     return [Node(package="robot_dynamics_ros", executable=d.executable, name=d.name, namespace=d.namespace,
                  parameters=([d.params_file] if d.params_file else []) + [d.parameters], output="screen")
             for d in descriptions]
@@ -29,7 +33,14 @@ def _nodes(context, *args, **kwargs):
 def generate_launch_description():
     return LaunchDescription([
         DeclareLaunchArgument("robot", default_value=DEFAULT_ROBOT,
-                              description="robot YAML path or shipped robot name (config/robots)"),
+                              description="shipped robot name (config/robots), robot YAML or "
+                                          f"URDF path, or '{ROBOT_TOPIC}': the URDF on "
+                                          "/robot_description"),
+        DeclareLaunchArgument("root_link", default_value="",
+                              description="URDF: first link of the chain (default: its root)"),
+        DeclareLaunchArgument("tip_link", default_value="",
+                              description="URDF: last link of the chain (default: the end of "
+                                          "the only chain)"),
         DeclareLaunchArgument("namespace", default_value=DEFAULT_NAMESPACE, description="namespace of the nodes"),
         DeclareLaunchArgument("nodes", default_value=",".join(DEFAULT_NODES),
                               description=f"comma-separated nodes to start, from {sorted(NODE_TYPES)}"),

@@ -31,6 +31,7 @@ NODE_TYPES = {
 DEFAULT_NODES = ("inverse_dynamics", "gravity_compensation", "dynamics_service", "trajectory_scaler")
 DEFAULT_NAMESPACE = "robot_dynamics"
 DEFAULT_ROBOT = "puma560"
+ROBOT_TOPIC = "topic"           # robot:=topic -> robot_description '' (the URDF by topic)
 
 _HERE = Path(__file__).resolve()
 # config/ of a source checkout (or editable install), else <prefix>/share/robot_dynamics_ros/config
@@ -80,10 +81,13 @@ def _as_list(value) -> list[str]:
 
 def node_descriptions(robot: str = DEFAULT_ROBOT, namespace: str = DEFAULT_NAMESPACE, nodes=DEFAULT_NODES,
                       use_sim_time=False, params_file: str | None = None,
-                      parameters: dict | None = None) -> list[NodeDescription]:
+                      parameters: dict | None = None, root_link: str = "",
+                      tip_link: str = "") -> list[NodeDescription]:
     """The nodes to start.
 
-    ``robot``: robot YAML path or shipped name (-> ``robot_description``); ``namespace``: of every
+    ``robot``: shipped name, robot YAML or URDF path (-> ``robot_description``; ``ROBOT_TOPIC``:
+    the nodes take the URDF from ``/robot_description``); ``root_link``, ``tip_link``: the chain
+    of a URDF (-> the parameters of the same names, set only when given); ``namespace``: of every
     node ('' = root); ``nodes``: kinds from NODE_TYPES, a list or a comma-separated string ('all'
     = the default set); ``use_sim_time``: bool or 'true'/'false'; ``params_file``: ROS parameter
     file, None = the shipped config/robot_dynamics.params.yaml, '' = none; ``parameters``: extra
@@ -100,12 +104,16 @@ def node_descriptions(robot: str = DEFAULT_ROBOT, namespace: str = DEFAULT_NAMES
     if len(set(kinds)) != len(kinds):
         raise ValueError(f"nodes: repeated in {kinds}")
     if not robot:
-        raise ValueError("robot: empty")
+        raise ValueError(f"robot: empty (give '{ROBOT_TOPIC}' to take the URDF from "
+                         "/robot_description)")
     namespace = namespace.strip().strip("/")
     params_file = default_params_file() if params_file is None else params_file
     if params_file and not Path(params_file).is_file():
         raise ValueError(f"params_file: {params_file}: no such file")
-    common = {"robot_description": str(robot), "use_sim_time": _as_bool(use_sim_time, "use_sim_time")}
+    common = {"robot_description": "" if robot == ROBOT_TOPIC else str(robot),
+              "use_sim_time": _as_bool(use_sim_time, "use_sim_time")}
+    links = {"root_link": root_link, "tip_link": tip_link}
+    common.update({name: str(link) for name, link in links.items() if link})
     common.update(parameters or {})
     return [NodeDescription(kind, NODE_TYPES[kind][0], kind, "/" + namespace if namespace else "/",
                             dict(common), params_file) for kind in kinds]

@@ -85,14 +85,17 @@ def test_launch_file_builds_the_same_node_list(monkeypatch):
     launch = runpy.run_path(str(ROOT / "launch" / "robot_dynamics.launch.py"))
     entities = launch["generate_launch_description"]()
     arguments = {e.args[0]: e.kwargs["default_value"] for e in entities if e.kind == "DeclareLaunchArgument"}
-    assert set(arguments) == {"robot", "namespace", "nodes", "use_sim_time", "params_file"}
+    assert set(arguments) == {"robot", "namespace", "nodes", "use_sim_time", "params_file",
+                              "root_link", "tip_link"}
     opaque, = [e for e in entities if e.kind == "OpaqueFunction"]
     for values in [arguments, dict(arguments, robot="stanford", namespace="lab", use_sim_time="true",
-                                   nodes="dynamics_service")]:
+                                   nodes="dynamics_service"),
+                   dict(arguments, robot="/robots/arm.urdf", root_link="base", tip_link="tool0")]:
         context = types.SimpleNamespace(launch_configurations=values)
         nodes = opaque.kwargs["function"](context)
         expected = node_descriptions(values["robot"], values["namespace"], values["nodes"],
-                                     values["use_sim_time"], values["params_file"])
+                                     values["use_sim_time"], values["params_file"],
+                                     root_link=values["root_link"], tip_link=values["tip_link"])
         assert [n.kwargs for n in nodes] == [
             {"package": "robot_dynamics_ros", "executable": d.executable, "name": d.name,
              "namespace": d.namespace, "parameters": [d.params_file, d.parameters], "output": "screen"}

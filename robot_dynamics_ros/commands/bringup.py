@@ -9,14 +9,17 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..bringup import DEFAULT_NAMESPACE, DEFAULT_NODES, DEFAULT_ROBOT, NODE_TYPES
+from ..bringup import DEFAULT_NAMESPACE, DEFAULT_NODES, DEFAULT_ROBOT, NODE_TYPES, ROBOT_TOPIC
 
 HELP = "run the dynamics nodes (as the launch file would) in one process"
 
 
 def add_arguments(parser):
     parser.add_argument("--robot", default=DEFAULT_ROBOT,
-                        help=f"robot YAML path or shipped robot name (default {DEFAULT_ROBOT})")
+                        help=f"shipped robot name, robot YAML or URDF path, or '{ROBOT_TOPIC}' "
+                             f"(the URDF on /robot_description) (default {DEFAULT_ROBOT})")
+    parser.add_argument("--root-link", default="", help="URDF: first link of the chain")
+    parser.add_argument("--tip-link", default="", help="URDF: last link of the chain")
     parser.add_argument("--namespace", default=DEFAULT_NAMESPACE, help=f"node namespace (default {DEFAULT_NAMESPACE})")
     parser.add_argument("--nodes", default=",".join(DEFAULT_NODES),
                         help=f"comma-separated nodes to run, from {sorted(NODE_TYPES)} (default: %(default)s)")
@@ -35,7 +38,8 @@ def run(args) -> int:
     from ..nodes.base import CONFIGURATION_ERRORS
     try:
         descriptions = node_descriptions(args.robot, args.namespace, args.nodes, args.use_sim_time,
-                                         args.params_file)
+                                         args.params_file, root_link=args.root_link,
+                                         tip_link=args.tip_link)
     except ValueError as exc:
         print(f"bringup: {exc}", file=sys.stderr)
         return 2

@@ -16,7 +16,14 @@ A node derives from :class:`DynamicsNode`, which gives it
 * outputs: :meth:`advertise` (QoS overridable too), :meth:`create_effort_outputs`.
 
 Common parameters:
-  ``robot_description`` (read-only) a robot YAML path or a shipped robot name (config/robots);
+  ``robot_description`` (read-only) a shipped robot name (config/robots), a robot YAML path, a
+      URDF path or URDF XML text (robot_state_publisher's parameter); empty: the node subscribes
+      to ``/robot_description`` (std_msgs/String, reliable, transient local), starts computing
+      when a valid URDF arrives and replaces its model as a whole with each later valid one (an
+      invalid one is refused with the reason and the old model kept); until a model exists
+      nothing is published (said once) and services answer ``success: false``;
+  ``root_link``, ``tip_link`` (read-only) the chain of a URDF (empty: the URDF's root link, and
+      the end of its only chain; see README, "URDF robots");
   ``joint_names`` (read-only) the joint order of the outputs (default: the model's order), which
       must name exactly the model's joints;
   ``input_timeout`` s without a valid input after which the node says once that it stopped
@@ -39,13 +46,15 @@ from rclpy.exceptions import (InvalidParameterValueException, NameValidationExce
                               ParameterException)
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
-from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.qos_overriding_options import QoSOverridingOptions
+from std_msgs.msg import String
 
-from ..core import RobotDynamicsError, joint_index
+from ..core import RobotDescriptionError, RobotDynamicsError, joint_index
 from ..core.joint_names import inverse
 from ..ros_messages import JointOrder
-from .dynamics import Payload, load_robot, select_dynamics
+from .dynamics import Payload, load_robot, model_from_topic, select_dynamics
+from .errors import describe
 from .outputs import EffortOutputs
 from .parameters import NodeParameters
 from .watchdog import RejectionLog, Watchdog
@@ -58,6 +67,11 @@ MAX_PAYLOAD_COM = 10.0          # m from the tool frame's origin
 MAX_PAYLOAD_INERTIA = 1000.0    # kg m^2
 # Every subscription and publisher: QoS overridable by parameters (rclpy's QoS overriding options).
 OVERRIDABLE = QoSOverridingOptions.with_default_policies()
+# What robot_state_publisher publishes the URDF on (its QoS: reliable, transient local, depth 1).
+DESCRIPTION_TOPIC = "/robot_description"
+DESCRIPTION_QOS = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
+                             reliability=ReliabilityPolicy.RELIABLE,
+                             durability=DurabilityPolicy.TRANSIENT_LOCAL)
 
 
 class DynamicsNode(Node):
@@ -72,22 +86,31 @@ class DynamicsNode(Node):
         self.rejections = RejectionLog(logger)
 
         robot = declare("robot_description", "puma560",
-                        "robot YAML path or shipped robot name (config/robots)", read_only=True)
-        self.base_model = model = load_robot(robot)
-        names = declare("joint_names", list(model.joint_names),
-                        "joint order of the outputs (exactly the model's joints)", read_only=True)
-        self.joint_names = tuple(names)
-        # outputs: model vector[output_index] is in the configured order
-        self.output_index = inverse(joint_index(model.joint_names, self.joint_names,
-                                                "joint_names parameter", allow_extra=False))
-        self.input_order = JointOrder(model.joint_names)
+                        "shipped robot name, robot YAML or URDF path, or URDF XML text; empty: "
+                        f"subscribe to {DESCRIPTION_TOPIC}", read_only=True)
+        self.root_link = declare("root_link", "", "URDF: the chain's first link, the world frame "
+                                 "(empty: the URDF's root link)", read_only=True)
+        self.tip_link = declare("tip_link", "", "URDF: the chain's last link, the tool frame "
+                                "(empty: the end of the URDF's only chain)", read_only=True)
+        self.base_model = model = load_robot(robot, self.root_link, self.tip_link) if robot \
+            else None
+        names = declare("joint_names", list(model.joint_names) if model else [],
+                        "joint order of the outputs (exactly the model's joints; empty: the "
+                        "model's order)", read_only=True)
+        self._configured_names = tuple(names)
+        self._effort_outputs: list[EffortOutputs] = []
+        self._said_no_model = False
+        self.joint_names, self.output_index, self.input_order = (), None, None
+        if model is not None:
+            self.joint_names, self.output_index = self._output_order(model)
+            self.input_order = JointOrder(model.joint_names)
         self.qos_depth = declare("qos_depth", 10, "history depth of subscriptions and publishers",
                                  read_only=True, bounds=(1, MAX_QOS_DEPTH))
         declare("input_timeout", 0.5, "s without valid input before the node says it stopped "
                 "publishing (0 disables)", bounds=(0.0, MAX_PERIOD))
         declare("warning_period", 2.0, "s between warnings of the same kind",
                 bounds=(0.0, MAX_PERIOD))
-        file_payload = Payload.of_model(model)
+        file_payload = Payload.of_model(model)          # zeros until a model exists
         declare("payload.mass", file_payload.mass, "payload mass [kg] on the tool flange",
                 bounds=(0.0, MAX_PAYLOAD_MASS))
         declare("payload.com", list(file_payload.com), "payload CoM [m], tool frame",
@@ -102,10 +125,17 @@ class DynamicsNode(Node):
         self._payload = None
         self.dynamics = None
         self.params.add_hook(self._common_parameters)
-        if self.dynamics.fallback_reason:
-            logger.info(self.dynamics.fallback_reason)
-        logger.info(f"robot '{model.name}' ({model.n} joints), "
-                    f"{self.dynamics.implementation} dynamics")
+        self._description_text = None
+        if model is None:
+            self.create_subscription(String, DESCRIPTION_TOPIC, self._on_robot_description,
+                                     DESCRIPTION_QOS)
+            logger.info(f"no robot model yet: waiting for a URDF on {DESCRIPTION_TOPIC}; nothing "
+                        "is published until one arrives")
+        else:
+            if self.dynamics.fallback_reason:
+                logger.info(self.dynamics.fallback_reason)
+            logger.info(f"robot '{model.name}' ({model.n} joints), "
+                        f"{self.dynamics.implementation} dynamics")
         self._steady = Clock(clock_type=ClockType.STEADY_TIME)
         self.create_timer(WATCHDOG_PERIOD, self.watchdog.check, clock=self._steady)
 
@@ -115,17 +145,92 @@ class DynamicsNode(Node):
                           tuple(values["payload.inertia"]))
         previous = self._payload
         dynamics = None
-        if payload != previous:
+        if payload != previous and self.base_model is not None:
             dynamics = select_dynamics(payload.applied_to(self.base_model), self._implementation)
 
         def apply():
             self.watchdog.timeout, self.rejections.period = timeout, period
             if dynamics is not None:
-                self._payload, self.dynamics = payload, dynamics
+                self.dynamics = dynamics
+            if payload != previous:
+                self._payload = payload
                 if previous is not None:
                     self.get_logger().info(
                         f"payload now {payload.mass} kg at {list(payload.com)} m")
         return apply
+
+    # -- the robot model -----------------------------------------------------------------------
+    @property
+    def robot_label(self) -> str:
+        """Say which robot the node computes for (or that it waits for one)."""
+        model = self.base_model
+        if model is None:
+            return f"(no robot yet: waiting for {DESCRIPTION_TOPIC})"
+        return f"'{model.name}' ({model.n} joints)"
+
+    def waiting_for_model(self) -> bool:
+        """Tell whether there is no robot model yet (the first time, say so once)."""
+        if self.dynamics is not None:
+            return False
+        if not self._said_no_model:
+            self._said_no_model = True
+            self.get_logger().warning("input received but no robot model yet: nothing is "
+                                      "published until a valid URDF arrives on "
+                                      f"{DESCRIPTION_TOPIC}")
+        return True
+
+    def require_model(self):
+        """Return the current Dynamics; RobotDescriptionError when there is no model yet."""
+        dynamics = self.dynamics
+        if dynamics is None:
+            raise RobotDescriptionError(f"no robot model yet: waiting for a URDF on "
+                                        f"{DESCRIPTION_TOPIC}")
+        return dynamics
+
+    def _output_order(self, model):
+        """Return the output joint names and ``output_index`` for ``model`` (ValueError if not)."""
+        names = self._configured_names or model.joint_names
+        # outputs: model vector[output_index] is in the configured order
+        return tuple(names), inverse(joint_index(model.joint_names, names,
+                                                 "joint_names parameter", allow_extra=False))
+
+    def check_model(self, model, joint_names: tuple, output_index):
+        """
+        Check what a node keeps per joint against a new model; return how to apply it (or None).
+
+        Called before a model from ``/robot_description`` replaces the current one (nothing is
+        changed yet); raise ValueError or a core error with the reason to refuse the model.
+        Nodes with per-joint state (gains, a matched reference) override it.
+        """
+        return None
+
+    def _on_robot_description(self, msg):
+        text = msg.data
+        if text == self._description_text:
+            return                          # the same description again (e.g. republished)
+        previous = self.base_model
+        try:
+            model = model_from_topic(text, self.root_link, self.tip_link)
+            joint_names, output_index = self._output_order(model)
+            dynamics = select_dynamics(self._payload.applied_to(model), self._implementation)
+            apply_node = self.check_model(model, joint_names, output_index)
+        except Exception as exc:  # noqa: BLE001 -- a bad description must not take the node down
+            kept = f"keeping robot '{previous.name}'" if previous is not None else \
+                "still no robot model: nothing is published"
+            self.get_logger().error(f"{DESCRIPTION_TOPIC} refused: {describe(exc)[1]}; {kept}")
+            return
+        self.base_model, self.dynamics = model, dynamics
+        self.joint_names, self.output_index = joint_names, output_index
+        self.input_order = JointOrder(model.joint_names)
+        for outputs in self._effort_outputs:
+            outputs.joint_names, outputs.output_index = list(joint_names), output_index
+        if apply_node is not None:
+            apply_node()
+        self._description_text = text
+        self.get_logger().info(
+            f"robot '{model.name}' ({model.n} joints) from {DESCRIPTION_TOPIC}, "
+            f"{dynamics.implementation} dynamics"
+            + (f", replacing '{previous.name}'" if previous is not None else ""))
 
     # -- inputs --------------------------------------------------------------------------------
     def qos(self, best_effort: bool = False) -> QoSProfile:
@@ -168,9 +273,11 @@ class DynamicsNode(Node):
         """Create the JointState + Float64MultiArray pair (see ``nodes.outputs``)."""
         from sensor_msgs.msg import JointState
         from std_msgs.msg import Float64MultiArray
-        return EffortOutputs(self.advertise(JointState, state_topic),
-                             self.advertise(Float64MultiArray, command_topic),
-                             self.joint_names, self.output_index)
+        outputs = EffortOutputs(self.advertise(JointState, state_topic),
+                                self.advertise(Float64MultiArray, command_topic),
+                                self.joint_names, self.output_index)
+        self._effort_outputs.append(outputs)       # re-ordered when the model is replaced
+        return outputs
 
 
 # --------------------------------------------------------------------------------- main()

@@ -38,9 +38,9 @@ class Payload(NamedTuple):
     inertia: tuple          # ixx iyy izz ixy ixz iyz about the payload's CoM
 
     @classmethod
-    def of_model(cls, model: RobotModel) -> "Payload":
-        """Read the payload of a robot file (none: zeros)."""
-        p = model.payload
+    def of_model(cls, model: RobotModel | None) -> "Payload":
+        """Read the payload of a robot file (none, or no model yet: zeros)."""
+        p = model.payload if model is not None else None
         if not p:
             return cls(0.0, (0.0,) * 3, (0.0,) * 6)
         inertia = p.get("inertia") or {}
@@ -136,9 +136,26 @@ def select_dynamics(model: RobotModel, implementation: str = "generated") -> Dyn
     return Dynamics(model, "core")
 
 
-def load_robot(description: str) -> RobotModel:
-    """Load the ``robot_description`` parameter: a YAML path or a robot in config/robots."""
+def load_robot(description: str, root_link: str = "", tip_link: str = "") -> RobotModel:
+    """
+    Load the ``robot_description`` parameter (with ``root_link`` and ``tip_link`` for a URDF).
+
+    A shipped robot name (config/robots), a YAML path, a URDF path or URDF XML text (as
+    robot_state_publisher's parameter carries it).
+    """
     if not description:
-        raise RobotDescriptionError("robot_description: empty; give a robot YAML path or a "
-                                    f"shipped robot name {core.shipped_robots()}")
-    return RobotModel.named(description)
+        raise RobotDescriptionError("robot_description: empty; give a shipped robot name "
+                                    f"{core.shipped_robots()}, a YAML or URDF path or URDF text")
+    return RobotModel.from_description(description, root_link, tip_link)
+
+
+def model_from_topic(text: str, root_link: str = "", tip_link: str = "") -> RobotModel:
+    """
+    Load a robot from a ``/robot_description`` message: URDF XML text (robot_state_publisher's).
+
+    Raises RobotDescriptionError saying what is wrong, as for a URDF file.
+    """
+    if not text.lstrip().startswith("<"):
+        raise RobotDescriptionError("not URDF XML text (robot_state_publisher publishes the URDF "
+                                    f"itself), got {text[:60]!r}")
+    return RobotModel.from_urdf(text, root_link or None, tip_link or None)

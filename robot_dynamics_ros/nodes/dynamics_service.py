@@ -60,12 +60,12 @@ class DynamicsServiceNode(DynamicsNode):
         self.provide(GetInverseDynamics, "get_inverse_dynamics", self.inverse_dynamics)
         self.provide(GetGravityTorques, "get_gravity_torques", self.gravity_torques)
         self.provide(GetForwardDynamics, "get_forward_dynamics", self.forward_dynamics)
-        self.get_logger().info(f"dynamics services for '{self.dynamics.model.name}' ready")
+        self.get_logger().info(f"dynamics services for {self.robot_label} ready")
 
     def provide(self, srv_type, name: str, compute):
         """Serve ``name`` with ``compute(request, response, dynamics, order)`` under the guard."""
         def answer(request, response):
-            dynamics = self.dynamics                  # one model for the whole answer
+            dynamics = self.require_model()          # one model for the whole answer
             order = self.request_order(request.joint_names, dynamics.model)
             compute(request, response, dynamics, order)
             response.joint_names = list(order.names)

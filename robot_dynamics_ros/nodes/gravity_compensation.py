@@ -38,8 +38,7 @@ class GravityCompensationNode(DynamicsNode):
         self.joint_states_watch = self.watch_input("joint_states")
         self.subscribe(JointState, "joint_states", self.on_joint_states,
                        self.qos(best_effort=True))
-        self.get_logger().info(f"gravity compensation for '{self.dynamics.model.name}' "
-                               f"({self.dynamics.model.n} joints) ready")
+        self.get_logger().info(f"gravity compensation for {self.robot_label} ready")
 
     def _parameters_changed(self, values: dict):
         friction = bool(values["friction_compensation"])
@@ -50,6 +49,8 @@ class GravityCompensationNode(DynamicsNode):
 
     @topic_guard
     def on_joint_states(self, msg: JointState):
+        if self.waiting_for_model():
+            return
         started = time.monotonic()
         friction = self.friction_compensation
         q, qd = joint_state_arrays(msg, self.input_order, need_velocity=friction)

@@ -25,7 +25,10 @@ Outputs (every valid joint_states message while a reference is active)
                         n = C qd + friction + g (seed 002, 7.116); evaluated as RNEA(q, qd, a),
                         a the bracket: the same quantity (B(q) a + n(q, qd)) in one O(n)
                         recursion.  Needs velocities in joint_states.
-``kp``, ``kd`` (run-time): per-joint gains [1/s^2], [1/s] in the ``joint_names`` order.
+``kp``, ``kd`` (run-time): per-joint gains [1/s^2], [1/s] in the ``joint_names`` order, or one
+gain for every joint (the default, 100 and 20, when the robot comes from ``/robot_description``).
+A new model from ``/robot_description`` is refused if the gains do not fit it, and clears the
+reference.
 """
 from __future__ import annotations
 
@@ -50,7 +53,7 @@ class InverseDynamicsNode(DynamicsNode):
 
     def __init__(self, node_name: str = "inverse_dynamics", **node_kwargs):
         super().__init__(node_name, **node_kwargs)
-        n = self.dynamics.model.n
+        n = max(len(self.joint_names), 1)         # no model yet: one gain for every joint
         declare = self.params.declare
         declare("mode", "feedforward", f"one of {list(MODES)}")
         declare("kp", [DEFAULT_KP] * n, "position gains [1/s^2], joint_names order",
@@ -66,19 +69,37 @@ class InverseDynamicsNode(DynamicsNode):
         self.subscribe(JointTrajectoryMsg, "reference_trajectory", self.on_reference)
         self.subscribe(JointState, "joint_states", self.on_joint_states,
                        self.qos(best_effort=True))
-        self.get_logger().info(f"inverse dynamics for '{self.dynamics.model.name}' ready, "
-                               f"mode {self.mode}")
+        self.get_logger().info(f"inverse dynamics for {self.robot_label} ready, mode {self.mode}")
 
-    def _gains(self, values: dict, name: str) -> np.ndarray:
-        """Gains of parameter ``name`` (joint_names order) in the model's order."""
+    def _gains(self, values: dict, name: str, joint_names=None, output_index=None) -> np.ndarray:
+        """Gains of parameter ``name`` (joint_names order) in the model's order (one: for all)."""
+        if joint_names is None:
+            joint_names, output_index = self.joint_names, self.output_index
+        n = len(joint_names)
         g = np.asarray(values[name], dtype=float)
-        n = len(self.joint_names)
+        if n == 0:
+            return g                # no model yet: checked against the model when it comes
+        if g.size == 1:
+            g = np.full(n, g[0])
         if g.shape != (n,):
             raise ValueError(f"{name}: expected {n} gains (one per joint in "
-                             f"{list(self.joint_names)}), got {g.size}")
+                             f"{list(joint_names)}), got {g.size}")
         model_order = np.empty(n)
-        model_order[self.output_index] = g
+        model_order[output_index] = g
         return model_order
+
+    def check_model(self, model, joint_names, output_index):
+        """Refuse a new model the gains do not fit; applying it clears the reference."""
+        values = self.params.values()
+        kp = self._gains(values, "kp", joint_names, output_index)
+        kd = self._gains(values, "kd", joint_names, output_index)
+
+        def apply():
+            self.kp, self.kd = kp, kd
+            if self.reference is not None:
+                self.reference = None
+                self.get_logger().info("reference cleared: the robot model changed")
+        return apply
 
     def _parameters_changed(self, values: dict):
         mode = values["mode"]
@@ -94,6 +115,8 @@ class InverseDynamicsNode(DynamicsNode):
 
     @topic_guard
     def on_reference(self, msg: JointTrajectoryMsg):
+        if self.waiting_for_model():
+            return
         if len(msg.points) == 0:
             self.reference = None
             self.get_logger().info("empty reference_trajectory: reference cleared, outputs stop")
@@ -108,6 +131,8 @@ class InverseDynamicsNode(DynamicsNode):
 
     @topic_guard
     def on_joint_states(self, msg: JointState):
+        if self.waiting_for_model():
+            return
         started = time.monotonic()
         mode = self.mode
         q, qd = joint_state_arrays(msg, self.input_order,

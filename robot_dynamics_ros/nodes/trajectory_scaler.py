@@ -80,7 +80,7 @@ class TrajectoryScalerNode(DynamicsNode):
         self.subscribe(JointTrajectoryMsg, "reference_trajectory", self.on_trajectory)
         self.create_service(ScaleTrajectory, "~/scale_trajectory",
                             service_guard(self.get_logger(), "scale_trajectory", self.on_request))
-        self.get_logger().info(f"trajectory scaler for '{self.dynamics.model.name}' ready "
+        self.get_logger().info(f"trajectory scaler for {self.robot_label} ready "
                                f"(method {self.settings.method})")
 
     def _scaler_parameters(self, values: dict):
@@ -100,7 +100,7 @@ class TrajectoryScalerNode(DynamicsNode):
 
     def scale(self, msg: JointTrajectoryMsg, method: str = ""):
         """Scale ``msg``: (result, output in the joint_names order); raises with the reason."""
-        settings, model = self.settings, self.dynamics.model
+        settings, model = self.settings, self.require_model().model
         method = method or settings.method
         if method not in METHODS:
             raise InputError(f"method: expected one of {list(METHODS)} (or empty), got '{method}'")
@@ -120,6 +120,8 @@ class TrajectoryScalerNode(DynamicsNode):
 
     @topic_guard
     def on_trajectory(self, msg: JointTrajectoryMsg):
+        if self.waiting_for_model():
+            return
         result, out = self.scale(msg)
         self.publisher.publish(trajectory_to_msg(out, msg.header.stamp))
         self.get_logger().info(f"published {result.method} scaling: "
