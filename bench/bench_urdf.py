@@ -15,6 +15,9 @@ Timed (minimum over repeats, milliseconds):
   configurations), ``gravity_torques``, ``mass_matrix`` (target: the converted model as fast as a
   YAML one, i.e. a ratio near 1).
 
+Then the agreement with Pinocchio (the tests' oracle, ``test/urdf_samples.py``) over random URDF
+trees: the worst relative error of each quantity (``--trees``, five states each).
+
 Target (URDF issue): loading under 20 ms.
 """
 from __future__ import annotations
@@ -28,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "test"))     # urdf_samples
 
 from robot_dynamics_ros.core import RobotModel, gravity_torques, mass_matrix, rnea  # noqa: E402
 from robot_dynamics_ros.core.model.urdf_export import urdf_text  # noqa: E402
@@ -73,6 +77,7 @@ def best_ms(fn, number: int, repeat: int = 7) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
+    parser.add_argument("--trees", type=int, default=60, help="random URDFs for the agreement")
     args = parser.parse_args()
     number = 5 if args.quick else 20
     with tempfile.TemporaryDirectory() as directory:
@@ -110,7 +115,46 @@ def main() -> int:
         ours = best_ms(lambda: fn(model), count) * 1e3 / per
         theirs = best_ms(lambda: fn(yaml_model), count) * 1e3 / per
         print(f"{label:<28}{ours:>12.3f}{theirs:>12.3f}{ours / theirs:>8.2f}")
+    agreement(args.trees)
     return 0
+
+
+def agreement(trees: int) -> None:
+    """Print the worst relative error against Pinocchio of each quantity over random trees."""
+    try:
+        from urdf_samples import PinocchioChain, random_urdf, relative_error
+    except ImportError as exc:
+        print(f"no agreement check ({exc})")
+        return
+    from robot_dynamics_ros.core import coriolis_matrix, forward_dynamics, jacobian, tool_pose
+    worst = {}
+    for seed in range(trees):
+        rng = np.random.default_rng(1000 + seed)
+        sample = random_urdf(rng, n=int(rng.integers(1, 8)))
+        locked = {k: float(rng.uniform(*v)) for k, v in sample.lockable.items()
+                  if k not in sample.mimic}
+        model = RobotModel.from_urdf(sample.text, tip_link=sample.tip, locked=locked).rigid()
+        positions = dict(locked, **{k: m * locked[j] + o for k, (j, m, o) in sample.mimic.items()})
+        oracle = PinocchioChain(sample.text, sample.chain, sample.tip, positions)
+        low = np.where(np.isfinite(model.lower), model.lower, -2 * np.pi)
+        high = np.where(np.isfinite(model.upper), model.upper, 2 * np.pi)
+        for _ in range(5):
+            q = rng.uniform(low, high)
+            qd, qdd = rng.uniform(-2, 2, model.n), rng.uniform(-3, 3, model.n)
+            tau = rnea(model, q, qd, qdd)
+            for key, ours, theirs in (
+                    ("rnea", tau, oracle.rnea(q, qd, qdd)),
+                    ("gravity_torques", gravity_torques(model, q), oracle.gravity(q)),
+                    ("mass_matrix", mass_matrix(model, q), oracle.mass_matrix(q)),
+                    ("coriolis_matrix", coriolis_matrix(model, q, qd), oracle.coriolis(q, qd)),
+                    ("forward_dynamics", forward_dynamics(model, q, qd, tau + 1.0),
+                     oracle.forward_dynamics(q, qd, tau + 1.0)),
+                    ("tool_pose", tool_pose(model, q), oracle.tool_pose(q)),
+                    ("jacobian", jacobian(model, q), oracle.jacobian(q))):
+                worst[key] = max(worst.get(key, 0.0), relative_error(ours, theirs))
+    print(f"agreement with Pinocchio over {trees} random URDF trees x 5 states (worst relative "
+          "error, to max(1, |value|)):")
+    print("  " + ", ".join(f"{key} {value:.1e}" for key, value in worst.items()))
 
 
 if __name__ == "__main__":

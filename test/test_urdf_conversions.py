@@ -274,3 +274,24 @@ def test_demo_trajectory_with_continuous_joints():
     trajectory = demo_trajectory(model, 2.0)
     assert np.all(np.isfinite(trajectory.positions))
     assert np.all(trajectory.positions >= np.maximum(model.lower, -np.pi))
+
+
+def test_scale_command_takes_a_urdf(tmp_path, capsys):
+    urdf = tmp_path / "puma.urdf"
+    assert cli_main(["urdf", "puma560", "-o", str(urdf)]) == 0
+    path = str(Path(__file__).resolve().parents[1] / "config/trajectories/puma560_path.yaml")
+    assert cli_main(["scale", "puma560", path]) == 0
+    from_yaml = capsys.readouterr().out.splitlines()[1]
+    assert cli_main(["scale", str(urdf), path, "--tip-link", "tool0"]) == 0
+    assert capsys.readouterr().out.splitlines()[1] == from_yaml      # "uniform scaling: c = ..."
+
+
+def test_bag_process_takes_a_urdf_chain(tmp_path, capsys):
+    urdf = tmp_path / "puma.urdf"
+    assert cli_main(["urdf", "puma560", "-o", str(urdf)]) == 0
+    command = ["bag", "process", str(tmp_path / "no_bag"), str(tmp_path / "out"), "--robot",
+               str(urdf), "--tip-link"]
+    assert cli_main(command + ["nope"]) == 1
+    assert "tip_link 'nope': no such link" in capsys.readouterr().err
+    assert cli_main(command + ["tool0"]) == 1            # the robot loads; the bag does not exist
+    assert "no_bag" in capsys.readouterr().err

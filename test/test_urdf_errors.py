@@ -166,6 +166,11 @@ def test_non_finite_numbers(tmp_path, value):
             "joint 'j1' <origin xyz>", "must be finite")
 
 
+def test_number_beyond_the_float_range(tmp_path):
+    _expect(_error(GOOD.replace('<axis xyz="0 0 1"/>', '<axis xyz="0 0 1e999"/>', 1), tmp_path),
+            "joint 'j1' <axis xyz>", "must be finite")
+
+
 def test_not_a_number(tmp_path):
     _expect(_error(GOOD.replace('value="1.0"', 'value="one"', 1), tmp_path),
             "link 'base'", "<mass value>", "'one' is not a number")

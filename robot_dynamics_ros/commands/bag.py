@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 
 from .robot_argument import HELP as ROBOT_HELP
-from .robot_argument import load_robot
+from .robot_argument import add_chain_arguments, load_robot
 
 HELP = "record, play, inspect and process rosbag2 bags (MCAP or SQLite3)"
 OUTPUT_CHOICES = ("gravity", "feedforward", "residual")
@@ -31,6 +31,7 @@ def add_arguments(parser):
     process.add_argument("input", help="input bag")
     process.add_argument("output", help="output bag (a new directory)")
     process.add_argument("--robot", required=True, help=ROBOT_HELP)
+    add_chain_arguments(process)
     process.add_argument("--outputs", type=_csv, default=None,
                          help="comma-separated subset of gravity,feedforward,residual (default: "
                               "gravity, residual, and feedforward when the bag has a reference)")

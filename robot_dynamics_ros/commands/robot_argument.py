@@ -11,6 +11,11 @@ HELP = ("robot description: a URDF file, a YAML file, or the name of a shipped r
 def add_robot_argument(parser) -> None:
     """Add the positional ``robot`` argument and a URDF's ``--root-link`` and ``--tip-link``."""
     parser.add_argument("robot", help=HELP)
+    add_chain_arguments(parser)
+
+
+def add_chain_arguments(parser) -> None:
+    """Add ``--root-link`` and ``--tip-link`` (the chain of a URDF robot)."""
     parser.add_argument("--root-link", default=None,
                         help="URDF only: the link the chain starts from, the world frame "
                              "(default: the URDF's root link)")
@@ -22,12 +27,14 @@ def add_robot_argument(parser) -> None:
 
 def load_robot(args) -> RobotModel:
     """Return the model ``args`` name (RobotDescriptionError is reported by cli.main)."""
-    return RobotModel.from_description(args.robot, args.root_link, args.tip_link)
+    return RobotModel.from_description(args.robot, getattr(args, "root_link", None),
+                                       getattr(args, "tip_link", None))
 
 
 def load_robot_with_report(args) -> tuple[RobotModel, UrdfReport | None]:
     """Return the model ``args`` name and, for a URDF, what was merged and locked into it."""
     if not is_urdf(args.robot):
         return load_robot(args), None
-    description = load_urdf(args.robot, args.root_link, args.tip_link)
+    description = load_urdf(args.robot, getattr(args, "root_link", None),
+                            getattr(args, "tip_link", None))
     return RobotModel.from_dict(description.spec, description.report.source), description.report

@@ -208,31 +208,34 @@ def _by_name(root, tag: str, parse, source: str) -> dict:
 # -- values ---------------------------------------------------------------------------------
 def _numbers(text: str | None, count: int, where: str, source: str, kind: str | None,
              default: tuple | None = None) -> list[float]:
-    """``count`` space-separated decimal numbers, finite and within BOUNDS[kind]."""
+    """Return ``count`` space-separated decimal numbers, finite and within BOUNDS[kind]."""
     if text is None:
         if default is None:
             raise _error(source, where, "missing")
         return list(default)
     parts = text.split()
+    # The common case first; anything unusual is looked at part by part below.
+    if len(parts) == count and all(_NUMBER.match(part) for part in parts):
+        values = [float(part) + 0.0 for part in parts]
+        bound = BOUNDS[kind][0] if kind is not None else math.inf
+        if all(math.isfinite(x) and abs(x) <= bound for x in values):
+            return values
     if len(parts) != count:
         plural = "s" if count > 1 else ""
         raise _error(source, where, f"expected {count} number{plural}, got {text!r}")
-    values = []
     for part in parts:
         if _NON_FINITE.match(part):
             raise _error(source, where, f"must be finite, got {text!r}")
         if not _NUMBER.match(part):
             raise _error(source, where, f"{part!r} is not a number")
         x = float(part)
-        if not math.isfinite(x):
+        if not math.isfinite(x):           # a literal beyond the float range, e.g. 1e999
             raise _error(source, where, f"must be finite, got {text!r}")
-        if kind is not None:
-            bound, unit = BOUNDS[kind]
-            if abs(x) > bound:
-                raise _error(source, where, f"{x:g} is out of range: at most {bound:g} {unit} in "
-                                            "magnitude".rstrip())
-        values.append(x + 0.0)
-    return values
+        bound, unit = BOUNDS[kind] if kind is not None else (math.inf, "")
+        if abs(x) > bound:
+            raise _error(source, where, f"{x:g} is out of range: at most {bound:g} {unit} in "
+                                        "magnitude".rstrip())
+    raise AssertionError(f"{where}: {text!r} passed every check")    # not reached
 
 
 def _number(element, attribute: str, where: str, source: str, kind: str | None,
