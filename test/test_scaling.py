@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from robot_dynamics_ros.core import RobotModel, rnea
+from robot_dynamics_ros.core import RobotDescriptionError, RobotModel, rnea
 from robot_dynamics_ros.core import InputError, Limits, ScalingError, uniform_scaling
 from robot_dynamics_ros.core import JointTrajectory
 
@@ -141,9 +141,9 @@ def test_feasible_trajectory_is_not_slowed():
 def test_margins_and_velocity_limit():
     model, traj = RobotModel.named("planar2"), JointTrajectory.from_yaml(EX72)
     full = uniform_scaling(model, traj).scale_factor
-    tight = uniform_scaling(model, traj, Limits.from_model(model, effort_scale=0.8)).scale_factor
+    tight = uniform_scaling(model, traj, Limits.from_model(model, effort_margin=0.8)).scale_factor
     assert tight > full
-    vel = uniform_scaling(model, traj, Limits.from_model(model, velocity_scale=0.3))
+    vel = uniform_scaling(model, traj, Limits.from_model(model, velocity_margin=0.3))
     peak = np.abs(traj.velocities).max()
     assert vel.scale_factor >= peak / (0.3 * 10.0) - 1e-9
 
@@ -151,7 +151,7 @@ def test_margins_and_velocity_limit():
 def test_gravity_infeasible_names_joint_and_time():
     model, traj = RobotModel.named("planar2"), JointTrajectory.from_yaml(EX72)
     # 500 N m: joint 1 cannot hold the arm out
-    weak = Limits.from_model(model, effort_scale=0.1)
+    weak = Limits.from_model(model, effort_margin=0.1)
     stretched = JointTrajectory(traj.joint_names, [0.0, 1.0], [
                                 [0.0, 0.0], [0.3, 0.0]], np.zeros((2, 2)))
     with pytest.raises(ScalingError) as info:
@@ -172,8 +172,50 @@ def test_malformed_inputs():
     # too short: an input error (the request is malformed), not "infeasible"
     with pytest.raises(InputError, match="at least 2 points"):
         uniform_scaling(model, JointTrajectory(("joint1", "joint2"), [0], [[0, 0]]))
-    with pytest.raises(InputError, match="effort_scale"):
-        Limits.from_model(model, effort_scale=1.5)
+    with pytest.raises(InputError, match="effort_margin"):
+        Limits.from_model(model, effort_margin=1.5)
+    for kwargs, message in ((dict(acceleration_margin=0.0), "acceleration_margin"),
+                            (dict(acceleration=[1.0, -2.0]), "joint 'joint2' has limit -2.0"),
+                            (dict(acceleration=[1.0, 2.0, 3.0]), "one per joint")):
+        with pytest.raises(InputError, match=message):
+            Limits.from_model(model, **kwargs)
+    ok = Limits.from_model(model)
+    for field, value, message in (("velocity", [1.0, 0.0], "limits.velocity: joint 1 is 0.0"),
+                                  ("effort_upper", [1.0, np.nan], "limits.effort_upper: joint 1"),
+                                  ("velocity", [1.0], "limits.velocity: expected 2 values"),
+                                  ("acceleration", [1.0, -1.0], "limits.acceleration: joint 1")):
+        arrays = dict(effort_lower=ok.effort_lower, effort_upper=ok.effort_upper,
+                      velocity=ok.velocity, acceleration=ok.acceleration)
+        arrays[field] = value
+        with pytest.raises(InputError, match=message):
+            Limits(**arrays)
+
+
+def test_acceleration_limits_from_robot_file_and_margins():
+    """
+    Acceleration limits come from the robot file; margins scale every limit kind.
+
+    limits.acceleration in the robot file (optional, > 0, bounded) is the model's
+    acceleration_limit (inf where absent); the margins scale every kind of limit, and uniform
+    scaling keeps |qdd| within the acceleration limit (c^2 >= |qdd| / A).
+    """
+    spec = RobotModel.named("planar2").to_dict()
+    spec["joints"][0]["limits"]["acceleration"] = 2.0
+    model = RobotModel.from_dict(spec)
+    np.testing.assert_array_equal(model.acceleration_limit, [2.0, np.inf])
+    limits = Limits.from_model(model, 0.5, 0.25, 0.8)
+    np.testing.assert_allclose(limits.effort_upper, 0.5 * model.effort_limit)
+    np.testing.assert_allclose(limits.velocity, 0.25 * model.velocity_limit)
+    np.testing.assert_allclose(limits.acceleration, [1.6, np.inf])
+    assert Limits.from_model(model, acceleration=3.0).acceleration.tolist() == [3.0, 3.0]
+    traj = JointTrajectory.from_yaml(EX72)
+    result = uniform_scaling(model, traj, Limits.from_model(model, acceleration_margin=0.8))
+    t = np.linspace(0, result.duration, 4001)
+    assert np.abs(result.trajectory.sample(t)[2][:, 0]).max() <= 1.6 * (1 + 1e-6)
+    for bad, message in ((0.0, "must be > 0"), (-1.0, "must be > 0"), (1e9, "out of range")):
+        spec["joints"][0]["limits"]["acceleration"] = bad
+        with pytest.raises(RobotDescriptionError, match=f"limits.acceleration.*{message}"):
+            RobotModel.from_dict(spec)
     traj = JointTrajectory(("joint1", "joint2"), [0, 1], [[0, 0], [0.1, 0.1]])
     for samples in (1, 2e9, 2.5, True):     # bounded work per request: 2e9 samples never allocated
         with pytest.raises(InputError, match="samples"):

@@ -1,94 +1,166 @@
 """
-robot-dynamics scale <robot> <trajectory.yaml>: retime a trajectory within the torque limits.
+robot-dynamics scale: re-time a trajectory (or time a geometric path) within the limits.
 
-Prints the scale factor (uniform, seed 002 Sect. 7.7) or the new duration (time-optimal), and with
---plot writes each joint's torque against its limits, before and after, and the time law.
+``robot-dynamics scale <robot> <trajectory.yaml>`` scales a timed trajectory (uniform, seed 002
+Sect. 7.7, or time-optimal); ``robot-dynamics scale <robot> --path <waypoints.yaml>`` times a
+geometric path (time-optimal; format in README and core/trajectories/topp/path.py).  Prints the
+scale factor or the new duration, the peak torque and velocity per joint against their limits
+and, for the time-optimal law, the binding limit of each stretch of the path; ``--plot`` writes
+each joint's torque and velocity against its limits and the time law.
 """
 from __future__ import annotations
 
-import sys
 import time
 
 import numpy as np
 import yaml
 
-from ..core import RobotDescriptionError
-from ..core import Limits, ScalingError, uniform_scaling
-from ..core import time_optimal_scaling
-from ..core import JointTrajectory
+from ..core import JointPath, JointTrajectory, Limits, rnea, time_optimal_scaling, uniform_scaling
+from ..core.errors import InputError
+from ..core.files import write_atomically
 from .robot_argument import add_robot_argument, load_robot
 
-HELP = "retime a joint trajectory so that no joint exceeds its torque/velocity limits (uniform or time-optimal)"
+HELP = ("retime a joint trajectory or time a geometric path so that no joint exceeds its "
+        "torque/velocity/acceleration limits (uniform or time-optimal)")
+SEGMENTS = 10       # stretches of the path in the binding-limit report
 
 
 def add_arguments(parser):
     add_robot_argument(parser)
-    parser.add_argument("trajectory", help="trajectory YAML (joint_names, points: time_from_start, positions, "
-                                           "velocities?, accelerations?)")
-    parser.add_argument("--method", choices=("uniform", "time_optimal"), default="uniform")
-    parser.add_argument("--effort-scale", type=float, default=1.0, help="fraction of each effort limit to use")
-    parser.add_argument("--velocity-scale", type=float, default=1.0, help="fraction of each velocity limit to use")
-    parser.add_argument("--plot", metavar="PNG", help="write torques vs limits (before/after) and the time law")
-    parser.add_argument("--output", metavar="YAML", help="write the scaled trajectory (with effort) as YAML")
+    parser.add_argument("trajectory", nargs="?",
+                        help="trajectory YAML (joint_names, points: time_from_start, positions, "
+                             "velocities?, accelerations?)")
+    parser.add_argument("--path", metavar="YAML",
+                        help="instead of a trajectory: a geometric path (joint_names, waypoints, "
+                             "s?, boundary?), timed by the time-optimal method")
+    parser.add_argument("--method", choices=("uniform", "time_optimal"), default=None,
+                        help="default: uniform for a trajectory, time_optimal for a path")
+    for kind in ("effort", "velocity", "acceleration"):
+        parser.add_argument(f"--{kind}-margin", f"--{kind}-scale", dest=f"{kind}_margin",
+                            type=float, default=1.0,
+                            help=f"fraction of each {kind} limit to use, (0, 1]")
+    parser.add_argument("--acceleration", type=float, nargs="+", metavar="A",
+                        help="acceleration limit(s) overriding the robot file's "
+                             "limits.acceleration: "
+                        "one value for every joint or one per joint (rad/s^2 or m/s^2)")
+    parser.add_argument("--plot", metavar="PNG",
+                        help="write torques and velocities vs limits (before/after) and the time "
+                             "law")
+    parser.add_argument("--output", metavar="YAML",
+                        help="write the scaled trajectory (with effort) as YAML")
 
 
 def run(args) -> int:
-    try:
-        model = load_robot(args)
-        traj = JointTrajectory.from_yaml(args.trajectory)
-        limits = Limits.from_model(model, args.effort_scale, args.velocity_scale)
-        start = time.perf_counter()
-        scale = uniform_scaling if args.method == "uniform" else time_optimal_scaling
-        result = scale(model, traj, limits)
-        elapsed = time.perf_counter() - start
-    except (RobotDescriptionError, ScalingError, ValueError) as exc:
-        print(f"cannot scale: {exc}", file=sys.stderr)
-        return 1
-    print(f"{model.name}: {traj.num_points} points, {traj.interpolation} interpolation, "
-          f"duration {traj.duration:.4f} s")
-    if args.method == "uniform":
-        print(f"uniform scaling: c = {result.scale_factor:.6f}, new duration {result.duration:.4f} s")
+    if (args.trajectory is None) == (args.path is None):
+        raise InputError("give either a trajectory file or --path (not both)")
+    method = args.method or ("time_optimal" if args.path else "uniform")
+    if args.path and method == "uniform":
+        raise InputError("--path: a geometric path has no timing to scale uniformly; use "
+                         "--method time_optimal")
+    model = load_robot(args)
+    if args.path:
+        source = JointPath.from_yaml(args.path)
+        described = (f"{source.waypoints.shape[0]} waypoints, C2 cubic spline "
+                     f"({source.boundary}), "
+                     f"s in [{source.knots[0]:.4g}, {source.knots[-1]:.4g}]")
+    else:
+        source = JointTrajectory.from_yaml(args.trajectory)
+        described = (f"{source.num_points} points, {source.interpolation} interpolation, "
+                     f"duration {source.duration:.4f} s")
+    limits = Limits.from_model(model, args.effort_margin, args.velocity_margin,
+                               args.acceleration_margin, args.acceleration)
+    start = time.perf_counter()
+    result = (uniform_scaling if method == "uniform" else time_optimal_scaling)(model, source,
+                                                                                limits)
+    elapsed = time.perf_counter() - start
+    print(f"{model.name}: {described}")
+    if method == "uniform":
+        print(f"uniform scaling: c = {result.scale_factor:.6f}, "
+              f"new duration {result.duration:.4f} s")
+    elif args.path:
+        print(f"time-optimal: duration {result.duration:.4f} s, "
+              f"{result.trajectory.num_points} points")
     else:
         print(f"time-optimal: new duration {result.duration:.4f} s "
               f"({result.scale_factor:.4f} x the original)")
-    peak = np.abs(result.torques).max(axis=0) / np.maximum(np.abs(limits.effort_upper), np.abs(limits.effort_lower))
-    print("peak |torque| / limit per joint:", np.array2string(peak, precision=4))
+    out = result.for_controller()
+    t = np.linspace(out.times[0], out.times[-1], 10 * out.num_points)
+    q, qd, qdd = out.sample(t)
+    tau = rnea(model, q, qd, qdd)
+    peak = np.abs(tau).max(axis=0) / np.maximum(np.abs(limits.effort_upper),
+                                                np.abs(limits.effort_lower))
+    print("peak |torque| / limit per joint:  ", np.array2string(peak, precision=4))
+    print("peak |velocity| / limit per joint:", np.array2string(np.abs(qd).max(axis=0)
+                                                                / limits.velocity, precision=4))
+    if method == "time_optimal":
+        print("binding limit per stretch of the path (as the controller interpolates the output):")
+        for line in binding_report(model, limits, t, tau, qd, qdd):
+            print("  " + line)
     print(f"computed in {elapsed * 1e3:.1f} ms")
     if args.output:
-        out = result.for_controller()
-        with open(args.output, "w") as f:
-            yaml.safe_dump(out.to_dict(), f, default_flow_style=None, sort_keys=False)
+        text = yaml.safe_dump(out.to_dict(), default_flow_style=None, sort_keys=False)
+        write_atomically(args.output, text)
         print(f"wrote {args.output}")
     if args.plot:
-        plot(model, result, args.plot)
+        plot(model, result, args.plot, (t, tau, qd))
         print(f"wrote {args.plot}")
     return 0
 
 
-def plot(model, result, path: str) -> None:
+def usage(limits: Limits, tau, qd, qdd) -> dict:
+    """Return the fraction of each limit kind used at each sample, (M, n) per kind."""
+    effort = np.where(tau >= 0, tau / limits.effort_upper, tau / limits.effort_lower)
+    out = {"torque": effort, "velocity": np.abs(qd) / limits.velocity}
+    if np.isfinite(limits.acceleration).any():
+        out["acceleration"] = np.abs(qdd) / limits.acceleration
+    return out
+
+
+def binding_report(model, limits: Limits, t, tau, qd, qdd, segments: int = SEGMENTS) -> list:
+    """Return one line per stretch of time: the limit closest to binding (kind, joint, usage)."""
+    kinds = usage(limits, tau, qd, qdd)
+    lines = []
+    for chunk in np.array_split(np.arange(t.size), min(segments, t.size)):
+        best = max(((float(v[chunk].max()), kind, int(np.unravel_index(np.argmax(v[chunk]),
+                                                                       v[chunk].shape)[1]))
+                    for kind, v in kinds.items()), key=lambda item: item[0])
+        lines.append(f"t = {t[chunk[0]]:8.4f} .. {t[chunk[-1]]:8.4f} s: {best[1]:12s} "
+                     f"{model.joint_names[best[2]]:>14s} at {100 * best[0]:6.2f} % of its limit")
+    return lines
+
+
+def plot(model, result, path: str, samples) -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    t, tau, qd = samples
     n = model.n
-    fig, axes = plt.subplots(n + 1, 1, figsize=(9, 2.0 * (n + 1)), sharex=False)
+    fig, axes = plt.subplots(n + 1, 2, figsize=(13, 2.0 * (n + 1)), squeeze=False)
     lim = result.limits
     for j in range(n):
-        ax = axes[j]
-        ax.plot(result.original_times, result.original_torques[:, j], color="0.6", lw=1, label="before")
-        ax.plot(result.sample_times, result.torques[:, j], color="C0", lw=1.2, label="after")
+        ax, av = axes[j, 0], axes[j, 1]
+        if np.isfinite(result.original_duration):
+            ax.plot(result.original_times, result.original_torques[:, j], color="0.6", lw=1,
+                    label="before")
+        ax.plot(t, tau[:, j], color="C0", lw=1.2, label="after")
         for value in (lim.effort_upper[j], lim.effort_lower[j]):
             ax.axhline(value, color="C3", ls="--", lw=0.8)
         ax.set_ylabel(f"{model.joint_names[j]}\nN m")
+        av.plot(t, qd[:, j], color="C1", lw=1.2)
+        for value in (lim.velocity[j], -lim.velocity[j]):
+            av.axhline(value, color="C3", ls="--", lw=0.8)
+        av.set_ylabel("velocity\nrad/s (m/s)")
         if j == 0:
             ax.legend(loc="upper right", fontsize=8)
-            ax.set_title(f"{model.name}: {result.method} scaling, {result.original_duration:.3f} s -> "
-                         f"{result.duration:.3f} s")
-    ax = axes[-1]
+            ax.set_title(f"{model.name}: {result.method} scaling, torque vs limit "
+                         f"({result.duration:.3f} s)")
+            av.set_title("velocity vs limit")
+    ax = axes[-1, 0]
     ax.plot(result.sample_times, result.path_times, color="C2")
-    ax.plot(result.sample_times, result.sample_times, color="0.7", ls=":", lw=0.8)
     ax.set_xlabel("time t [s]")
-    ax.set_ylabel("time law s(t)\n(original time)")
+    ax.set_ylabel("time law s(t)\n(path parameter)")
+    axes[-1, 1].set_axis_off()
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)

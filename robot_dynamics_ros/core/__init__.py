@@ -15,6 +15,7 @@ from .simulation import SimulationResult, Simulator, simulate
 from .trajectories import Reference, ReferenceSample
 from .trajectories import (JointTrajectory, Limits, ScaledTrajectory, ScalingError, time_optimal_scaling,
                            uniform_scaling)
+from .trajectories import JointPath, TimeLaw
 
 __all__ = ["RobotModel", "resolve_robot_path", "shipped_robots",
            "forward_kinematics", "tool_pose", "jacobian", "rnea", "gravity_torques",
@@ -24,5 +25,6 @@ __all__ = ["RobotModel", "resolve_robot_path", "shipped_robots",
            "RobotDynamicsError", "RobotDescriptionError", "TrajectoryError", "InputError",
            "InfeasibleError", "SingularityError"]
 __all__ += ["joint_index", "Reference", "ReferenceSample"]
+__all__ += ["JointPath", "TimeLaw"]
 from .errors import BagError  # noqa: E402
 __all__ += ["BagError"]

@@ -89,6 +89,7 @@ class RobotModel:
         self.lower = col("limits", "lower", -math.inf)
         self.upper = col("limits", "upper", math.inf)
         self.velocity_limit, self.effort_limit = col("limits", "velocity"), col("limits", "effort")
+        self.acceleration_limit = col("limits", "acceleration", math.inf)    # optional: inf = none
         self.rotor_inertia, self.gear_ratio = col("motor", "rotor_inertia"), col("motor", "gear_ratio")
         self.viscous, self.coulomb = col("friction", "viscous"), col("friction", "coulomb")
         self.payload: dict | None = copy.deepcopy(spec["payload"])

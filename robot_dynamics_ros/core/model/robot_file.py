@@ -30,7 +30,8 @@ TOP_KEYS = {"name": True, "dh_convention": True, "gravity": False, "base": False
 JOINT_KEYS = {"name": True, "type": True, "dh": True, "limits": True, "link": True,
               "motor": False, "friction": False, "link_frame": False}
 DH_KEYS = {"a": True, "alpha": True, "d": True, "theta": True}
-LIMIT_KEYS = {"lower": True, "upper": True, "velocity": True, "effort": True}
+LIMIT_KEYS = {"lower": True, "upper": True, "velocity": True, "effort": True,
+              "acceleration": False}
 LINK_KEYS = {"mass": True, "com": True, "inertia": True}
 INERTIA_KEYS = {"ixx": True, "iyy": True, "izz": True, "ixy": False, "ixz": False, "iyz": False}
 MOTOR_KEYS = {"rotor_inertia": True, "gear_ratio": True}
@@ -38,12 +39,13 @@ FRICTION_KEYS = {"viscous": False, "coulomb": False}
 POSE_KEYS = {"xyz": False, "rpy": False}
 PAYLOAD_KEYS = LINK_KEYS
 
-LIMIT_KINDS = {"velocity": "velocity", "effort": "effort"}    # lower, upper: the joint's position kind
+LIMIT_KINDS = {"velocity": "velocity", "effort": "effort",
+               "acceleration": "acceleration"}    # lower, upper: the joint's position kind
 CONVENTIONS = ("standard", "modified")
 # continuous: a revolute joint without position limits (its limits have no lower/upper; the model's
 # lower/upper are -inf/+inf), as URDF's continuous joints.
 JOINT_TYPES = ("revolute", "prismatic", "continuous")
-CONTINUOUS_LIMIT_KEYS = {"velocity": True, "effort": True}
+CONTINUOUS_LIMIT_KEYS = {"velocity": True, "effort": True, "acceleration": False}
 DEFAULT_GRAVITY = [0.0, 0.0, -9.81]
 
 # "pi", "-pi/2", "0.5*pi", "3*pi/4": angles may be written the way DH tables print them.
@@ -77,6 +79,7 @@ def _check_keys(d: Any, spec: dict, where: str, loc: _Where) -> dict:
 # product the algorithms form stays far inside the floating-point range.
 BOUNDS = {"length": (1e3, "m"), "angle": (1e4, "rad"), "mass": (1e6, "kg"), "inertia": (1e6, "kg m^2"),
           "gravity": (1e3, "m/s^2"), "velocity": (1e6, "rad/s or m/s"), "effort": (1e9, "N m or N"),
+          "acceleration": (1e8, "rad/s^2 or m/s^2"),
           "gear_ratio": (1e5, ""), "rotor_inertia": (1e3, "kg m^2"), "friction": (1e9, "N m s/rad or N")}
 
 
@@ -177,8 +180,8 @@ def _joint(value: Any, index: int, loc: _Where, accept_inconsistent: bool = Fals
               for k in lim_in}
     if not continuous and limits["lower"] > limits["upper"]:
         raise loc.error(f"{label}.limits", f"lower ({limits['lower']}) is above upper ({limits['upper']})")
-    for k in ("velocity", "effort"):
-        if limits[k] <= 0:
+    for k in ("velocity", "effort", "acceleration"):     # acceleration: optional
+        if k in limits and limits[k] <= 0:
             raise loc.error(f"{label}.limits.{k}", f"must be > 0, got {limits[k]}")
 
     link = _body(value["link"], f"{label}.link", loc, accept_inconsistent)

@@ -20,31 +20,83 @@ class ScalingError(InfeasibleError):
 
 @dataclass(frozen=True, eq=False)
 class Limits:
-    """Admissible joint torques, velocities and accelerations (arrays of length n; inf = none)."""
+    """
+    Admissible joint torques, velocities and accelerations (arrays of length n; inf = none).
+
+    Built from a model with :meth:`from_model`, whose margins are the fraction of each limit that
+    may be used (the trajectory scaler node's ``effort_margin``, ``velocity_margin`` and
+    ``acceleration_margin`` parameters, the command line's ``--effort-margin`` ...).  Every array
+    is checked on construction: InputError names the joint (by index) and the limit.
+    """
 
     effort_lower: np.ndarray
     effort_upper: np.ndarray
     velocity: np.ndarray
     acceleration: np.ndarray
 
+    def __post_init__(self):
+        arrays = {}
+        for name in ("effort_lower", "effort_upper", "velocity", "acceleration"):
+            try:
+                a = np.array(getattr(self, name), dtype=float).reshape(-1)
+            except (TypeError, ValueError):
+                raise InputError(f"limits.{name}: expected numbers, got "
+                                 f"{getattr(self, name)!r}") from None
+            a.setflags(write=False)
+            arrays[name] = a
+        n = arrays["effort_upper"].size
+        for name, a in arrays.items():
+            if a.size != n:
+                raise InputError(f"limits.{name}: expected {n} values (one per joint), "
+                                 f"got {a.size}")
+            bad = np.flatnonzero(np.isnan(a))
+            if bad.size:
+                raise InputError(f"limits.{name}: joint {bad[0]} is NaN")
+            object.__setattr__(self, name, a)
+        for name in ("velocity", "acceleration"):
+            bad = np.flatnonzero(~(arrays[name] > 0.0))
+            if bad.size:
+                raise InputError(f"limits.{name}: joint {bad[0]} is {arrays[name][bad[0]]}; "
+                                 "limits must be > 0")
+        bad = np.flatnonzero(~(arrays["effort_lower"] < arrays["effort_upper"])
+                             | ~np.isfinite(arrays["effort_lower"] + arrays["effort_upper"]))
+        if bad.size:
+            k = bad[0]
+            raise InputError(f"limits.effort: joint {k}: lower {arrays['effort_lower'][k]} "
+                             "must be "
+                             f"finite and below upper {arrays['effort_upper'][k]}")
+
     @classmethod
-    def from_model(cls, model, effort_scale: float = 1.0, velocity_scale: float = 1.0,
-                   acceleration=None) -> "Limits":
+    def from_model(cls, model, effort_margin: float = 1.0, velocity_margin: float = 1.0,
+                   acceleration_margin: float = 1.0, acceleration=None) -> "Limits":
         """
         Return the model's limits times margins.
 
-        ``acceleration``: None (no limit), a scalar or one value per joint.
+        ``effort_margin`` = 0.9 uses 90 % of each effort limit, and so on; each margin in (0, 1].
+        ``acceleration``: override of the model's acceleration limits (``limits.acceleration`` of
+        the robot file, inf where absent): a scalar or one value per joint, > 0 (inf = none).
         """
-        for name, value in (("effort_scale", effort_scale), ("velocity_scale", velocity_scale)):
-            if not (np.isfinite(value) and 0.0 < value <= 1.0):
-                raise InputError(f"{name}: expected a fraction in (0, 1], got {value}")
-        effort = np.asarray(model.effort_limit, dtype=float) * effort_scale
-        acc = np.full(model.n, np.inf) if acceleration is None else np.broadcast_to(
-            np.asarray(acceleration, dtype=float), (model.n,)).copy()
-        if np.any(~(acc > 0.0)):
-            raise InputError(f"acceleration: limits must be positive, got {acc.tolist()}")
-        return cls(-effort, effort, np.asarray(model.velocity_limit,
-                   dtype=float) * velocity_scale, acc)
+        for name, value in (("effort_margin", effort_margin), ("velocity_margin", velocity_margin),
+                            ("acceleration_margin", acceleration_margin)):
+            number = isinstance(value, (int, float, np.integer, np.floating))
+            if isinstance(value, bool) or not number or not 0.0 < value <= 1.0:
+                raise InputError(f"{name}: expected a fraction in (0, 1], got {value!r}")
+        effort = np.asarray(model.effort_limit, dtype=float) * effort_margin
+        if acceleration is None:
+            acc = np.asarray(getattr(model, "acceleration_limit", np.full(model.n, np.inf)),
+                             dtype=float)
+        else:
+            try:
+                acc = np.broadcast_to(np.asarray(acceleration, dtype=float), (model.n,))
+            except (TypeError, ValueError):
+                raise InputError(f"acceleration: expected one value or {model.n} (one per joint), "
+                                 f"got {acceleration!r}") from None
+        bad = np.flatnonzero(~(acc > 0.0))
+        if bad.size:
+            raise InputError(f"acceleration: joint '{model.joint_names[bad[0]]}' has limit "
+                             f"{acc[bad[0]]}; limits must be > 0")
+        return cls(-effort, effort, np.asarray(model.velocity_limit, dtype=float)
+                   * velocity_margin, acc * acceleration_margin)
 
 
 def check_count(name: str, value, low: int, high: int) -> int:
@@ -55,19 +107,28 @@ def check_count(name: str, value, low: int, high: int) -> int:
     return int(value)
 
 
-def check_positions(model, times: np.ndarray, q: np.ndarray) -> None:
-    """Raise ScalingError naming joint and time if the path leaves the position limits."""
+def at_time(t: float) -> str:
+    """Describe a point of a timed trajectory in error messages."""
+    return f"t = {t:.6g} s"
+
+
+def check_positions(model, times: np.ndarray, q: np.ndarray, where=at_time) -> None:
+    """
+    Raise ScalingError naming joint and time if the path leaves the position limits.
+
+    ``where(t)`` describes a point in the message (a geometric path: its parameter s).
+    """
     tol = 1e-9
     for bad, bound, word in ((q < model.lower - tol, model.lower, "below its lower"),
                              (q > model.upper + tol, model.upper, "above its upper")):
         if bad.any():
             k, j = np.argwhere(bad)[0]
-            raise ScalingError(f"joint '{model.joint_names[j]}' at t = {times[k]:.6g} s: position "
+            raise ScalingError(f"joint '{model.joint_names[j]}' at {where(times[k])}: position "
                                f"{q[k, j]:.6g} is {word} limit {bound[j]:.6g}",
                                model.joint_names[j], float(times[k]))
 
 
-def static_feasibility(model, times, g, static, limits: Limits) -> None:
+def static_feasibility(model, times, g, static, limits: Limits, where=at_time) -> None:
     """Raise ScalingError if gravity (+ Coulomb friction, which slowing keeps) breaks a limit."""
     for torque, what in ((g, "gravity alone needs"), (static,
                          "gravity plus Coulomb friction need")):
@@ -78,6 +139,6 @@ def static_feasibility(model, times, g, static, limits: Limits) -> None:
             k, j = np.unravel_index(np.argmax(worst), worst.shape)
             lim = limits.effort_upper[j] if over[k, j] > 0 else limits.effort_lower[j]
             raise ScalingError(
-                f"joint '{model.joint_names[j]}' at t = {times[k]:.6g} s: {what} "
+                f"joint '{model.joint_names[j]}' at {where(times[k])}: {what} "
                 f"{torque[k, j]:.6g} N m (or N), beyond its effort limit {lim:.6g}; no time "
                 "scaling can satisfy it", model.joint_names[j], float(times[k]))

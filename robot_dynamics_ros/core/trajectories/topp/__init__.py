@@ -6,7 +6,8 @@ coefficients at collocation points), ``constraints`` (limits as rows in (sdd, sd
 ``reachability`` (the passes; a :class:`TimeLaw`), ``law`` (law -> trajectory points), ``verify``
 (the output re-checked as the controller interpolates it); ``time_optimal`` drives them.
 """
+from .path import JointPath
 from .reachability import TimeLaw
 from .time_optimal import time_optimal_scaling
 
-__all__ = ["TimeLaw", "time_optimal_scaling"]
+__all__ = ["JointPath", "TimeLaw", "time_optimal_scaling"]

@@ -3,15 +3,168 @@ The geometric path q(s) that the time law follows, and the grid s_0 < ... < s_N 
 
 A path is anything with ``joint_names``, ``knots`` (the parameters of its waypoints, where its
 derivatives may jump, so every grid holds them) and ``sample(s, side)`` giving (q, q', q'') at
-path parameters s (``side="left"``: the left limits, which differ where q'' jumps).  A timed
-:class:`~robot_dynamics_ros.core.trajectories.trajectory.JointTrajectory` is a path in its own
-time (:class:`TimedPath`: s is the original time_from_start).
+path parameters s (``side="left"``: the left limits, which differ where q'' jumps).  Two kinds:
+
+* :class:`JointPath`: waypoints (N x n) from a planner, with an optional parameter s, through
+  which a C2 cubic spline (scipy's CubicSpline) is laid, as toppra's SplineInterpolator does;
+* :class:`TimedPath`: a timed
+  :class:`~robot_dynamics_ros.core.trajectories.trajectory.JointTrajectory` in its own time (s is
+  the original time_from_start, interpolated as joint_trajectory_controller does).
+
+Path file format (``JointPath.from_yaml``; read by the package's one YAML reader)::
+
+    joint_names: [joint1, joint2]
+    waypoints:                  # N >= 2 rows, one value per joint; consecutive rows distinct
+      - [0.0, 0.0]
+      - [0.5, 0.2]
+      - [1.0, 1.5]
+    s: [0.0, 0.4, 1.0]          # optional, strictly increasing; default: cumulative joint-space
+                                # distance between waypoints (chord length)
+    boundary: not-a-knot        # optional: not-a-knot (default), clamped (q' = 0 at both ends),
+                                # natural (q'' = 0 at both ends)
 """
 from __future__ import annotations
 
 import numpy as np
+from scipy.interpolate import CubicSpline
 
-from ..trajectory import JointTrajectory
+from ...errors import TrajectoryError
+from ..limits import at_time
+from ..trajectory import MAX_FILE_BYTES, JointTrajectory, float_list
+from ...yaml_loader import load_yaml_file
+
+BOUNDARIES = ("not-a-knot", "clamped", "natural")
+MAX_WAYPOINTS = 100_000
+
+
+class JointPath:
+    """
+    A geometric joint path through waypoints: a C2 cubic spline q(s).
+
+    ``waypoints`` (N, n), N >= 2, finite, consecutive rows distinct; ``s`` (N,) strictly
+    increasing (default: cumulative chord length, the Euclidean joint-space distance);
+    ``boundary``: the spline's end conditions (see the module docstring).  Invalid input raises
+    TrajectoryError naming the field, waypoint and joint.
+    """
+
+    def __init__(self, joint_names, waypoints, s=None, boundary: str = "not-a-knot"):
+        names = tuple(str(name) for name in joint_names)
+        if not names or any(not name for name in names):
+            raise TrajectoryError(f"joint_names: expected non-empty names, got {list(names)}")
+        for i, name in enumerate(names):
+            if name in names[:i]:
+                raise TrajectoryError(f"joint_names: '{name}' appears twice")
+        try:
+            q = np.array(waypoints, dtype=float)
+        except (TypeError, ValueError):
+            raise TrajectoryError("waypoints: expected an N x n array of numbers") from None
+        if q.ndim != 2 or q.shape[1] != len(names):
+            raise TrajectoryError(f"waypoints: expected shape (N, {len(names)}) (waypoints x "
+                                  "joints "
+                                  f"{list(names)}), got {q.shape}")
+        if not 2 <= q.shape[0] <= MAX_WAYPOINTS:
+            raise TrajectoryError(f"waypoints: a path needs 2 to {MAX_WAYPOINTS} waypoints, got "
+                                  f"{q.shape[0]}")
+        bad = np.argwhere(~np.isfinite(q))
+        if bad.size:
+            k, j = bad[0]
+            raise TrajectoryError(f"waypoints: waypoint {k} joint '{names[j]}' is not finite "
+                                  f"({q[k, j]})")
+        repeated = np.flatnonzero(np.all(np.diff(q, axis=0) == 0.0, axis=1))
+        if repeated.size:
+            k = repeated[0]
+            raise TrajectoryError(f"waypoints: waypoint {k + 1} repeats waypoint {k}; consecutive "
+                                  "waypoints must differ (drop the repetition)")
+        if s is None:
+            s = np.concatenate([[0.0], np.cumsum(np.linalg.norm(np.diff(q, axis=0), axis=1))])
+        else:
+            try:
+                s = np.array(s, dtype=float)
+            except (TypeError, ValueError):
+                raise TrajectoryError("s: expected a list of numbers") from None
+            if s.shape != (q.shape[0],):
+                raise TrajectoryError(f"s: expected {q.shape[0]} values (one per waypoint), got "
+                                      f"shape {s.shape}")
+            bad = np.flatnonzero(~np.isfinite(s))
+            if bad.size:
+                raise TrajectoryError(f"s: waypoint {bad[0]} is not finite ({s[bad[0]]})")
+            bad = np.flatnonzero(np.diff(s) <= 0.0)
+            if bad.size:
+                k = bad[0]
+                raise TrajectoryError(f"s: waypoint {k + 1} ({s[k + 1]}) is not after waypoint "
+                                      f"{k} "
+                                      f"({s[k]}); s must be strictly increasing")
+        if boundary not in BOUNDARIES:
+            raise TrajectoryError(f"boundary: expected one of {list(BOUNDARIES)}, "
+                                  f"got {boundary!r}")
+        self.joint_names, self.waypoints, self.boundary = names, q, boundary
+        self.knots = s
+        self.waypoints.setflags(write=False)
+        self.knots.setflags(write=False)
+        self._spline = CubicSpline(s, q, bc_type=boundary, axis=0)
+        self._derivatives = (self._spline.derivative(1), self._spline.derivative(2))
+
+    @property
+    def n(self) -> int:
+        return len(self.joint_names)
+
+    @staticmethod
+    def where(s: float) -> str:
+        """Describe a point of the path in error messages."""
+        return f"s = {s:.6g} (path parameter)"
+
+    def sample(self, s, side: str = "right"):
+        """Return (q, q', q'') at ``s`` (the spline is C2: both sides agree)."""
+        s = np.asarray(s, dtype=float)
+        return self._spline(s), self._derivatives[0](s), self._derivatives[1](s)
+
+    def reordered(self, joint_names) -> "JointPath":
+        """Return the same path with its columns in the order of ``joint_names``."""
+        joint_names = tuple(joint_names)
+        unknown = [name for name in self.joint_names if name not in joint_names]
+        if unknown:
+            raise TrajectoryError(f"joint_names: unknown joint(s) {unknown}; "
+                                  f"expected {list(joint_names)}")
+        missing = [name for name in joint_names if name not in self.joint_names]
+        if missing:
+            raise TrajectoryError(f"joint_names: missing joint(s) {missing}")
+        if joint_names == self.joint_names:
+            return self
+        index = [self.joint_names.index(name) for name in joint_names]
+        return JointPath(joint_names, self.waypoints[:, index], self.knots, self.boundary)
+
+    @classmethod
+    def from_dict(cls, data, source: str = "<dict>") -> "JointPath":
+        """Build from the path format (module docstring); errors name ``source`` and field."""
+        try:
+            if not isinstance(data, dict):
+                raise TrajectoryError("expected a mapping with 'joint_names' and 'waypoints'")
+            unknown = set(map(str, data)) - {"joint_names", "waypoints", "s", "boundary",
+                                             "description"}
+            if unknown:
+                raise TrajectoryError(f"unknown key(s) {sorted(unknown)}")
+            names = data.get("joint_names")
+            if not isinstance(names, (list, tuple)) or not names:
+                raise TrajectoryError("joint_names: expected a non-empty list of joint names")
+            rows = data.get("waypoints")
+            if not isinstance(rows, (list, tuple)) or not rows:
+                raise TrajectoryError("waypoints: expected a list of waypoints (lists of numbers)")
+            if len(rows) > MAX_WAYPOINTS:
+                raise TrajectoryError(f"waypoints: more than {MAX_WAYPOINTS}")
+            q = [float_list(row, len(names), f"waypoints[{k}]") for k, row in enumerate(rows)]
+            s = data.get("s")
+            if s is not None and (not isinstance(s, (list, tuple)) or any(
+                    isinstance(v, bool) or not isinstance(v, (int, float)) for v in s)):
+                raise TrajectoryError(f"s: expected a list of {len(q)} numbers (one per waypoint)")
+            return cls(names, q, s, data.get("boundary", "not-a-knot"))
+        except TrajectoryError as exc:
+            raise TrajectoryError(f"{source}: {exc}") from None
+
+    @classmethod
+    def from_yaml(cls, path) -> "JointPath":
+        """Read a path file (format in the module docstring); errors name the file."""
+        data = load_yaml_file(path, "path", TrajectoryError, MAX_FILE_BYTES)
+        return cls.from_dict(data, source=str(path))
 
 
 class TimedPath:
@@ -22,8 +175,10 @@ class TimedPath:
         self.joint_names = trajectory.joint_names
         self.knots = trajectory.times
 
+    where = staticmethod(at_time)
+
     def sample(self, s, side: str = "right"):
-        """(q, q', q'') at the path parameters ``s`` (the trajectory's times)."""
+        """Return (q, q', q'') at the path parameters ``s`` (the trajectory's times)."""
         return self.trajectory.sample(s, side=side)
 
 

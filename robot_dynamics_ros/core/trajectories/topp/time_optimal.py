@@ -50,7 +50,7 @@ from ..uniform import admissible_inverse_scale, friction_torques
 from .collocation import REFINED, REGULAR, Collocation, GridPoints
 from .constraints import Tightening, step_rows
 from .law import law_points
-from .path import Grid, TimedPath, initial_grid
+from .path import Grid, JointPath, TimedPath, initial_grid
 from .reachability import TimeLaw, reachable_law, step_sets
 from .verify import verify
 
@@ -61,11 +61,11 @@ TRUSTED_STEPS = 400   # from this many steps on, one small change of the duratio
 MAX_GRID_STEPS = 20_000     # grid_steps beyond this are refused (bounds one request's work)
 
 
-def _validate(model, points, s_pts, limits: Limits) -> None:
-    """Positions and static feasibility at path points ``s_pts`` (P,) with their PathPoints."""
-    check_positions(model, s_pts, points.q)
+def _validate(model, path, points, s_pts, limits: Limits) -> None:
+    """Check positions and static feasibility at path points ``s_pts`` (P,) with their data."""
+    check_positions(model, s_pts, points.q, path.where)
     static_feasibility(model, s_pts, points.c, points.c + model.coulomb * np.sign(points.dq),
-                       limits)
+                       limits, path.where)
 
 
 def _first_linearisation(model, regular: Collocation, limits: Limits) -> float:
@@ -116,7 +116,7 @@ def _first_law(model, grid, regular, limits, viscous, x_first, points_per_step, 
     return law.duration, (law, groups, refined_steps, per_step)
 
 
-def _verified_law(model, grid, regular, limits, viscous, x_first, verify_density, tolerance,
+def _verified_law(model, grid, regular, limits, viscous, x_first, t0, verify_density, tolerance,
                   max_rounds, points_per_step, first=None):
     """
     Find a law on ``grid`` whose output passes the verification (or None).
@@ -134,7 +134,7 @@ def _verified_law(model, grid, regular, limits, viscous, x_first, verify_density
     tight = Tightening.none(N, n)
     span = limits.effort_upper - limits.effort_lower
     for _ in range(max_rounds):
-        out = law_points(grid, law, grid.s[0], per_step)
+        out = law_points(grid, law, t0, per_step)
         # One batch: the check samples, the output points' effort and the original trajectory's
         # torque at its end (elsewhere on the grid it is b + c + friction, sd = 1, sdd = 0).
         end = grid.path.sample(grid.s[-1:])
@@ -186,14 +186,18 @@ def _refuse_positions_only(traj: JointTrajectory):
                        traj.joint_names[j], float(traj.times[k]))
 
 
-def time_optimal_scaling(model, traj: JointTrajectory, limits: Limits | None = None,
+def time_optimal_scaling(model, path: JointTrajectory | JointPath, limits: Limits | None = None,
                          grid_steps: int = 150, verify_density: int = 10, tolerance: float = 1e-3,
                          max_rounds: int = 4, points_per_step: int = 2,
                          convergence: float = CONVERGED,
                          max_levels: int = MAX_LEVELS) -> ScaledTrajectory:
     """
-    Minimum-time replay of the path of ``traj`` within ``limits`` (default: the model's).
+    Minimum-time replay of ``path`` within ``limits`` (default: the model's).
 
+    ``path``: a timed JointTrajectory (its path in its own time, as the controller interpolates
+    it; the output starts at its first time) or a :class:`JointPath` (waypoints through which a
+    C2 cubic spline is laid; the output starts at 0, ``original_duration`` and ``scale_factor``
+    are NaN).
     ``grid_steps``: about this many steps on the first verified grid (equal within a waypoint
     segment, at least one per segment, at least 8 in the first and last).  The grid is then cut in
     two until the law's duration changes by less than ``convergence`` (relative) from one grid to
@@ -208,26 +212,32 @@ def time_optimal_scaling(model, traj: JointTrajectory, limits: Limits | None = N
     verified, converged law (never a trajectory that breaks a limit); ``InputError`` for fewer
     than 2 points and options out of range.
     """
-    traj = traj.reordered(model.joint_names)
     limits = limits or Limits.from_model(model)
-    if traj.num_points < 2:
-        raise InputError(
-            f"trajectory: needs at least 2 points to be scaled, got {traj.num_points}")
-    if traj.velocities is None:
-        _refuse_positions_only(traj)
+    if isinstance(path, JointPath):
+        path, t0, original_duration = path.reordered(model.joint_names), 0.0, math.nan
+    elif isinstance(path, JointTrajectory):
+        traj = path.reordered(model.joint_names)
+        if traj.num_points < 2:
+            raise InputError(
+                f"trajectory: needs at least 2 points to be scaled, got {traj.num_points}")
+        if traj.velocities is None:
+            _refuse_positions_only(traj)
+        path, t0, original_duration = TimedPath(traj), float(traj.times[0]), traj.duration
+    else:
+        raise InputError(f"path: expected a JointTrajectory or a JointPath, "
+                         f"got {type(path).__name__}")
     check_count("grid_steps", grid_steps, 2, MAX_GRID_STEPS)
     check_count("verify_density", verify_density, 2, 100)
     check_count("max_levels", max_levels, 2, 10)
     check_count("max_rounds", max_rounds, 0, 20)
     check_count("points_per_step", points_per_step, 1, DENSE_OUTPUT)
-    path = TimedPath(traj)
     viscous = bool(np.any(model.viscous != 0.0))
     # Level 0: half the steps, duration only (the reference for the first convergence test).
-    per_segment = max(1, math.ceil(grid_steps / (2 * (traj.num_points - 1))))
+    per_segment = max(1, math.ceil(grid_steps / (2 * (path.knots.size - 1))))
     points = GridPoints(model, path, initial_grid(path, per_segment, end_steps=4))
     grid = points.grid()
     regular = points.collocation(grid)
-    _validate(model, regular.flat_points(), regular.path_points(), limits)
+    _validate(model, path, regular.flat_points(), regular.path_points(), limits)
     x_first = _first_linearisation(model, regular, limits) if viscous else None
     law = _solve_groups(grid, [regular], limits, viscous, x_first, None, Tightening.none(grid.N,
                                                                                          model.n))
@@ -236,8 +246,8 @@ def time_optimal_scaling(model, traj: JointTrajectory, limits: Limits | None = N
     # convergence, does not depend on the verification); when none converges, the finest grid
     # whose law verifies is the answer, as if every grid had been verified.
     found, last_change, unverified = None, math.inf, []
-    options = dict(verify_density=verify_density, tolerance=tolerance, max_rounds=max_rounds,
-                   points_per_step=points_per_step)
+    options = dict(t0=t0, verify_density=verify_density, tolerance=tolerance,
+                   max_rounds=max_rounds, points_per_step=points_per_step)
     for _ in range(1, max_levels):
         points = points.bisected()             # path data: only the new points are computed
         grid = points.grid()
@@ -245,7 +255,7 @@ def time_optimal_scaling(model, traj: JointTrajectory, limits: Limits | None = N
         points.add_midpoints(points.refined_parts(grid, refined_steps))
         refined = points.refined(grid, refined_steps) if refined_steps.size else None
         regular = points.collocation(grid)
-        _validate(model, points.mid, points.mid_s, limits)   # the other points: before
+        _validate(model, path, points.mid, points.mid_s, limits)   # the other points: before
         first = _first_law(model, grid, regular, limits, viscous, x_first, points_per_step,
                            refined)
         raw = first[0]
@@ -275,14 +285,16 @@ def time_optimal_scaling(model, traj: JointTrajectory, limits: Limits | None = N
 
     law, out, check, original_torques = found
     effort = check.extra_torques[:out.t.size]
-    new_traj = JointTrajectory(traj.joint_names, out.t, out.q, out.qd, out.qdd, effort)
+    new_traj = JointTrajectory(path.joint_names, out.t, out.q, out.qd, out.qdd, effort)
     order = np.argsort(check.times, kind="stable")
     t_check, tau = check.times[order], check.torques[order]
     path_s = np.interp(t_check, out.t, out.s)
     return ScaledTrajectory(trajectory=new_traj, method="time_optimal",
-                            scale_factor=float((out.t[-1] - out.t[0]) / (traj.times[-1]
-                                                                         - traj.times[0])),
-                            duration=float(out.t[-1]), original_duration=traj.duration,
+                            scale_factor=float((out.t[-1] - out.t[0]) / (path.knots[-1]
+                                                                         - path.knots[0])
+                                               if original_duration == original_duration
+                                               else math.nan),
+                            duration=float(out.t[-1]), original_duration=original_duration,
                             sample_times=t_check, torques=tau, original_times=law.s,
                             original_torques=original_torques, path_times=path_s, limits=limits,
                             law=law)
