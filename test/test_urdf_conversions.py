@@ -72,6 +72,20 @@ def test_payload_survives_the_round_trip(tmp_path):
     assert_same_robot(model, RobotModel.from_yaml(back))
 
 
+def test_acceleration_limits_survive_the_round_trip(tmp_path):
+    spec = RobotModel.named("panda").to_dict()
+    for k, joint in enumerate(spec["joints"]):
+        joint["limits"]["acceleration"] = 10.0 + k
+    model = RobotModel.from_dict(spec)
+    source, urdf, back = tmp_path / "panda.yaml", tmp_path / "panda.urdf", tmp_path / "back.yaml"
+    source.write_text(robot_yaml_text(model.to_dict()))
+    assert cli_main(["urdf", str(source), "-o", str(urdf)]) == 0
+    assert cli_main(["convert", str(urdf), "--tip-link", "tool0", "-o", str(back)]) == 0
+    np.testing.assert_array_equal(RobotModel.from_yaml(back).acceleration_limit,
+                                  model.acceleration_limit)
+    assert np.all(RobotModel.from_urdf(urdf).acceleration_limit == model.acceleration_limit)
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_urdf_to_yaml_to_urdf(tmp_path, seed):
     rng = np.random.default_rng(300 + seed)

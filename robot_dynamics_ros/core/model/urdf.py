@@ -159,6 +159,8 @@ def _description(chain: UrdfChain, gravity, accept_inconsistent_inertia: bool) -
                                         f"({joint.limit.lower:g}) is above upper "
                                         f"({joint.limit.upper:g})")
         limits = {"velocity": joint.limit.velocity, "effort": joint.limit.effort}
+        if joint.acceleration is not None:
+            limits["acceleration"] = joint.acceleration
         if joint.type != "continuous":
             limits = {"lower": joint.limit.lower, "upper": joint.limit.upper, **limits}
         motor = None

@@ -23,9 +23,10 @@ attribute named.  Before parsing, text with a document type declaration or entit
 "billion laughs"), unexpanded xacro, or more than :data:`MAX_URDF_BYTES` is refused.
 
 Beyond URDF, a joint may carry ``<robot_dynamics:motor rotor_inertia="..." gear_ratio="..."/>``
-and the robot ``<robot_dynamics:gravity xyz="..."/>`` (namespace :data:`EXTENSION_NS`; other
-URDF readers ignore them), which ``robot-dynamics urdf`` writes so that rotor inertias and gravity
-survive a round trip.
+and ``<robot_dynamics:limit acceleration="..."/>``, and the robot
+``<robot_dynamics:gravity xyz="..."/>`` (namespace :data:`EXTENSION_NS`; other URDF readers
+ignore them), which ``robot-dynamics urdf`` writes so that rotor inertias, acceleration limits
+and gravity survive a round trip.
 """
 from __future__ import annotations
 
@@ -81,6 +82,7 @@ class UrdfJoint(NamedTuple):
     friction: float
     mimic: UrdfMimic | None
     motor: tuple[float, float] | None    # (rotor_inertia, gear_ratio) of the extension element
+    acceleration: float | None            # the extension's acceleration limit
 
     @property
     def movable(self) -> bool:
@@ -344,5 +346,9 @@ def _joint(element, source: str) -> UrdfJoint:
     if motor_element is not None:
         motor = (_number(motor_element, "rotor_inertia", where, source, "rotor_inertia"),
                  _number(motor_element, "gear_ratio", where, source, "gear_ratio"))
+    acceleration = None
+    acceleration_element = element.find(f"{{{EXTENSION_NS}}}limit")
+    if acceleration_element is not None:
+        acceleration = _number(acceleration_element, "acceleration", where, source, "acceleration")
     return UrdfJoint(name, jtype, ends["parent"], ends["child"], origin, axis, limit, damping,
-                     friction, mimic, motor)
+                     friction, mimic, motor, acceleration)
