@@ -10,7 +10,8 @@ import sys
 
 from .core.errors import RobotDynamicsError, error_summary
 
-COMMANDS = ("check", "demo", "bringup", "scale", "codegen", "convert", "urdf", "bag")
+COMMANDS = ("check", "demo", "bringup", "scale", "codegen", "convert", "urdf", "bag", "ik",
+            "ellipsoid")
 
 
 def main(argv=None) -> int:

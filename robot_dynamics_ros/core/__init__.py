@@ -3,9 +3,11 @@
 Layout (see README, "Where things are"): ``model/`` the constant model and how it is built,
 ``algorithms/`` one file per algorithm, ``trajectories/`` sampling and re-timing of trajectories,
 ``formulations/`` the seeds' formulations side by side, ``simulation/`` forward-dynamics
-simulation; ``errors.py`` the error hierarchy.
+simulation, ``task_space/`` inverse kinematics and task-space dynamics; ``errors.py`` the error
+hierarchy.
 """
-from .algorithms import (coriolis_matrix, forward_dynamics, forward_kinematics, gravity_torques, jacobian,
+from .algorithms import (coriolis_matrix, end_effector_twist, forward_dynamics, forward_kinematics,
+                         frame_names, frame_pose, gravity_torques, jacobian, jacobian_dot_qd,
                          mass_matrix, nonlinear_effects, rnea, tool_pose)
 from .errors import (InfeasibleError, InputError, RobotDescriptionError, RobotDynamicsError, SingularityError,
                      TrajectoryError)
@@ -19,6 +21,7 @@ from .trajectories import JointPath, TimeLaw
 
 __all__ = ["RobotModel", "resolve_robot_path", "shipped_robots",
            "forward_kinematics", "tool_pose", "jacobian", "rnea", "gravity_torques",
+           "frame_pose", "frame_names", "jacobian_dot_qd", "end_effector_twist",
            "nonlinear_effects", "mass_matrix", "coriolis_matrix", "forward_dynamics",
            "JointTrajectory", "Limits", "ScaledTrajectory", "ScalingError", "uniform_scaling",
            "time_optimal_scaling", "simulate", "SimulationResult", "Simulator",

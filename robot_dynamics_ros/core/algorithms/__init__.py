@@ -2,8 +2,10 @@
 from .coriolis import coriolis_matrix
 from .crba import mass_matrix
 from .forward_dynamics import forward_dynamics
-from .kinematics import forward_kinematics, jacobian, tool_pose
+from .kinematics import (end_effector_twist, forward_kinematics, frame_names, frame_pose, jacobian,
+                         jacobian_dot_qd, tool_pose)
 from .rnea import gravity_torques, nonlinear_effects, rnea
 
 __all__ = ["coriolis_matrix", "mass_matrix", "forward_dynamics", "forward_kinematics", "jacobian",
-           "tool_pose", "rnea", "gravity_torques", "nonlinear_effects"]
+           "tool_pose", "frame_pose", "frame_names", "jacobian_dot_qd", "end_effector_twist",
+           "rnea", "gravity_torques", "nonlinear_effects"]
