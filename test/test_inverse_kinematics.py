@@ -14,6 +14,7 @@ from robot_dynamics_ros.core.task_space import closed_form_ik_5r1p, inverse_kine
 from robot_dynamics_ros.core.task_space.inverse_kinematics import rotation_error
 from scipy.spatial.transform import Rotation
 
+
 def _pose_errors(model, q, target, frame=None):
     T = frame_pose(model, q, frame)
     R_error = target[..., :3, :3] @ np.swapaxes(T[..., :3, :3], -1, -2)
@@ -106,12 +107,16 @@ def test_numeric_ik_round_trips_on_every_shipped_robot(name):
         if r.success:
             assert p_err <= 1e-6 and (position_only or o_err <= 1e-6)
     # the batch solves the same targets
-    batch = inverse_kinematics(model, targets, position_only=position_only)
-    assert batch.success.mean() >= 0.95
-    p_err, o_err = _pose_errors(model, batch.q, targets)
-    assert np.all(p_err[batch.success] <= 1e-6)
+    _assert_batch_reaches(model, targets, position_only, 0.95)
+
+
+def _assert_batch_reaches(model, targets, position_only, rate):
+    result = inverse_kinematics(model, targets, position_only=position_only)
+    assert result.success.mean() >= rate
+    p_err, o_err = _pose_errors(model, result.q, targets)
+    assert np.all(p_err[result.success] <= 1e-6)
     if not position_only:
-        assert np.all(o_err[batch.success] <= 1e-6)
+        assert np.all(o_err[result.success] <= 1e-6)
 
 
 @pytest.mark.parametrize("name", shipped_robots())
@@ -119,13 +124,7 @@ def test_numeric_ik_round_trips_on_the_shipped_robots_as_urdf(name):
     """Check round trips on each shipped robot written as URDF and read back (from_urdf)."""
     model = RobotModel.from_urdf(urdf_text(RobotModel.named(name)), tip_link="tool0")
     targets = tool_pose(RobotModel.named(name), _random_configurations(model, 10, seed=3))
-    position_only = model.n < 6
-    result = inverse_kinematics(model, targets, position_only=position_only)
-    assert result.success.mean() >= 0.9
-    p_err, o_err = _pose_errors(model, result.q, targets)
-    assert np.all(p_err[result.success] <= 1e-6)
-    if not position_only:
-        assert np.all(o_err[result.success] <= 1e-6)
+    _assert_batch_reaches(model, targets, model.n < 6, 0.9)
 
 
 def test_numeric_ik_position_only_other_frame_and_start():

@@ -10,13 +10,12 @@ arm and of the ellipsoid (its shadows).
 """
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 
-from ..core import forward_kinematics, InputError, jacobian, RobotModel, tool_pose
+from ..core import forward_kinematics, InputError, jacobian, tool_pose
 from ..core.task_space import dynamic_manipulability, projected_ellipse
 from ..core.task_space.task import ROW_NAMES
+from .robot_argument import add_robot_argument, load_robot
 
 HELP = "dynamic manipulability ellipsoid at a configuration (seed 002, 7.148), optionally plotted"
 AXES = "xyz"
@@ -24,7 +23,7 @@ AXES = "xyz"
 
 def add_arguments(parser):
     """Add the command's arguments to ``parser``."""
-    parser.add_argument("robot", help="robot YAML file, or the name of a shipped robot")
+    add_robot_argument(parser)
     parser.add_argument("--q", type=float, nargs="+", required=True, metavar="Q",
                         help="joint positions (rad or m), one per joint")
     parser.add_argument("--task", help="task rows: 'position', 'pose' or indices into "
@@ -63,19 +62,14 @@ def _task(text):
 
 def run(args) -> int:
     """Compute, print and optionally plot the ellipsoid."""
-    try:
-        model = RobotModel.named(args.robot)
-        q = np.asarray(args.q, dtype=float)
-        task = _task(args.task)
-        if task is None:
-            task = planar_rows(model, q) or "position"
-        ellipsoid = dynamic_manipulability(model, q, task=task,
-                                           torque_limited=args.torque_limits)
-        if args.plot:
-            plot(model, q, ellipsoid, args.plot)
-    except ValueError as exc:          # RobotDynamicsError and bad joint vectors
-        print(f"robot-dynamics ellipsoid: {exc}", file=sys.stderr)
-        return 1
+    model = load_robot(args)
+    q = np.asarray(args.q, dtype=float)
+    task = _task(args.task)
+    if task is None:
+        task = planar_rows(model, q) or "position"
+    ellipsoid = dynamic_manipulability(model, q, task=task, torque_limited=args.torque_limits)
+    if args.plot:
+        plot(model, q, ellipsoid, args.plot)
     names = [ROW_NAMES[r] for r in ellipsoid.rows]
     unit = "m/s^2 and rad/s^2" if any(r >= 3 for r in ellipsoid.rows) else "m/s^2"
     torque = ("joint torques relative to their effort limits" if args.torque_limits

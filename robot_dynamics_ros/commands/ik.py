@@ -9,21 +9,21 @@ position and roll-pitch-yaw angles (R = Rz(yaw) Ry(pitch) Rx(roll), as in URDF);
 """
 from __future__ import annotations
 
-import sys
 import time
 
 import numpy as np
 
-from ..core import InputError, RobotModel
+from ..core import InputError
 from ..core.task_space import closed_form_ik_5r1p, inverse_kinematics, rotation_matrix
 from ..core.transforms import homogeneous
+from .robot_argument import add_robot_argument, load_robot
 
 HELP = "inverse kinematics: joint positions that put the tool (or a frame) at a pose"
 
 
 def add_arguments(parser):
     """Add the command's arguments to ``parser``."""
-    parser.add_argument("robot", help="robot YAML file, or the name of a shipped robot")
+    add_robot_argument(parser)
     parser.add_argument("--xyz", type=float, nargs=3, required=True, metavar=("X", "Y", "Z"),
                         help="target position in the world frame (m)")
     parser.add_argument("--rpy", type=float, nargs=3, metavar=("ROLL", "PITCH", "YAW"),
@@ -40,23 +40,19 @@ def add_arguments(parser):
 
 def run(args) -> int:
     """Solve and print the joint positions; 0 if the target is reached."""
-    try:
-        model = RobotModel.named(args.robot)
-        rotation = np.eye(3) if args.rpy is None else rotation_matrix("rpy", args.rpy)
-        target = homogeneous(rotation, args.xyz)
-        if args.all:
-            if args.rpy is None or args.frame not in (None, "tool"):
-                raise InputError("--all: the closed form solves for the tool's full pose: give "
-                                 "--rpy, and no --frame")
-            return _closed_form(model, target)
-        start = time.perf_counter()
-        result = inverse_kinematics(model, target, q0=args.q0, frame=args.frame,
-                                    position_only=args.rpy is None, restarts=args.restarts,
-                                    seed=args.seed)
-        elapsed = time.perf_counter() - start
-    except ValueError as exc:          # RobotDynamicsError and bad joint vectors
-        print(f"robot-dynamics ik: {exc}", file=sys.stderr)
-        return 1
+    model = load_robot(args)
+    rotation = np.eye(3) if args.rpy is None else rotation_matrix("rpy", args.rpy)
+    target = homogeneous(rotation, args.xyz)
+    if args.all:
+        if args.rpy is None or args.frame not in (None, "tool"):
+            raise InputError("--all: the closed form solves for the tool's full pose: give "
+                             "--rpy, and no --frame")
+        return _closed_form(model, target)
+    start = time.perf_counter()
+    result = inverse_kinematics(model, target, q0=args.q0, frame=args.frame,
+                                position_only=args.rpy is None, restarts=args.restarts,
+                                seed=args.seed)
+    elapsed = time.perf_counter() - start
     what = "position" if args.rpy is None else "pose"
     print(f"{model.name}: {what} of frame '{args.frame or 'tool'}' at xyz {list(args.xyz)}"
           + ("" if args.rpy is None else f", rpy {list(args.rpy)}"))
