@@ -1,20 +1,30 @@
-"""Speed and quality of trajectory scaling on a 6-joint Puma 560 path with 100 waypoints.
+"""
+Speed and quality of trajectory scaling: ours against toppra 0.6.10 in the same run.
 
-    .venv/bin/python bench/bench_scaling.py [--quick]
+    .venv/bin/python bench/bench_scaling.py [--quick] [--repeat R]
 
-Path: config/trajectories/puma560_path.yaml (quintic waypoints, starts and ends at rest).
-Prints
-  * uniform scaling (seed 002, Sect. 7.7) of 1,000 samples: ms per call, scale factor;
-  * time-optimal scaling including all setup: ms per call, duration, max torque overshoot over the
-    returned trajectory resampled at 10x its point density (controller interpolation, full model;
-    also after a ROS round trip, times as whole nanoseconds),
-    and duration relative to the same solver on a 10x finer grid;
-  * the same for toppra (optional `bench` extra: toppra, with Pinocchio's rnea for the rigid body
-    plus this package's rotor/friction terms when pinocchio is installed, else this package's rnea),
-    with its default output (its spline) resampled the same way.
-Every time is also given as a ratio to a baseline timed in the same run (one batched rnea of
-1,000 samples), so figures from a busy machine stay comparable.
-Targets (issue): uniform <= 5 ms; time-optimal <= 20 ms including setup.
+Paths (each the same C2 cubic spline for both solvers: scipy's CubicSpline, not-a-knot, through
+the waypoints, which is toppra's SplineInterpolator; ours gets it as a JointPath):
+
+* the Puma 560 path, config/trajectories/puma560_path.yaml (100 waypoints, s = their times), on the
+  rigid model (toppra's torque constraint cannot express viscous friction);
+* three Panda paths through 6, 12 and 20 random via points within 60 % of the joint ranges
+  (seeds 1, 2, 3; s = linspace(0, 1)), the 12-point one with effort limits x 0.55.
+
+toppra settings: ``algo.TOPPRA([JointVelocityConstraint, JointTorqueConstraint(Interpolation
+discretization)], path, solver_wrapper="seidel", parametrizer="ParametrizeConstAccel")`` with its
+default grid (``propose_gridpoints``), inverse dynamics by Pinocchio's rnea; the reference
+duration is the same on a 2000-point uniform grid.  Ours: ``time_optimal_scaling(model,
+JointPath(...))`` with its defaults.  Times are the best of ``--repeat`` runs, setup included.
+
+Overshoot (max over joints and samples of (|value| - limit) / limit, torque and velocity): the
+output re-sampled at 10x its point density, uniformly in time:
+* "JTC": as joint_trajectory_controller interpolates it (cubic Hermite through the output's
+  positions and velocities: ours' ``for_controller()``; toppra's output sampled at its grid times);
+* "exact": toppra's own ParametrizeConstAccel output evaluated directly (its recommended exact
+  output, no controller interpolation).
+Also printed: uniform scaling on the Puma trajectory and a baseline (one batched rnea of 1,000
+Puma samples) so figures from a busy machine stay comparable.
 """
 from __future__ import annotations
 
@@ -27,130 +37,150 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
-from robot_dynamics_ros.core import RobotModel, rnea  # noqa: E402
-from robot_dynamics_ros.core import Limits, uniform_scaling  # noqa: E402
-from robot_dynamics_ros.core import time_optimal_scaling  # noqa: E402
-from robot_dynamics_ros.core import JointTrajectory  # noqa: E402
+from reference_models import pinocchio_model  # noqa: E402
+from robot_dynamics_ros.core import JointPath, JointTrajectory, Limits, RobotModel  # noqa: E402
+from robot_dynamics_ros.core import rnea, time_optimal_scaling, uniform_scaling  # noqa: E402
 
-PATH = ROOT / "config" / "trajectories" / "puma560_path.yaml"
-
-
-def best_ms(fn, number: int, repeat: int) -> float:
-    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number * 1e3
+PUMA_PATH = ROOT / "config" / "trajectories" / "puma560_path.yaml"
+REFERENCE_GRID = 2000
 
 
-def overshoot(model, limits, sample, t0, t1, points):
-    """Max torque excess over the limit, relative to the limit, at 10 samples per output point."""
-    t = np.linspace(t0, t1, 10 * points)
-    q, qd, qdd = sample(t)
+def best_ms(fn, repeat: int) -> float:
+    return min(timeit.repeat(fn, number=1, repeat=repeat)) * 1e3
+
+
+def overshoot(model, limits, q, qd, qdd):
+    """Return the worst torque and velocity excess over the limits, relative to the limit."""
     tau = rnea(model, q, qd, qdd)
-    return float(np.maximum((tau - limits.effort_upper) / np.abs(limits.effort_upper),
-                            (limits.effort_lower - tau) / np.abs(limits.effort_lower)).max())
+    torque = np.maximum((tau - limits.effort_upper) / np.abs(limits.effort_upper),
+                        (limits.effort_lower - tau) / np.abs(limits.effort_lower)).max()
+    return float(torque), float((np.abs(qd) / limits.velocity - 1.0).max())
 
 
-def bench_toppra(model, traj, limits, repeat, rigid_only=False):
-    try:
-        import toppra as ta
-        import toppra.algorithm as algo
-        import toppra.constraint as constraint
-    except ImportError:
-        print("toppra: not installed (pip install '.[bench]' or `make bench-venv`): skipped")
-        return None
+def resampled(traj: JointTrajectory):
+    """Return (q, qd, qdd) of ``traj`` at 10x its point density, uniformly in time."""
+    return traj.sample(np.linspace(traj.times[0], traj.times[-1], 10 * traj.num_points))
+
+
+def panda_case(vias: int, seed: int, effort_margin: float):
+    model = RobotModel.named("panda")
+    rng = np.random.default_rng(seed)
+    mid, half = 0.5 * (model.lower + model.upper), 0.5 * (model.upper - model.lower)
+    waypoints = mid + 0.6 * half * rng.uniform(-1.0, 1.0, (vias, model.n))
+    name = f"Panda, {vias} via points" + (f", effort x {effort_margin}" if effort_margin < 1
+                                          else "")
+    return name, model, np.linspace(0.0, 1.0, vias), waypoints, Limits.from_model(model,
+                                                                                  effort_margin)
+
+
+def cases(quick: bool):
+    puma = RobotModel.named("puma560").rigid()
+    traj = JointTrajectory.from_yaml(PUMA_PATH)
+    out = [("Puma 560 path (rigid model)", puma, traj.times, traj.positions,
+            Limits.from_model(puma))]
+    out += [panda_case(6, 1, 1.0), panda_case(12, 2, 0.55)]
+    if not quick:
+        out.append(panda_case(20, 3, 1.0))
+    return out
+
+
+def toppra_solver(model, s, waypoints, limits, gridpoints=None):
+    """Return a function solving with toppra (settings in the module docstring)."""
+    import pinocchio as pin
+    import toppra as ta
+    import toppra.algorithm as algo
+    import toppra.constraint as constraint
     ta.setup_logging("WARNING")
-    try:
-        sys.path.insert(0, str(ROOT / "bench"))
-        from reference_models import pinocchio_model
-        pm = pinocchio_model(model)
-    except Exception:  # noqa: BLE001 -- optional
-        pm = None
-    rigid = model.rigid()
-    if pm is not None and rigid_only:
-        import pinocchio as pin
-        data = pm.createData()
+    pm = pinocchio_model(model)
+    data = pm.createData()
 
-        def inv_dyn(q, qd, qdd):
-            return pin.rnea(pm, data, q, qd, qdd)
-        which = "Pinocchio rnea, rigid model"
-        model = rigid
-    elif pm is not None:
-        import pinocchio as pin
-        data = pm.createData()
-
-        def inv_dyn(q, qd, qdd):   # Pinocchio's rigid body + this package's rotors and friction
-            return (pin.rnea(pm, data, q, qd, qdd) + rnea(model, q, qd, qdd) - rnea(rigid, q, qd, qdd))
-        which = "Pinocchio rnea + this package's rotor/friction terms, full model"
-    else:
-        if rigid_only:
-            model = rigid
-
-        def inv_dyn(q, qd, qdd):
-            return rnea(model, q, qd, qdd)
-        which = "this package's rnea" + (", rigid model" if rigid_only else ", full model")
-    s = traj.times
-    path = ta.SplineInterpolator(s, traj.positions)
-    lim = np.stack([limits.effort_lower, limits.effort_upper], axis=1)
-    vlim = np.stack([-limits.velocity, limits.velocity], axis=1)
+    def inv_dyn(q, qd, qdd):
+        return pin.rnea(pm, data, q, qd, qdd)
+    effort = np.stack([limits.effort_lower, limits.effort_upper], axis=1)
+    velocity = np.stack([-limits.velocity, limits.velocity], axis=1)
 
     def solve():
-        pc_tau = constraint.JointTorqueConstraint(inv_dyn, lim, np.zeros(model.n))
-        pc_vel = constraint.JointVelocityConstraint(vlim)
-        instance = algo.TOPPRA([pc_vel, pc_tau], path)     # default output: ParametrizeSpline
-        return instance.compute_trajectory(), len(instance.problem_data.gridpoints)
-    result, points = solve()
-    if result is None:
-        print("toppra: failed to find a parametrisation")
-        return None
-    ms = best_ms(solve, 1, repeat)
-    t1 = result.duration
-    over = overshoot(model, limits, lambda t: (result(t), result(t, 1), result(t, 2)), 0.0, t1, max(points, 100))
-    print(f"toppra ({which}): {ms:.1f} ms, duration {t1:.4f} s, max overshoot {100 * over:+.2f} %")
-    return ms, t1, over
+        path = ta.SplineInterpolator(s, waypoints)
+        torque = constraint.JointTorqueConstraint(
+            inv_dyn, effort, np.zeros(model.n),
+            discretization_scheme=constraint.DiscretizationType.Interpolation)
+        instance = algo.TOPPRA([constraint.JointVelocityConstraint(velocity), torque], path,
+                               gridpoints=gridpoints, solver_wrapper="seidel",
+                               parametrizer="ParametrizeConstAccel")
+        return instance.compute_trajectory(), instance.problem_data.gridpoints
+    return solve
+
+
+def run_case(name, model, s, waypoints, limits, repeat):
+    row = {"name": name}
+    solve = toppra_solver(model, s, waypoints, limits)
+    result, grid = solve()
+    row["toppra_ms"] = best_ms(solve, repeat)
+    row["toppra_duration"] = result.duration
+    row["toppra_points"] = len(grid)
+    t = np.linspace(0.0, result.duration, 10 * len(grid))
+    row["toppra_exact"] = overshoot(model, limits, result(t), result(t, 1), result(t, 2))
+    t_grid = np.concatenate([[0.0], np.cumsum(np.diff(result._ts))])   # its grid times
+    jtc = JointTrajectory(model.joint_names, t_grid, result(t_grid), result(t_grid, 1))
+    row["toppra_jtc"] = overshoot(model, limits, *resampled(jtc))
+    reference, _ = toppra_solver(model, s, waypoints, limits,
+                                 np.linspace(s[0], s[-1], REFERENCE_GRID))()
+    row["reference"] = reference.duration
+    path = JointPath(model.joint_names, waypoints, s)
+    ours = time_optimal_scaling(model, path, limits)
+    row["ours_ms"] = best_ms(lambda: time_optimal_scaling(model, path, limits), repeat)
+    row["ours_duration"] = ours.duration
+    out = ours.for_controller()
+    row["ours_points"] = out.num_points
+    row["ours_jtc"] = overshoot(model, limits, *resampled(out))
+    return row
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true")
+    parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="two Panda paths, 3 repeats")
+    parser.add_argument("--repeat", type=int, default=None)
     args = parser.parse_args()
-    repeat = 3 if args.quick else 10
+    repeat = args.repeat or (3 if args.quick else 7)
     model = RobotModel.named("puma560")
-    traj = JointTrajectory.from_yaml(PATH)
-    limits = Limits.from_model(model)
-    print(f"path: {traj.num_points} waypoints, {model.n} joints, {traj.interpolation}, {traj.duration} s")
-
+    traj = JointTrajectory.from_yaml(PUMA_PATH)
     Q, QD, QDD = traj.sample(np.linspace(0, traj.duration, 1000))
-    base = best_ms(lambda: rnea(model, Q, QD, QDD), 5, repeat)
-    print(f"baseline: one batched rnea of 1,000 samples = {base:.2f} ms")
+    base = min(timeit.repeat(lambda: rnea(model, Q, QD, QDD), number=5, repeat=repeat)) / 5 * 1e3
+    print(f"baseline: one batched rnea of 1,000 Puma samples = {base:.2f} ms")
+    uni = uniform_scaling(model, traj)
+    ms = best_ms(lambda: uniform_scaling(model, traj), repeat)
+    print(f"uniform scaling, Puma trajectory (full model, 1,000 samples): {ms:.2f} ms "
+          f"({ms / base:.1f} x baseline), c = {uni.scale_factor:.4f}, "
+          f"duration {uni.duration:.4f} s")
+    full = time_optimal_scaling(model, traj)
+    ms = best_ms(lambda: time_optimal_scaling(model, traj), repeat)
+    print(f"time-optimal, Puma trajectory (full model: rotors, friction): {ms:.1f} ms "
+          f"({ms / base:.1f} x baseline), duration {full.duration:.4f} s "
+          f"({full.duration / uni.duration:.3f} x uniform)")
+    try:
+        import toppra  # noqa: F401
+        import pinocchio  # noqa: F401
+    except ImportError:
+        print("toppra / pinocchio not installed (`make bench-venv`): comparison skipped")
+        return 0
+    print("\n| path | toppra ms | ours ms | speed-up | toppra duration (grid points) | "
+          "ours duration (points) | toppra 2000-grid | ours vs 2000-grid | overshoot torque / "
+          "velocity: toppra exact | toppra JTC | ours JTC |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for case in cases(args.quick):
+        r = run_case(*case, repeat)
 
-    uni = uniform_scaling(model, traj, limits, samples=1000)
-    ms_u = best_ms(lambda: uniform_scaling(model, traj, limits, samples=1000), 3, repeat)
-    over_u = overshoot(model, limits, uni.trajectory.sample, 0.0, uni.duration, 1000)
-    print(f"uniform:      {ms_u:6.2f} ms ({ms_u / base:.1f} x baseline; target 5 ms)  c = {uni.scale_factor:.4f}, "
-          f"duration {uni.duration:.4f} s, max overshoot {100 * over_u:+.3f} %")
-
-    opt = time_optimal_scaling(model, traj, limits)
-    ms_t = best_ms(lambda: time_optimal_scaling(model, traj, limits), 1, repeat)
-    out = opt.for_controller()
-    over_t = overshoot(model, limits, out.sample, out.times[0], out.times[-1], out.num_points)
-    fine = time_optimal_scaling(model, traj, limits, grid_steps=1500)
-    # after a ROS round trip: times as whole nanoseconds (sec + nanosec, as ros_messages rounds them)
-    sec = np.floor(out.times)
-    ros = JointTrajectory(out.joint_names, sec + 1e-9 * np.round((out.times - sec) * 1e9), out.positions,
-                          out.velocities)
-    over_ros = overshoot(model, limits, ros.sample, ros.times[0], ros.times[-1], ros.num_points)
-    print(f"time-optimal: {ms_t:6.2f} ms ({ms_t / base:.1f} x baseline; target 20 ms)  duration {opt.duration:.4f} s "
-          f"({opt.duration / uni.duration:.3f} x uniform), {out.num_points} points, "
-          f"max overshoot {100 * over_t:+.3f} % ({100 * over_ros:+.3f} % after a ROS round trip), vs 10x finer grid ({fine.duration:.4f} s): "
-          f"{100 * (opt.duration / fine.duration - 1):+.2f} %")
-    bench_toppra(model, traj, limits, repeat)
-    rigid = model.rigid()
-    opt_r = time_optimal_scaling(rigid, traj, limits)
-    ms_r = best_ms(lambda: time_optimal_scaling(rigid, traj, limits), 1, repeat)
-    out_r = opt_r.for_controller()
-    over_r = overshoot(rigid, limits, out_r.sample, out_r.times[0], out_r.times[-1], out_r.num_points)
-    print(f"rigid model (no rotors, no friction), as in the issue's reference setup:\n"
-          f"time-optimal: {ms_r:6.2f} ms, duration {opt_r.duration:.4f} s, max overshoot {100 * over_r:+.3f} %")
-    bench_toppra(model, traj, limits, repeat, rigid_only=True)
+        def pct(pair):
+            return f"{100 * pair[0]:+.3f} % / {100 * pair[1]:+.3f} %"
+        print(f"| {r['name']} | {r['toppra_ms']:.1f} | {r['ours_ms']:.1f} | "
+              f"{r['toppra_ms'] / r['ours_ms']:.2f} x | {r['toppra_duration']:.4f} s "
+              f"({r['toppra_points']}) | {r['ours_duration']:.4f} s ({r['ours_points']}) | "
+              f"{r['reference']:.4f} s | "
+              f"{100 * (r['ours_duration'] / r['reference'] - 1):+.2f} % | "
+              f"{pct(r['toppra_exact'])} | {pct(r['toppra_jtc'])} | {pct(r['ours_jtc'])} |",
+              flush=True)
     return 0
 
 

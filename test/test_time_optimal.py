@@ -259,16 +259,58 @@ def test_random_paths_hold_limits_and_are_near_optimal(robot, seed, stop):
     assert result.duration <= uniform_scaling(model, traj).duration
 
 
-def test_unverifiable_law_is_an_error_not_a_trajectory():
+def test_unverifiable_law_falls_back_to_uniform_never_an_unchecked_trajectory():
     """
-    When no law passes the verification the answer is an error.
+    Never an unchecked trajectory when no law passes the verification (here: no rounds).
 
-    When no law passes the verification (here: no verification rounds allowed), the answer is
-    an error, never an unchecked trajectory.
+    A timed trajectory gets its uniform scaling (a feasible law, so a valid answer); a geometric
+    path, which has no uniform scaling, gets the error.
     """
     model, traj = RobotModel.named("puma560"), JointTrajectory.from_yaml(PUMA_PATH)
+    result = time_optimal_scaling(model, traj, max_rounds=0)
+    uniform = uniform_scaling(model, traj)
+    assert result.method == "uniform" and result.duration == uniform.duration
+    np.testing.assert_array_equal(result.trajectory.times, uniform.trajectory.times)
+    path = JointPath(model.joint_names, traj.positions, traj.times)
     with pytest.raises(ScalingError, match="no time law within the limits"):
-        time_optimal_scaling(model, traj, max_rounds=0)
+        time_optimal_scaling(model, path, max_rounds=0)
+
+
+def dense_feasible(model, traj, points, fields=2):
+    """
+    Return ``traj`` uniformly scaled (so within the limits, touching them), resampled densely.
+
+    ``points`` waypoints with positions, velocities (and accelerations if ``fields`` is 3), ending
+    at rest: long, dense, already feasible paths like a planner's output.
+    """
+    scaled = uniform_scaling(model, traj).trajectory
+    t = np.linspace(0.0, scaled.duration, points)
+    q, qd, qdd = scaled.sample(t)
+    qd[-1] = qdd[-1] = 0.0
+    return JointTrajectory(model.joint_names, t, q, qd, qdd if fields == 3 else None)
+
+
+@pytest.mark.parametrize("robot, path, points, fields", [
+    ("puma560", PUMA_PATH, 1000, 2), ("puma560", PUMA_PATH, 1000, 3), ("panda", None, 800, 2)])
+def test_long_dense_feasible_paths_are_never_refused(robot, path, points, fields):
+    """
+    A long dense trajectory already within the limits is timed, never refused.
+
+    Uniform scaling leaves it as it is (factor 1); time-optimal scaling returns a law at least as
+    fast, within the limits as the controller interpolates it.
+    """
+    model = RobotModel.named(robot)
+    original = random_path(model, 12, 2, True) if path is None else JointTrajectory.from_yaml(path)
+    dense = dense_feasible(model, original, points, fields)
+    uniform = uniform_scaling(model, dense)
+    assert uniform.scale_factor == pytest.approx(1.0, abs=1e-3)
+    result = time_optimal_scaling(model, dense)
+    assert result.duration <= uniform.duration * (1 + 1e-9)
+    out = result.for_controller()
+    t = np.linspace(out.times[0], out.times[-1], 10 * out.num_points)
+    q, qd, qdd = out.sample(t)
+    assert excess(rnea(model, q, qd, qdd), result.limits).max() <= 1e-3
+    assert (np.abs(qd) <= result.limits.velocity * 1.001).all()
 
 
 def _puma_level(steps_per_segment=1):

@@ -241,6 +241,10 @@ class Grid:
             return bool(np.abs(a).max() > 1e-6 * acc_scale)
         self.free_start = at_rest(dq_r[0]) and regular(ddq_r[0])
         self.free_end = at_rest(dq_l[-1]) and regular(ddq_l[-1])
+        # Ends nearly at rest (|q'| below 1 % of its largest value, e.g. a spline through a
+        # rest-to-rest motion's samples): treated like ends at rest where the output is made.
+        self.rest_start = bool(np.abs(dq_r[0]).max() <= 1e-2 * scale)
+        self.rest_end = bool(np.abs(dq_l[-1]).max() <= 1e-2 * scale)
         self.flat_start = at_rest(dq_r[0]) and not self.free_start
         self.flat_end = at_rest(dq_l[-1]) and not self.free_end
         # Interior flat points (q' = q'' = 0 on both sides, e.g. a waypoint with zero velocity and
@@ -252,18 +256,23 @@ class Grid:
         self.corner |= self.flat
         self.corner[[0, -1]] = False
 
-    def near_flat(self, segments: int = 3) -> np.ndarray:
+    def near_flat(self, segments: int = 3, steps: int = 8) -> np.ndarray:
         """
-        Return the steps near a flat point of the path (a mask).
+        Return the steps near a point where the path is at rest (a mask).
 
-        Steps within ``segments`` knot segments of a flat point (where the law starts from or
-        comes to sd = 0): the law is far from quadratic in time there.
+        Steps within ``segments`` knot segments, or ``steps`` grid steps, of a flat point or an
+        end at rest (where the law starts from or comes to sd = 0, or sd grows large while q'
+        vanishes): the law is far from quadratic in time there.
         """
         knots = self.path.knots
         K = knots.size
         near = np.zeros(self.N, bool)
-        for s_flat in self.s[self.flat]:
-            i = int(np.searchsorted(knots, s_flat))
-            near |= (self.s[1:] > knots[max(i - segments, 0)]
-                     ) & (self.s[:-1] < knots[min(i + segments, K - 1)])
+        special = self.flat.copy()
+        special[0] |= self.free_start or self.rest_start
+        special[-1] |= self.free_end or self.rest_end
+        for k in np.flatnonzero(special):
+            i = int(np.searchsorted(knots, self.s[k]))
+            lo, hi = knots[max(i - segments, 0)], knots[min(i + segments, K - 1)]
+            near |= (self.s[1:] > lo) & (self.s[:-1] < hi)
+            near[max(k - steps, 0):k + steps] = True
         return near

@@ -46,7 +46,7 @@ from ...errors import InputError
 from ..limits import Limits, ScalingError, check_count, check_positions, static_feasibility
 from ..result import ScaledTrajectory
 from ..trajectory import JointTrajectory
-from ..uniform import admissible_inverse_scale, friction_torques
+from ..uniform import admissible_inverse_scale, friction_torques, uniform_scaling
 from .collocation import REFINED, REGULAR, Collocation, GridPoints
 from .constraints import Tightening, step_rows
 from .law import law_points
@@ -58,6 +58,7 @@ DENSE_OUTPUT = 8      # output points per step where 2 do not follow the law clo
 CONVERGED = 0.01      # relative change of the duration from a grid to its bisection: converged
 MAX_LEVELS = 6        # grids up to 2^5 times the first
 TRUSTED_STEPS = 400   # from this many steps on, one small change of the duration means converged
+MAX_FAILED_LEVELS = 2   # converged grids whose law fails the verification before giving up
 MAX_GRID_STEPS = 20_000     # grid_steps beyond this are refused (bounds one request's work)
 
 
@@ -132,7 +133,6 @@ def _verified_law(model, grid, regular, limits, viscous, x_first, t0, verify_den
     raw, (law, groups, refined_steps, per_step) = first
     per_step = per_step.copy()
     tight = Tightening.none(N, n)
-    span = limits.effort_upper - limits.effort_lower
     for _ in range(max_rounds):
         out = law_points(grid, law, t0, per_step)
         # One batch: the check samples, the output points' effort and the original trajectory's
@@ -148,28 +148,41 @@ def _verified_law(model, grid, regular, limits, viscous, x_first, t0, verify_den
             return raw, (law, out, check, original)
         step = out.step[check.interval]
         step[-1] = N - 1
-        bad_steps = np.unique(step[check.excess.failing()])
-        sparse = bad_steps[per_step[bad_steps] < DENSE_OUTPUT]
-        # first remedy: more output points there (the cubic follows the law closer)
-        if sparse.size:
-            per_step[sparse] = DENSE_OUTPUT
-            continue
+        failing = check.excess.failing()
+        bad_steps = np.unique(step[failing])
+        # Remedies on the failing steps, all in one round (each round costs a solve and a check):
+        # more output points (the cubic follows the law closer), 9 collocation points, and every
+        # limit kind tightened there by its excess (plus the tolerance).
+        per_step[bad_steps] = np.maximum(per_step[bad_steps], DENSE_OUTPUT)
         new = np.setdiff1d(bad_steps, refined_steps)
-        if new.size:     # then: more collocation points on those steps
+        if new.size:
             refined_steps = np.union1d(refined_steps, new)
             groups = [regular, Collocation(model, grid, refined_steps, REFINED)]
-        else:            # then: tighten the torque limits by the excess
-            ex = check.excess
-            for excess, amount in ((ex.effort_upper, tight.effort_upper),
-                                   (ex.effort_lower, tight.effort_lower)):
-                rows, joints = np.nonzero(excess > ex.allowed_effort)
-                increase = np.zeros_like(amount)
-                np.maximum.at(increase, (step[rows], joints),
-                              excess[rows, joints] + ex.allowed_effort[joints])
-                amount += increase
-                np.minimum(amount, 0.5 * span, out=amount)
+        _tighten(tight, check.excess, step, limits)
         law = _solve_groups(grid, groups, limits, viscous, law.x, law, tight)
     return raw, None
+
+
+def _tighten(tight: Tightening, excess, step: np.ndarray, limits: Limits) -> None:
+    """
+    Tighten every limit kind on the steps where the output exceeds it.
+
+    Each exceeded limit of a step is lowered by the largest excess on that step plus the allowed
+    tolerance, never below half its value.
+    """
+    span = 0.5 * (limits.effort_upper - limits.effort_lower)
+    for value, allowed, amount, cap in (
+            (excess.effort_upper, excess.allowed_effort, tight.effort_upper, span),
+            (excess.effort_lower, excess.allowed_effort, tight.effort_lower, span),
+            (excess.velocity, excess.allowed_velocity, tight.velocity, 0.5 * limits.velocity),
+            (excess.acceleration, excess.allowed_acceleration, tight.acceleration,
+             0.5 * limits.acceleration)):
+        rows, joints = np.nonzero(value > allowed)
+        if rows.size:
+            increase = np.zeros_like(amount)
+            np.maximum.at(increase, (step[rows], joints), value[rows, joints] + allowed[joints])
+            amount += increase
+            np.minimum(amount, cap, out=amount)
 
 
 def _refuse_positions_only(traj: JointTrajectory):
@@ -184,6 +197,54 @@ def _refuse_positions_only(traj: JointTrajectory):
                        f"{where}) would need infinite acceleration, beyond any torque limit; "
                        f"give velocities or use uniform scaling",
                        traj.joint_names[j], float(traj.times[k]))
+
+
+def _converged_law(model, path, points, regular, limits, viscous, x_first, options,
+                   convergence, max_levels):
+    """
+    Bisect the grid until the duration converges; return the verified law there (or None).
+
+    Only a grid whose duration has converged is verified (the raw duration, which decides
+    convergence, does not depend on the verification).  A converged grid whose law fails the
+    verification is bisected again, at most MAX_FAILED_LEVELS times; when no grid converges,
+    the finest grid whose law verifies is the answer, as if every grid had been verified.
+    """
+    grid = points.grid()
+    law = _solve_groups(grid, [regular], limits, viscous, x_first, None,
+                        Tightening.none(grid.N, model.n))
+    previous, last_change, unverified, failed = law.duration, math.inf, [], 0
+    for _ in range(1, max_levels):
+        points = points.bisected()             # path data: only the new points are computed
+        grid = points.grid()
+        refined_steps = np.flatnonzero(grid.near_flat())
+        points.add_midpoints(points.refined_parts(grid, refined_steps))
+        refined = points.refined(grid, refined_steps) if refined_steps.size else None
+        regular = points.collocation(grid)
+        _validate(model, path, points.mid, points.mid_s, limits)   # the other points: before
+        first = _first_law(model, grid, regular, limits, viscous, x_first,
+                           options["points_per_step"], refined)
+        raw = first[0]
+        change = abs(previous - raw) / raw
+        # One small change on a coarse grid can be a plateau (seen on a 4-waypoint cubic path
+        # at 150 steps, 2.8 % from the optimum): below TRUSTED_STEPS, two in a row are needed.
+        if change <= convergence and (last_change <= convergence or grid.N >= TRUSTED_STEPS):
+            _, found = _verified_law(model, grid, regular, limits, viscous, x_first, first=first,
+                                     **options)
+            if found is not None:
+                return found
+            failed += 1
+            if failed >= MAX_FAILED_LEVELS:
+                return None
+        else:
+            unverified.append(points.s)
+        previous, last_change = raw, change
+    for s_grid in reversed(unverified):       # verified but not converged: only slower
+        grid = Grid(path, s_grid)
+        regular = Collocation(model, grid, np.arange(grid.N), REGULAR)
+        _, found = _verified_law(model, grid, regular, limits, viscous, x_first, **options)
+        if found is not None:
+            return found
+    return None
 
 
 def time_optimal_scaling(model, path: JointTrajectory | JointPath, limits: Limits | None = None,
@@ -238,51 +299,25 @@ def time_optimal_scaling(model, path: JointTrajectory | JointPath, limits: Limit
     grid = points.grid()
     regular = points.collocation(grid)
     _validate(model, path, regular.flat_points(), regular.path_points(), limits)
-    x_first = _first_linearisation(model, regular, limits) if viscous else None
-    law = _solve_groups(grid, [regular], limits, viscous, x_first, None, Tightening.none(grid.N,
-                                                                                         model.n))
-    previous = law.duration
-    # Only a grid whose duration has converged is verified (the raw duration, which decides
-    # convergence, does not depend on the verification); when none converges, the finest grid
-    # whose law verifies is the answer, as if every grid had been verified.
-    found, last_change, unverified = None, math.inf, []
+    x_uniform = _first_linearisation(model, regular, limits)
+    x_first = x_uniform if viscous else None
     options = dict(t0=t0, verify_density=verify_density, tolerance=tolerance,
                    max_rounds=max_rounds, points_per_step=points_per_step)
-    for _ in range(1, max_levels):
-        points = points.bisected()             # path data: only the new points are computed
-        grid = points.grid()
-        refined_steps = np.flatnonzero(grid.near_flat())
-        points.add_midpoints(points.refined_parts(grid, refined_steps))
-        refined = points.refined(grid, refined_steps) if refined_steps.size else None
-        regular = points.collocation(grid)
-        _validate(model, path, points.mid, points.mid_s, limits)   # the other points: before
-        first = _first_law(model, grid, regular, limits, viscous, x_first, points_per_step,
-                           refined)
-        raw = first[0]
-        change = abs(previous - raw) / raw
-        # One small change on a coarse grid can be a plateau (seen on a 4-waypoint cubic path
-        # at 150 steps, 2.8 % from the optimum): below TRUSTED_STEPS, two in a row are needed.
-        if change <= convergence and (last_change <= convergence or grid.N >= TRUSTED_STEPS):
-            _, found = _verified_law(model, grid, regular, limits, viscous,
-                                     x_first, first=first, **options)
-            if found is not None:
-                break
-        else:
-            unverified.append(points.s)
-        previous, last_change = raw, change
-    else:
-        # verified but not converged: still within the limits, only possibly slower than optimal
-        for s_grid in reversed(unverified):
-            grid = Grid(path, s_grid)
-            regular = Collocation(model, grid, np.arange(grid.N), REGULAR)
-            _, found = _verified_law(model, grid, regular, limits, viscous, x_first, **options)
-            if found is not None:
-                break
-        if found is None:
-            raise ScalingError(f"time_optimal: no time law within the limits (tolerance "
-                               f"{tolerance:g}) found on grids up to {points.s.size - 1} steps; "
-                               "use uniform scaling")
-
+    found = _converged_law(model, path, points, regular, limits, viscous, x_first, options,
+                           convergence, max_levels)
+    # The uniform scaling of a timed trajectory is a feasible law, so a bound: the answer is never
+    # slower (checked against its estimate from the collocation points, exactly when needed) and
+    # never a refusal.
+    uniform = None
+    if isinstance(path, TimedPath) and (found is None or found[1].t[-1] - t0 > original_duration
+                                        / math.sqrt(x_uniform) * (1.0 + 1e-9)):
+        uniform = uniform_scaling(model, path.trajectory, limits)
+        if found is None or uniform.duration <= found[1].t[-1] - t0:
+            return uniform
+    if found is None:
+        raise ScalingError(f"time_optimal: no time law within the limits (tolerance "
+                           f"{tolerance:g}) found on grids up to {MAX_FAILED_LEVELS} levels "
+                           "beyond convergence")
     law, out, check, original_torques = found
     effort = check.extra_torques[:out.t.size]
     new_traj = JointTrajectory(path.joint_names, out.t, out.q, out.qd, out.qdd, effort)
