@@ -506,3 +506,29 @@ def test_path_file_and_infeasible_path(tmp_path):
     file.write_text("joint_names: [joint1, joint2]\nwaypoints:\n  - [0.0, 0.0]\n  - [0.3]\n")
     with pytest.raises(TrajectoryError, match=r"path.yaml: waypoints\[1\]: expected 2 values"):
         JointPath.from_yaml(file)
+
+
+def test_rechecks_reuse_only_unchanged_intervals(solved):
+    """
+    A re-check computes again every interval that changed, and only those agree with the last.
+
+    The output with its second half shifted by half a nanosecond (as the rounding to whole
+    nanoseconds does after an earlier step changes) and one interval's velocity changed: the
+    re-check reusing the first check equals a fresh check of the changed trajectory.
+    """
+    model, _, result = solved["puma560"]
+    out = result.for_controller()
+    K, limits = out.num_points, result.limits
+    index = np.arange(K, dtype=float)                      # stands for the points' path parameter
+    first = verify(model, out, limits, 10, 1e-3)
+    times = out.times.copy()
+    times[K // 2:] += 0.5e-9
+    qd = out.velocities.copy()
+    qd[K // 4] *= 1.01
+    changed = JointTrajectory(out.joint_names, times, out.positions, qd)
+    again = verify(model, changed, limits, 10, 1e-3, s=index, previous=(out, first, index))
+    fresh = verify(model, changed, limits, 10, 1e-3)
+    scale = np.abs(limits.effort_upper)
+    assert np.abs(again.torques - fresh.torques).max(axis=0).max() <= 1e-6 * scale.max()
+    np.testing.assert_array_equal(again.velocities, fresh.velocities)
+    assert np.abs(again.torques - fresh.torques)[(K // 4 - 1) * 11:(K // 4 + 1) * 11].max() <= 1e-9

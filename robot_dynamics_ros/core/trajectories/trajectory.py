@@ -142,6 +142,10 @@ class JointTrajectory:
         return float(self.times[-1])
 
     @property
+    def _degree(self) -> int:
+        return {"linear": 1, "cubic": 3, "quintic": 5}[self.interpolation]
+
+    @property
     def interpolation(self) -> str:
         """'linear', 'cubic' or 'quintic' (see the module docstring)."""
         if self.velocities is None:
@@ -187,7 +191,7 @@ class JointTrajectory:
         if self.num_points < 2:
             raise InputError("sample_segments: the trajectory has a single point, no segment")
         tau = np.diff(self.times)[:, None, None] * f[None, :, None]         # (K-1, F, 1)
-        return _polynomial(self._coeffs[:, None], tau)
+        return _polynomial(self._coeffs[:, None], tau, self._degree)
 
     def _evaluate(self, t: np.ndarray, side: str = "right"):
         times, K = self.times, self.times.size
@@ -196,7 +200,7 @@ class JointTrajectory:
             return q, np.zeros_like(q), np.zeros_like(q)
         seg = np.clip(np.searchsorted(times, t, side=side) - 1, 0, K - 2)
         tau = np.clip(t - times[seg], 0.0, times[seg + 1] - times[seg])[:, None]
-        q, qd, qdd = _polynomial(self._coeffs[seg], tau)
+        q, qd, qdd = _polynomial(self._coeffs[seg], tau, self._degree)
         before = t < times[0]
         if before.any():                         # hold the first point at rest
             qd[before] = 0.0
@@ -368,21 +372,23 @@ def _segment_coefficients(traj: JointTrajectory) -> np.ndarray:
     return C
 
 
-def _polynomial(c: np.ndarray, tau: np.ndarray):
+def _polynomial(c: np.ndarray, tau: np.ndarray, degree: int = 5):
     """
-    (q, qd, qdd) of segment polynomials, by Horner's rule.
+    Return (q, qd, qdd) of segment polynomials, by Horner's rule.
 
-    (q, qd, qdd) of the segment polynomials q = sum_p c_p tau^p (coefficients on axis -2 of
-    ``c``, ``tau`` broadcasting against the rest), by Horner's rule.
+    q = sum_p c_p tau^p for p <= ``degree`` (higher coefficients are zero: linear 1, cubic 3,
+    quintic 5), coefficients on axis -2 of ``c``, ``tau`` broadcasting against the rest.
     """
     c = np.moveaxis(c, -2, 0)                  # (6, ..., n)
-    q = c[5]
-    for p in range(4, -1, -1):
+    q = c[degree]
+    for p in range(degree - 1, -1, -1):
         q = q * tau + c[p]
-    qd = 5.0 * c[5]
-    for p in range(4, 0, -1):
+    qd = degree * c[degree] + 0.0 * tau
+    for p in range(degree - 1, 0, -1):
         qd = qd * tau + p * c[p]
-    qdd = 20.0 * c[5]
-    for p in range(4, 1, -1):
+    if degree < 2:
+        return q, qd, np.zeros_like(q)
+    qdd = degree * (degree - 1) * c[degree] + 0.0 * tau
+    for p in range(degree - 1, 1, -1):
         qdd = qdd * tau + p * (p - 1) * c[p]
     return q, qd, qdd

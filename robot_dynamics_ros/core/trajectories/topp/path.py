@@ -182,13 +182,17 @@ class TimedPath:
         return self.trajectory.sample(s, side=side)
 
 
-def initial_grid(path, steps_per_segment: int, end_steps: int = 8) -> np.ndarray:
+def initial_grid(path, steps_per_segment: int, end_steps: int = 8,
+                 end_grading: int = 6) -> np.ndarray:
     """
-    Grid through every knot, equal steps within each knot segment.
+    Return a grid through every knot, equal steps within each knot segment.
 
-    Grid s_0 < ... < s_N through every knot: equal steps within each knot segment; the first
-    and last segments, where paths that start or end at rest are traversed at high path speed,
-    get at least ``end_steps``.
+    The first and last segments, where paths that start or end at rest are traversed at high
+    path speed, get at least ``end_steps``.  At an end where the path moves (q' != 0) the
+    outermost step is cut ``end_grading`` times in two towards the end: the law starts and ends
+    at sd = 0 and, with sdd constant on a step, needs the whole first (last) step to reach
+    speed, which costs time in proportion to the step where the velocity limit is reached at once
+    (a first-order loss that the grading removes).
     """
     knots = path.knots
     counts = np.full(knots.size - 1, steps_per_segment)
@@ -197,7 +201,15 @@ def initial_grid(path, steps_per_segment: int, end_steps: int = 8) -> np.ndarray
     seg = np.repeat(np.arange(counts.size), counts)
     within = np.arange(seg.size) - np.repeat(np.cumsum(counts) - counts, counts)
     pieces = knots[seg] + np.diff(knots)[seg] * within.astype(float) / counts[seg]
-    return np.append(pieces, knots[-1])
+    grid = np.append(pieces, knots[-1])
+    # Only ends where the path moves (q' not near 0): at ends at rest the law is free or
+    # singular there and handled as such (Grid, near_flat).
+    speed = np.abs(path.sample(knots)[1]).max(axis=1)
+    moving = speed[[0, -1]] > 1e-2 * max(speed.max(), 1e-300)
+    halves = 0.5 ** np.arange(1, end_grading + 1)
+    extra = [grid[0] + (grid[1] - grid[0]) * halves] if moving[0] else []
+    extra += [grid[-1] - (grid[-1] - grid[-2]) * halves] if moving[1] else []
+    return np.unique(np.concatenate([grid] + extra))
 
 
 def bisected(s: np.ndarray) -> np.ndarray:

@@ -132,15 +132,16 @@ def _verified_law(model, grid, regular, limits, viscous, x_first, t0, verify_den
         first = _first_law(model, grid, regular, limits, viscous, x_first, points_per_step)
     raw, (law, groups, refined_steps, per_step) = first
     per_step = per_step.copy()
-    tight = Tightening.none(N, n)
+    tight, previous = Tightening.none(N, n), None
     for _ in range(max_rounds):
         out = law_points(grid, law, t0, per_step)
         # One batch: the check samples, the output points' effort and the original trajectory's
         # torque at its end (elsewhere on the grid it is b + c + friction, sd = 1, sdd = 0).
         end = grid.path.sample(grid.s[-1:])
         extra = tuple(np.concatenate([a, b]) for a, b in zip((out.q, out.qd, out.qdd), end))
-        check = verify(model, JointTrajectory(grid.path.joint_names, out.t, out.q, out.qd), limits,
-                       verify_density, tolerance, extra)
+        output = JointTrajectory(grid.path.joint_names, out.t, out.q, out.qd)
+        check = verify(model, output, limits, verify_density, tolerance, extra, out.s, previous)
+        previous = (output, check, out.s)
         if check.passed:
             p = regular.points
             original = np.concatenate([p.b[0] + p.c[0] + friction_torques(model, p.dq[0]),

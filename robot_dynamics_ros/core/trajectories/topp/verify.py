@@ -75,27 +75,72 @@ def check_fractions(density: int) -> np.ndarray:
     return np.append(np.arange(density) / density, END_FRACTION)
 
 
+REUSE_TOLERANCE = 1e-7    # relative: an interval this close to a checked one keeps its check
+
+
+def unchanged_intervals(out: JointTrajectory, s, previous: JointTrajectory,
+                        s_previous) -> np.ndarray:
+    """
+    Return, per interval of ``out``, the index of an identical interval of ``previous``, or -1.
+
+    Intervals are paired by the path parameter ``s`` of their start points (``s_previous``
+    for ``previous``).  Identical: duration, positions and velocities at both ends equal within
+    ``REUSE_TOLERANCE`` relative to their scale.  (After a re-solve only the times of the
+    intervals after a changed step move, by the rounding to whole nanoseconds: a shift of at
+    most a nanosecond, whose effect on torques is far below any tolerance.)
+    """
+    K, P = out.num_points, previous.num_points
+    match = np.full(K - 1, -1)
+    if K < 2 or P < 2:
+        return match
+    q_scale = REUSE_TOLERANCE * max(1.0, float(np.abs(previous.positions).max()))
+    v_scale = REUSE_TOLERANCE * max(1e-9, float(np.abs(previous.velocities).max()))
+    dt, old_dt = np.diff(out.times), np.diff(previous.times)
+    j = np.clip(np.searchsorted(s_previous, s[:-1]), 1, P - 1)
+    j = np.clip(np.where(s[:-1] - s_previous[j - 1] <= s_previous[j] - s[:-1], j - 1, j), 0, P - 2)
+    ok = np.abs(dt - old_dt[j]) <= REUSE_TOLERANCE * old_dt[j]
+    for a, b, tol in ((out.positions[:-1], previous.positions[j], q_scale),
+                      (out.positions[1:], previous.positions[j + 1], q_scale),
+                      (out.velocities[:-1], previous.velocities[j], v_scale),
+                      (out.velocities[1:], previous.velocities[j + 1], v_scale)):
+        ok &= (np.abs(a - b) <= tol).all(axis=1)
+    match[ok] = j[ok]
+    return match
+
+
 def verify(model, out: JointTrajectory, limits: Limits, density: int, tolerance: float,
-           extra=None) -> Verification:
+           extra=None, s=None, previous=None) -> Verification:
     """
     Check ``out`` against ``limits`` as the controller interpolates it.
 
     Check ``out`` (positions and velocities: cubic) against ``limits`` with ``tolerance``
     relative to each limit.  ``extra``: (q, qd, qdd) whose torques are wanted too (one rnea batch,
-    its cost is mostly per call).
+    its cost is mostly per call).  ``previous``: (trajectory, Verification, path parameters of
+    its points) of an earlier check with the same density, whose intervals that did not change
+    are not computed again (``s``: the path parameters of the points of ``out``).
     """
     fractions = check_fractions(density)
     K, n, F = out.num_points, out.n, fractions.size
+    match = (np.full(K - 1, -1) if previous is None
+             else unchanged_intervals(out, s, previous[0], previous[2]))
+    fresh = np.flatnonzero(match < 0)
     states = out.sample_segments(fractions)                       # each (K-1, F, n)
     last = out.sample(out.times[-1:])                              # held as given after the end
     times = np.append((out.times[:-1, None] + np.diff(out.times)
                       [:, None] * fractions).ravel(), out.times[-1])
     interval = np.append(np.repeat(np.arange(K - 1), F), K - 2)
-    M = times.size
     extra = extra if extra is not None else tuple(np.empty((0, n)) for _ in range(3))
-    batch = [np.concatenate([s.reshape(-1, n), e, x]) for s, e, x in zip(states, last, extra)]
-    tau_all = rnea(model, *batch)
-    tau, qd, qdd = tau_all[:M], batch[1][:M], batch[2][:M]
+    batch = [np.concatenate([s[fresh].reshape(-1, n), e, x]) for s, e, x in zip(states, last,
+                                                                                extra)]
+    tau_fresh = rnea(model, *batch)
+    tau = np.empty((K - 1, F, n))
+    tau[fresh] = tau_fresh[:fresh.size * F].reshape(-1, F, n)
+    if fresh.size < K - 1:
+        kept = np.flatnonzero(match >= 0)
+        tau[kept] = previous[1].torques[:-1].reshape(-1, F, n)[match[kept]]
+    tau = np.concatenate([tau.reshape(-1, n), tau_fresh[fresh.size * F:fresh.size * F + 1]])
+    qd = np.concatenate([states[1].reshape(-1, n), last[1]])
+    qdd = np.concatenate([states[2].reshape(-1, n), last[2]])
     with np.errstate(invalid="ignore"):
         acc_excess = np.where(np.isfinite(limits.acceleration),
                               np.abs(qdd) - limits.acceleration, -np.inf)
@@ -104,4 +149,4 @@ def verify(model, out: JointTrajectory, limits: Limits, density: int, tolerance:
                     * np.maximum(np.abs(limits.effort_upper), np.abs(limits.effort_lower)),
                     tolerance * limits.velocity, np.where(np.isfinite(limits.acceleration),
                                                           tolerance * limits.acceleration, np.inf))
-    return Verification(times, interval, tau, qd, qdd, excess, tau_all[M:])
+    return Verification(times, interval, tau, qd, qdd, excess, tau_fresh[fresh.size * F + 1:])
