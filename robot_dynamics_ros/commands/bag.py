@@ -23,6 +23,30 @@ def add_arguments(parser):
     from ..bags.storage import DEFAULT_STORAGE, STORAGES
     sub = parser.add_subparsers(dest="bag_command", required=True)
 
+    record = sub.add_parser("record", help="record topics until Ctrl-C or --duration")
+    record.add_argument("bag", help="output bag (a new directory)")
+    record.add_argument("--topics", nargs="+", required=True, help="topics to record")
+    record.add_argument("--storage", choices=sorted(STORAGES), default=DEFAULT_STORAGE)
+    record.add_argument("--duration", type=float, help="stop after this many seconds")
+    record.add_argument("--use-sim-time", action="store_true",
+                        help="stamp messages with /clock instead of the system time")
+    record.add_argument("--overwrite", action="store_true", help="replace an existing bag")
+
+    play = sub.add_parser("play", help="publish a bag with its recorded timing")
+    play.add_argument("bag", help="bag directory (or .mcap file)")
+    play.add_argument("--rate", type=float, default=1.0, help="speed factor (default 1)")
+    play.add_argument("--loop", action="store_true", help="play again and again until Ctrl-C")
+    play.add_argument("--topics", nargs="+", help="only these topics")
+    play.add_argument("--clock", type=float, nargs="?", const=100.0, metavar="HZ",
+                      help="publish /clock with the bag's time at HZ (default 100) and before "
+                           "every message")
+    play.add_argument("--start-offset", type=float, default=0.0, metavar="S",
+                      help="start S seconds into the bag")
+    play.add_argument("--remap", nargs="+", default=[], metavar="FROM:=TO",
+                      help="publish topic FROM on TO")
+    play.add_argument("--wait-for-subscribers", type=float, default=0.0, metavar="S",
+                      help="wait up to S seconds for a subscriber on every topic first")
+
     info = sub.add_parser("info", help="topics, types, counts, duration and storage of a bag")
     info.add_argument("bag", help="bag directory (or .mcap file)")
     info.add_argument("--check", action="store_true", help="also read every message")
@@ -51,7 +75,32 @@ def add_arguments(parser):
 
 
 def run(args) -> int:
-    return {"info": _info, "process": _process}[args.bag_command](args)
+    commands = {"record": _record, "play": _play, "info": _info, "process": _process}
+    return commands[args.bag_command](args)
+
+
+def _record(args) -> int:
+    from ..bags.record import record
+    report = record(args.bag, args.topics, storage=args.storage, duration=args.duration,
+                    overwrite=args.overwrite, use_sim_time=args.use_sim_time,
+                    ready=lambda: print(f"recording to {args.bag} (Ctrl-C to stop)",
+                                        flush=True))
+    counts = ", ".join(f"{topic} {count}" for topic, count in report.counts.items())
+    print(f"{args.bag}: {sum(report.counts.values())} messages in {report.seconds:.1f} s "
+          f"({counts})" + (" (interrupted)" if report.interrupted else ""), flush=True)
+    return 0
+
+
+def _play(args) -> int:
+    from ..bags.play import parse_remaps, play
+    report = play(args.bag, rate=args.rate, loop=args.loop, topics=args.topics,
+                  clock=args.clock, start_offset=args.start_offset,
+                  remap=parse_remaps(args.remap), wait_for_subscribers=args.wait_for_subscribers,
+                  ready=lambda: print(f"playing {args.bag} (Ctrl-C to stop)", flush=True))
+    counts = ", ".join(f"{topic} {count}" for topic, count in report.published.items())
+    print(f"played {sum(report.published.values())} messages in {report.seconds:.1f} s "
+          f"({counts})" + (" (interrupted)" if report.interrupted else ""), flush=True)
+    return 0
 
 
 def _info(args) -> int:

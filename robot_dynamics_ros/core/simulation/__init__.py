@@ -11,9 +11,9 @@ Forward-dynamics simulation of a robot model, without ROS.
   ``torque`` is None, an (n,) constant or a controller ``(t, q, qd) -> tau`` held over each step.
 * ``simulator.py`` -- :class:`Simulator`: the stepping state the ROS simulator node advances in
   real time (``step(tau)``); effort saturation (counted), joint limits as inelastic stops.
-* ``dynamics.py`` -- qdd = B^{-1}(tau - n) (seed 002, 7.115-7.116), rotors and friction included,
-  on floats, from the generated model (default) or the core.
-* ``friction.py`` -- the regularised Coulomb friction F_s tanh(qd / v_s) and its default v_s.
+* ``dynamics.py`` -- qdd = B^{-1}(tau - n_v) (seed 002, 7.115-7.116), rotors and viscous
+  friction included, on floats, from the generated model (default) or the core.
+* ``friction.py`` -- Coulomb friction as an implicit stick-slip step (no chatter, no creep).
 * ``integrators.py`` -- RK4 (seed 001, Sect. 7), semi-implicit Euler, scipy ``solve_ivp``.
 * ``linear_solve.py`` -- straight-line Cholesky solve of B x = b.
 * ``energy.py`` -- kinetic, potential and mechanical energy (the conservation check).
@@ -21,12 +21,11 @@ Forward-dynamics simulation of a robot model, without ROS.
   position, velocity and effort, e.g. for identification experiments.
 """
 from .energy import kinetic_energy, mechanical_energy, potential_energy
-from .friction import coulomb_velocity
 from .integrators import INTEGRATORS
 from .noise import MeasurementNoise, measured
 from .simulate import EffortSaturationWarning, SimulationResult, simulate
 from .simulator import Simulator
 
 __all__ = ["simulate", "SimulationResult", "Simulator", "EffortSaturationWarning", "INTEGRATORS",
-           "coulomb_velocity", "MeasurementNoise", "measured", "kinetic_energy",
+           "MeasurementNoise", "measured", "kinetic_energy",
            "potential_energy", "mechanical_energy"]

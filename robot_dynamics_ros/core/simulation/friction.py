@@ -1,66 +1,88 @@
 """
-Joint friction in the simulator: viscous plus a regularised Coulomb term that does not chatter.
+Coulomb friction in the simulator: an implicit, set-valued (stick-slip) step that never chatters.
 
-The robot file's friction is on the joint side, tau_f = F_v qd + F_s sgn(qd) (seed 002, eq. 7.114
-and 7.116).  sgn(qd) jumps at rest: with a fixed step the sign of the friction torque flips from
-step to step around qd = 0 (chatter), and an adaptive integrator stalls on the jump.  The
-simulator therefore integrates
+The robot file's joint friction is tau_f = F_v qd + F_s sgn(qd) (seed 002, eq. 7.114 and 7.116).
+The viscous part is smooth and integrated with the rest of the dynamics.  The Coulomb part jumps
+at rest: evaluated explicitly, a fixed step flips its sign from step to step around qd = 0
+(chatter) and an adaptive step stalls on the jump; smoothing it (tanh(qd / v_s)) makes joints
+creep under any torque.  The simulator instead treats it as the set-valued law it is, with
+Moreau's time-stepping: each step integrates the dynamics without Coulomb friction to the
+velocity v*, then chooses the friction impulse of the step implicitly, so that the velocity v
+after the step satisfies
 
-    tau_f = F_v qd + F_s tanh(qd / v_s)                                              (regularised)
+    B (v - v*) = -dt F_s s,   s_i = sgn(v_i) if v_i != 0, any value in [-1, 1] if v_i = 0
 
-which equals F_s sgn(qd) to 0.5 % once |qd| > 3 v_s, and near rest is a steep viscous law of
-slope F_s / v_s.  What this means for users:
+with B the mass matrix (rotors included).  That is the minimiser of the strictly convex
+1/2 (v - v*)^T B (v - v*) + dt sum_i F_s,i |v_i|, so it exists and is unique.  What it means:
 
-* a joint never sticks exactly: under a net torque |tau| < F_s it creeps at
-  v_s atanh(tau / F_s) (e.g. 0.55 v_s at half the Coulomb level) instead of staying still;
-* the slope F_s / v_s makes the equations stiff near rest.  A joint that sees the effective
-  inertia m (the inertia joint i meets when the other joints move freely, 1 / (B^{-1})_ii) has
-  the eigenvalue z = -dt F_s / (v_s m) per step; explicit steps neither overshoot through zero
-  (no chatter) nor grow while |z| <= 1 (semi-implicit Euler's factor 1 + z; RK4's stability
-  polynomial is positive for every real z and below 1 in magnitude down to z = -2.78).
+* a joint whose applied torque stays below its Coulomb level **sticks**: its velocity is exactly
+  0 and it does not creep; it breaks away when the torque exceeds F_s;
+* a sliding joint loses exactly dt F_s of momentum per step (coupled through B), so it stops at
+  the instant the friction can hold it, without overshooting through zero;
+* the step is unconditionally stable: no friction parameter has to fit the step size.
 
-The default ``coulomb_velocity`` is therefore the sharpest safe value for the step:
-v_s,i = 2 dt F_s,i / m_i (|z| <= 0.5, leaving room for the viscous term and for the inertia
-changing along the motion), where m_i is the smallest effective inertia of joint i over the
-initial configuration and 32 configurations spread over the joint limits.  For the Puma 560 at
-1 kHz this gives v_s = 6-23 mrad/s.  Give ``coulomb_velocity`` (a scalar or one value per joint)
-to choose it yourself; smaller values are sharper but need a smaller step.
+The common case (every joint with friction keeps its direction of motion) is one extra linear
+solve with the last B of the step; otherwise the problem is solved by coordinate descent
+(each joint in turn: the one-dimensional minimiser is a soft threshold), to 1e-13 relative.
+The velocity change is then also applied to the positions over half the step (the impulse is
+spread over the step), and in full for semi-implicit Euler, whose positions use the new velocity.
 """
 from __future__ import annotations
 
-import numpy as np
+import math
 
-from ..algorithms.crba import mass_matrix
-from ..errors import InputError
-
-SAFETY = 2.0                # v_s = SAFETY dt F_s / m: |z| <= 1 / SAFETY
-SAMPLES = 32                # configurations in the joint limits searched for the smallest inertia
-FLOOR = 1e-9                # rad/s (m/s): a positive v_s even for negligible F_s
+SWEEPS = 200                # coordinate-descent sweeps at most (a few suffice in practice)
+TOLERANCE = 1e-13
 
 
-def effective_inertias(model, q0) -> np.ndarray:
-    """Return per joint the smallest 1 / (B^{-1})_ii over ``q0`` and samples in the limits."""
-    rng = np.random.default_rng(0)       # fixed: the same model and q0 give the same v_s
-    # a continuous joint (infinite limits) is sampled over one turn
-    lower = np.where(np.isfinite(model.lower), model.lower, -np.pi)
-    upper = np.where(np.isfinite(model.upper), model.upper, np.pi)
-    samples = np.vstack([np.asarray(q0, dtype=float)[None, :],
-                         rng.uniform(lower, upper, size=(SAMPLES, model.n))])
-    inverse = np.linalg.inv(mass_matrix(model, samples))
-    return (1.0 / np.diagonal(inverse, axis1=1, axis2=2)).min(axis=0)
+class CoulombStep:
+    """The implicit Coulomb friction step for one model (joints with F_s > 0 only)."""
 
+    def __init__(self, model, solve):
+        self.joints = tuple((i, float(model.coulomb[i])) for i in range(model.n)
+                            if model.coulomb[i] > 0.0)
+        self.n = model.n
+        self._solve = solve           # dynamics_solver: solve(T, tau) = B^{-1} (tau - h)
+        self._zero_bias = (0.0,) * model.n
 
-def coulomb_velocity(model, q0, dt: float, value=None) -> np.ndarray:
-    """Return the regularisation velocity v_s per joint: ``value`` checked, or the default."""
-    n = model.n
-    if value is None:
-        if not np.any(model.coulomb):
-            return np.full(n, 1.0)       # unused: no Coulomb friction
-        return np.maximum(SAFETY * dt * model.coulomb / effective_inertias(model, q0), FLOOR)
-    v = np.asarray(value, dtype=float)
-    if v.ndim == 0:
-        v = np.full(n, float(v))
-    if v.shape != (n,) or not np.isfinite(v).all() or (v <= 0.0).any():
-        raise InputError(f"coulomb_velocity: expected a positive finite value or {n} of them "
-                         f"(one per joint of '{model.name}'), got {np.asarray(value).tolist()}")
-    return v
+    def __call__(self, terms, velocity: list, dt: float) -> list:
+        """Return the velocity after the step's friction impulse (``terms``: B's lower rows)."""
+        if not self.joints:
+            return velocity
+        rows = terms[:self.n]
+        # sliding in the same direction throughout: v = v* - dt B^{-1} F_s sgn(v*)
+        impulse = [0.0] * self.n
+        for i, fs in self.joints:
+            v = velocity[i]
+            impulse[i] = dt * fs if v > 0.0 else (-dt * fs if v < 0.0 else 0.0)
+        if all(impulse[i] != 0.0 for i, _ in self.joints):
+            change = self._solve(rows + (self._zero_bias,), impulse)
+            after = [v - c for v, c in zip(velocity, change)]
+            if all((after[i] > 0.0) == (velocity[i] > 0.0) and after[i] != 0.0
+                   for i, _ in self.joints):
+                return after
+        return self._descent(rows, velocity, dt)
+
+    def _descent(self, rows, target: list, dt: float) -> list:
+        """Minimise 1/2 (v - v*)^T B (v - v*) + dt sum F_s |v_i| by coordinate descent."""
+        n = self.n
+        B = [[rows[max(i, j)][min(i, j)] for j in range(n)] for i in range(n)]
+        friction = [0.0] * n
+        for i, fs in self.joints:
+            friction[i] = dt * fs
+        v = list(target)
+        scale = max(1.0, max(abs(x) for x in target))
+        for _ in range(SWEEPS):
+            largest = 0.0
+            for i in range(n):
+                row = B[i]
+                # c: the minimiser of joint i's quadratic with the others fixed
+                coupling = sum(row[j] * (v[j] - target[j]) for j in range(n) if j != i)
+                c = target[i] - coupling / row[i]
+                threshold = friction[i] / row[i]
+                new = math.copysign(max(abs(c) - threshold, 0.0), c)
+                largest = max(largest, abs(new - v[i]))
+                v[i] = new
+            if largest <= TOLERANCE * scale:
+                break
+        return v

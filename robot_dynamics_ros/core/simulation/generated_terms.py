@@ -10,8 +10,8 @@ floats (no numpy per call):
     terms(q, qd) -> (B row 0 [:1], B row 1 [:2], ..., B row n-1 [:n], n(q, qd))
 
 (the lower triangle of B, rows of increasing length, then the n entries of n(q, qd) =
-C(q, qd) qd + F_v qd + g(q)).  Coulomb friction is left out: the simulator adds its regularised
-form (``friction.py``).  Compiled in memory once per model (``core.model.cache``).
+C(q, qd) qd + F_v qd + g(q)).  Coulomb friction is left out: the simulator applies it as an
+implicit step (``friction.py``).  Compiled in memory once per model (``core.model.cache``).
 """
 from __future__ import annotations
 

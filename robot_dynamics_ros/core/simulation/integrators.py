@@ -2,8 +2,9 @@
 One step of the second-order system qdd = f(q, qd, tau), tau held over the step.
 
 Each stepper takes ``f`` (``dynamics.ForwardDynamics``), the state (lists of floats), the torque
-and the step h, and returns ``(q, qd, qdd)``: the state after the step and the acceleration at its
-start (what the result reports for that step).
+and the step h, and returns ``(q, qd, qdd, terms)``: the state after the step, the acceleration at
+its start, and ``f.last_terms`` right after that first evaluation (B and n_v at the start, for the
+Coulomb friction of the reported acceleration; None if ``f`` has no such attribute).
 
 * ``rk4``: the classical fourth-order Runge-Kutta method as TML give it for simulation (seed
   001, Sect. 7; notes 2.9: h1 = eps g(y), h2 = eps g(y + h1/2), h3 = eps g(y + h2/2),
@@ -48,6 +49,7 @@ def _rk4_source(n: int) -> str:
              f"    {_unpack('v', n)} = qd",
              "    k = 0.5 * h",
              "    a = f(q, qd, tau)",
+             "    first = getattr(f, 'last_terms', None)",
              f"    {_unpack('a', n)} = a"]
     # stage 2 at (x + k v, v + k a1), stage 3 at (x + k v2, v + k a2), stage 4 at (x + h v3,
     # v + h a3); wS_i is the velocity and bS_i the acceleration of stage S
@@ -60,20 +62,22 @@ def _rk4_source(n: int) -> str:
     lines.append("    s = h / 6.0")
     q_next = ", ".join(f"x{i} + s * (v{i} + 2.0 * (w2_{i} + w3_{i}) + w4_{i})" for i in r)
     qd_next = ", ".join(f"v{i} + s * (a{i} + 2.0 * (b2_{i} + b3_{i}) + b4_{i})" for i in r)
-    lines.append(f"    return [{q_next}], [{qd_next}], a")
+    lines.append(f"    return [{q_next}], [{qd_next}], a, first")
     return "\n".join(lines) + "\n"
 
 
 def _semi_implicit_euler_source(n: int) -> str:
     r = range(n)
-    return "\n".join([
+    source = "\n".join([
         "def step(f, q, qd, tau, h):",
         f"    {_unpack('x', n)} = q",
         f"    {_unpack('v', n)} = qd",
         "    a = f(q, qd, tau)",
+        "    first = getattr(f, 'last_terms', None)",
         f"    {_unpack('a', n)} = a",
         *(f"    w{i} = v{i} + h * a{i}" for i in r),
-        f"    return [{', '.join(f'x{i} + h * w{i}' for i in r)}], {_vec('w', n)}, a"]) + "\n"
+        f"    return [{', '.join(f'x{i} + h * w{i}' for i in r)}], {_vec('w', n)}, a, first"])
+    return source + "\n"
 
 
 _SOURCES = {"rk4": _rk4_source, "semi_implicit_euler": _semi_implicit_euler_source}
@@ -95,6 +99,7 @@ def rk4_step(f, q, qd, tau, h):
     """Take an RK4 step in textbook form (element-wise loops): the test oracle of ``stepper``."""
     half = 0.5 * h
     a1 = f(q, qd, tau)
+    first = getattr(f, "last_terms", None)
     v2 = [v + half * a for v, a in zip(qd, a1)]
     a2 = f([x + half * v for x, v in zip(q, qd)], v2, tau)
     v3 = [v + half * a for v, a in zip(qd, a2)]
@@ -106,7 +111,7 @@ def rk4_step(f, q, qd, tau, h):
               for x, v, w2, w3, w4 in zip(q, qd, v2, v3, v4)]
     qd_next = [v + sixth * (b1 + 2.0 * (b2 + b3) + b4)
                for v, b1, b2, b3, b4 in zip(qd, a1, a2, a3, a4)]
-    return q_next, qd_next, a1
+    return q_next, qd_next, a1, first
 
 
 def solve_ivp_stepper(method: str = "DOP853", rtol: float = 1e-12,
@@ -118,10 +123,13 @@ def solve_ivp_stepper(method: str = "DOP853", rtol: float = 1e-12,
         def rhs(_, y):
             values = y.tolist()
             return np.array(values[n:] + f(values[:n], values[n:], tau))
+        a = f(q, qd, tau)
+        first = getattr(f, "last_terms", None)
         sol = solve_ivp(rhs, (0.0, h), np.array(q + qd), method=method, rtol=rtol, atol=atol)
         if not sol.success:
             raise InputError(f"solve_ivp ({method}, rtol={rtol:g}) failed over a step: "
                              f"{sol.message}")
         y = sol.y[:, -1].tolist()
-        return y[:n], y[n:], f(q, qd, tau)
+        f(y[:n], y[n:], tau)            # (last_terms at the end of the step, for the friction)
+        return y[:n], y[n:], a, first
     return step

@@ -20,8 +20,9 @@ class SimulationResult(NamedTuple):
     A simulated run, one row per step, the initial state included (N + 1 rows for N steps).
 
     Row k holds the state at ``t[k]``, the torque applied from t[k] to t[k+1] (after saturation)
-    and the acceleration at t[k] under that torque; the last row holds the final state with the
-    torque the controller would apply there (not applied, not counted).
+    and the acceleration at t[k] under that torque (seed 002, 7.115, with F_s sgn(qd): what
+    ``core.forward_dynamics`` gives); the last row holds the final state with the torque the
+    controller would apply there (not applied, not counted).
     """
 
     t: np.ndarray                   # (N+1,) s
@@ -32,7 +33,6 @@ class SimulationResult(NamedTuple):
     joint_names: tuple
     saturation_counts: np.ndarray   # (n,) steps whose torque was clipped to the effort limit
     limit_stop_counts: np.ndarray   # (n,) steps that ended on a position limit (inelastic stop)
-    coulomb_velocity: np.ndarray    # (n,) v_s of the regularised Coulomb friction
     integrator: str
     dt: float
 
@@ -60,10 +60,11 @@ def simulate(model, q0, qd0, duration: float, dt: float = 1e-3, torque=None,
     the start of each step and held over it (a controller sampled at 1/dt).  ``integrator``:
     "rk4" (default), "semi_implicit_euler", or "solve_ivp" (the adaptive reference).  ``options``
     are :class:`~.simulator.Simulator`'s (``joint_limits``, ``effort_limits``,
-    ``coulomb_velocity``, ``implementation``, ``ivp_method``, ``rtol``, ``atol``, ``t0``).
-    The model's motor inertia and friction are included (seed 002, 7.111-7.116); see
-    ``simulator.py`` for effort saturation and joint stops.  Torques clipped at the effort limits
-    are counted in the result and reported with an :class:`EffortSaturationWarning`.
+    ``implementation``, ``ivp_method``, ``rtol``, ``atol``, ``t0``).  The model's motor inertia
+    and friction are included (seed 002, 7.111-7.116; Coulomb friction as stick-slip, see
+    ``friction.py``); see ``simulator.py`` for effort saturation and joint stops.  Torques
+    clipped at the effort limits are counted in the result and reported with an
+    :class:`EffortSaturationWarning`.
     """
     sim = Simulator(model, q0, qd0, dt, integrator, **options)
     duration = float(duration)
@@ -77,11 +78,11 @@ def simulate(model, q0, qd0, duration: float, dt: float = 1e-3, torque=None,
     qdd, tau = np.empty((steps + 1, n)), np.empty((steps + 1, n))
     for k in range(steps):
         q[k], qd[k] = sim._q, sim._qd
-        tau[k], qdd[k] = sim.step(controller(t[k], q[k].copy(), qd[k].copy()))
+        tau[k], qdd[k] = sim.step(controller(t[k], q[k].copy(), qd[k].copy()), acceleration=True)
     q[steps], qd[steps] = sim._q, sim._qd
     last = controller(t[steps], q[steps].copy(), qd[steps].copy())
     last = sim.saturate(sim.torque_list(last), count=False)
-    tau[steps], qdd[steps] = last, sim.dynamics(sim._q, sim._qd, last)
+    tau[steps], qdd[steps] = last, sim.acceleration(last)
     if sim.saturation_counts.any():
         counts = {name: int(c) for name, c in zip(model.joint_names, sim.saturation_counts) if c}
         warnings.warn(f"simulate({model.name}): torques clipped to the effort limits in {counts} "
@@ -89,7 +90,6 @@ def simulate(model, q0, qd0, duration: float, dt: float = 1e-3, torque=None,
     return SimulationResult(t=t, q=q, qd=qd, qdd=qdd, tau=tau, joint_names=model.joint_names,
                             saturation_counts=sim.saturation_counts.copy(),
                             limit_stop_counts=sim.limit_stop_counts.copy(),
-                            coulomb_velocity=sim.coulomb_velocity.copy(),
                             integrator=sim.integrator, dt=sim.dt)
 
 

@@ -6,16 +6,17 @@ effort command.  Per step (``Simulator.step(tau)``):
 
 1. **Effort saturation.**  Each |tau_i| above the joint's effort limit is clipped to the limit and
    counted (``saturation_counts``, per joint; ``simulate`` warns with the counts): never silent.
-2. **Integration** of qdd = B^{-1}(tau - n(q, qd)) (``dynamics.py``: rotors, viscous and
-   regularised Coulomb friction, see ``friction.py``) by the chosen integrator
-   (``integrators.py``).
+2. **Integration** of qdd = B^{-1}(tau - n_v(q, qd)) (``dynamics.py``: rotors and viscous
+   friction) by the chosen integrator (``integrators.py``), then **Coulomb friction** as an
+   implicit stick-slip step (``friction.py``): sticking joints stay exactly still, sliding ones
+   lose dt F_s of momentum, nothing chatters.
 3. **Joint position limits, as an inelastic stop.**  A joint that ends the step beyond a limit is
    put back on the limit and its velocity into the limit is removed (a perfectly plastic impact:
    no bounce, no energy returned); a velocity away from the limit is kept, so the joint leaves the
    stop as soon as the torque pulls it away.  A joint pushed into its stop stays there.  Each step
    that ends at a stop is counted (``limit_stop_counts``, per joint).
-4. A state that is no longer finite (a step far too large for the torques or the friction
-   regularisation) raises ``InputError`` with the time and joint, instead of returning garbage.
+4. A state that is no longer finite (a step far too large for the torques, e.g. a stiff viscous
+   friction) raises ``InputError`` with the time and joint, instead of returning garbage.
 
 The model is only read; all state lives in the simulator.
 """
@@ -29,7 +30,7 @@ import numpy as np
 from ..errors import InputError
 from ..inputs import joint_arrays
 from .dynamics import ForwardDynamics
-from .friction import coulomb_velocity as default_coulomb_velocity
+from .friction import CoulombStep
 from .integrators import INTEGRATORS, solve_ivp_stepper, stepper
 
 
@@ -51,13 +52,12 @@ class Simulator:
     ``dt`` step [s]; ``integrator`` "rk4" (default), "semi_implicit_euler" or "solve_ivp"
     (``ivp_method``, ``rtol``, ``atol``: scipy's settings, default DOP853 at 1e-12);
     ``joint_limits`` / ``effort_limits`` switch the position stops and the torque saturation;
-    ``coulomb_velocity`` v_s of the regularised Coulomb friction (default: see ``friction.py``);
     ``implementation`` "auto" / "generated" / "core" (``dynamics.py``).
     """
 
     def __init__(self, model, q0, qd0=None, dt: float = 1e-3, integrator: str = "rk4", *,
                  t0: float = 0.0, joint_limits: bool = True, effort_limits: bool = True,
-                 coulomb_velocity=None, implementation: str = "auto", ivp_method: str = "DOP853",
+                 implementation: str = "auto", ivp_method: str = "DOP853",
                  rtol: float = 1e-12, atol: float = 1e-12):
         if qd0 is None:
             qd0 = np.zeros(model.n)
@@ -82,8 +82,12 @@ class Simulator:
                 raise InputError(f"q0: joint '{model.joint_names[i]}' starts at {q0[i]:g}, "
                                  f"outside its limits [{model.lower[i]:g}, {model.upper[i]:g}] "
                                  "(or pass joint_limits=False)")
-        self.coulomb_velocity = default_coulomb_velocity(model, q0, self.dt, coulomb_velocity)
-        self.dynamics = ForwardDynamics(model, self.coulomb_velocity, implementation)
+        self.dynamics = ForwardDynamics(model, implementation)
+        self.coulomb = CoulombStep(model, self.dynamics.solve)
+        # positions take the friction's velocity change over half the step (the impulse is
+        # spread over it), semi-implicit Euler's over the whole step (they use the new velocity)
+        self._friction_share = self.dt * (1.0 if integrator == "semi_implicit_euler" else 0.5)
+        self._zero_bias = (0.0,) * model.n
         self.t0 = float(t0)
         self.steps = 0
         self._q, self._qd = q0.tolist(), qd0.tolist()
@@ -92,6 +96,7 @@ class Simulator:
         self._min_limit = min(self._effort)
         self.saturation_counts = np.zeros(model.n, dtype=np.int64)
         self.limit_stop_counts = np.zeros(model.n, dtype=np.int64)
+        self.last_applied: list | None = None      # the torque of the last step (saturated)
 
     # -- state ---------------------------------------------------------------------------------
     @property
@@ -146,19 +151,43 @@ class Simulator:
         return tau
 
     def acceleration(self, tau=None) -> np.ndarray:
-        """Return qdd at the current state under ``tau`` (saturated, not counted)."""
+        """Return qdd at the current state under ``tau`` (saturated, not counted), as 7.115."""
         tau = self.saturate(self.torque_list(tau), count=False)
-        return np.array(self.dynamics(self._q, self._qd, tau))
+        qdd = self.dynamics(self._q, self._qd, tau)
+        return np.array(self._with_coulomb(qdd, self.dynamics.last_terms, self._qd))
+
+    def _with_coulomb(self, qdd: list, terms, qd: list) -> list:
+        """Return ``qdd`` minus B^{-1} F_s sgn(qd): seed 002's 7.115, sgn(0) = 0."""
+        torque, any_moving = [0.0] * self.model.n, False
+        for i, fs in self.coulomb.joints:
+            if qd[i] != 0.0:
+                torque[i], any_moving = (fs if qd[i] > 0.0 else -fs), True
+        if not any_moving or terms is None:
+            return qdd
+        change = self.dynamics.solve(terms[:self.model.n] + (self._zero_bias,), torque)
+        return [a - c for a, c in zip(qdd, change)]
 
     # -- stepping ------------------------------------------------------------------------------
-    def step(self, tau=None):
+    def step(self, tau=None, acceleration: bool = False):
         """
         Advance by dt with ``tau`` held.
 
-        Returns the applied (saturated) torque and qdd at the step's start, as lists.
+        Returns the applied (saturated) torque and, with ``acceleration``, qdd at the step's
+        start (seed 002, 7.115, Coulomb friction F_s sgn(qd)), as lists.
         """
         applied = self.saturate(self.torque_list(tau))
-        q, qd, qdd = self._step(self.dynamics, self._q, self._qd, applied, self.dt)
+        q0, qd0 = self._q, self._qd
+        q, qd, qdd, first = self._step(self.dynamics, q0, qd0, applied, self.dt)
+        if self.coulomb.joints:
+            after = self.coulomb(self.dynamics.last_terms, qd, self.dt)
+            if after is not qd:
+                # a joint that was at rest and stays at rest (stuck) keeps its position exactly
+                share = self._friction_share
+                q = [x0 if a == 0.0 and v0 == 0.0 else x + share * (a - b)
+                     for x, a, b, x0, v0 in zip(q, after, qd, q0, qd0)]
+                qd = after
+            if acceleration:
+                qdd = self._with_coulomb(qdd, first, qd0)
         if self.joint_limits:
             self._stop_at_limits(q, qd)
         if not math.isfinite(sum(q) + sum(qd)):
@@ -166,10 +195,10 @@ class Simulator:
                      if not (math.isfinite(q[i]) and math.isfinite(qd[i])))
             raise InputError(f"simulation of '{self.model.name}' diverged at t = "
                              f"{self.t + self.dt:.6g} s (joint '{self.model.joint_names[i]}'): "
-                             f"dt = {self.dt:g} s is too large for these torques, or "
-                             "coulomb_velocity too small for it")
+                             f"dt = {self.dt:g} s is too large for these torques")
         self._q, self._qd = q, qd
         self.steps += 1
+        self.last_applied = applied
         return applied, qdd
 
     def _stop_at_limits(self, q: list, qd: list):

@@ -1,0 +1,344 @@
+"""
+dynamics_simulator_node: the robot simulated by forward dynamics, driven by effort commands.
+
+The stand-in for a robot with an effort interface (ros2_control's JointGroupEffortController and
+joint_state_broadcaster): it integrates the model's forward dynamics (``core.Simulator``: RK4 by
+default, rotors and friction, joint limits as inelastic stops, torques saturated at the effort
+limits and counted) and publishes what the robot's driver would.
+
+Subscriptions
+  ``effort_command_topics`` (default ``[effort_command]``): std_msgs/Float64MultiArray, one
+      value per joint in the ``joint_names`` order (the layout of forward_command_controller /
+      JointGroupEffortController); add ``gravity_effort_command`` to add the gravity
+      compensation node's output, as a stack that sums feedforward and gravity does.
+  ``effort_state_topic`` (default none): a sensor_msgs/JointState whose effort is matched by
+      name, e.g. ``feedforward_effort``.
+  Every input's latest value is held until a newer one arrives; the torque applied is their sum.
+  An input older than ``command_timeout`` seconds of simulated time counts as zero, and the node
+  says so once (and once when it resumes).
+
+Publications
+  ``joint_states`` (sensor_msgs/JointState): position, velocity and the applied (saturated)
+      effort in the ``joint_names`` order at ``publish_rate`` Hz of simulated time, stamped with
+      the simulated time, with optional Gaussian measurement noise (``noise.position``,
+      ``noise.velocity``, ``noise.effort``: standard deviations; ``noise.seed``).
+  ``/clock`` (rosgraph_msgs/Clock) when ``publish_clock``: the simulated time, published before
+      each joint_states, so the other nodes run with ``use_sim_time`` on the simulated clock.
+
+Timing: ``rate`` Hz integration steps of 1/rate s; ``real_time_factor`` simulated seconds per
+wall-clock second (1: real time; 0: as fast as possible, which needs ``publish_clock``).  With
+``lockstep`` the simulator waits after each joint_states (up to ``command_timeout`` wall-clock
+seconds) for a new message on every effort command topic before integrating on, so a controller
+that answers every state closes the loop without delay jitter, at any speed.
+
+Initial state: ``initial_position`` / ``initial_velocity`` (``joint_names`` order).
+``integrator``: rk4, semi_implicit_euler or solve_ivp.  The payload parameters of every node
+change the simulated robot at run time (the state is kept).
+"""
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
+
+from ..core.errors import InputError
+from ..core.simulation import INTEGRATORS, MeasurementNoise, Simulator
+from ..ros_messages import MessageRejected
+from .base import DynamicsNode, main_for
+from .errors import topic_guard
+
+MAX_RATE = 100_000.0            # Hz
+MAX_REAL_TIME_FACTOR = 1000.0
+MAX_NOISE = 1000.0
+BEHIND_WARNING = 0.5            # s of wall clock behind schedule before the pace is reset
+CONNECT_TIMEOUT = 30.0          # s: lockstep waits this long for its controller to connect
+
+
+class EffortInput:
+    """One wired effort input: its latest torques (model order) and when they arrived."""
+
+    def __init__(self, topic: str):
+        self.topic = topic
+        self.effort: np.ndarray | None = None
+        self.received = -np.inf         # simulated time of the latest message
+        self.count = 0                  # messages so far (lockstep waits for it to grow)
+        self.stale = True
+        self.said_missing = False
+
+
+class DynamicsSimulatorNode(DynamicsNode):
+    """Forward-dynamics simulation of the robot (see the module docstring)."""
+
+    def __init__(self, node_name: str = "dynamics_simulator", **node_kwargs):
+        super().__init__(node_name, **node_kwargs)
+        declare = self.params.declare
+        n = self.dynamics.model.n
+        rate = declare("rate", 1000.0, "integration rate [Hz]: steps of 1/rate s",
+                       read_only=True, bounds=(1.0, MAX_RATE))
+        publish_rate = declare("publish_rate", 100.0, "joint_states rate [Hz] of simulated time",
+                               read_only=True, bounds=(0.001, MAX_RATE))
+        self.real_time_factor = declare(
+            "real_time_factor", 1.0, "simulated s per wall-clock s; 0: as fast as possible "
+            "(needs publish_clock)", read_only=True, bounds=(0.0, MAX_REAL_TIME_FACTOR))
+        self.publish_clock = declare("publish_clock", False, "publish /clock with the "
+                                     "simulated time", read_only=True)
+        integrator = declare("integrator", "rk4", f"one of {list(INTEGRATORS)}", read_only=True)
+        q0 = declare("initial_position", [0.0] * n, "initial joint positions, joint_names order",
+                     read_only=True, bounds=(-1e6, 1e6))
+        qd0 = declare("initial_velocity", [0.0] * n, "initial joint velocities, joint_names "
+                      "order", read_only=True, bounds=(-1e6, 1e6))
+        self.command_timeout = declare("command_timeout", 0.5, "s of simulated time after "
+                                       "which an effort input counts as zero",
+                                       bounds=(0.0, 3600.0))
+        topics = declare("effort_command_topics", ["effort_command"], "std_msgs/"
+                         "Float64MultiArray effort inputs (joint_names order), summed",
+                         read_only=True)
+        state_topic = declare("effort_state_topic", "", "optional sensor_msgs/JointState "
+                              "effort input, matched by name ('' = none)", read_only=True)
+        self.lockstep = declare("lockstep", False, "wait for every effort command after each "
+                                "joint_states before integrating on", read_only=True)
+        noise = [declare(f"noise.{f}", 0.0, f"standard deviation of the {f} noise",
+                         read_only=True, bounds=(0.0, MAX_NOISE))
+                 for f in ("position", "velocity", "effort")]
+        seed = declare("noise.seed", -1, "seed of the noise (-1: random)", read_only=True,
+                       bounds=(-1, 2 ** 31 - 1))
+        if self.real_time_factor == 0.0 and not self.publish_clock:
+            raise ValueError("real_time_factor: 0 (as fast as possible) needs publish_clock: "
+                             "true, or the other nodes' clock would not follow the simulation")
+        if integrator not in INTEGRATORS:
+            raise ValueError(f"integrator: '{integrator}' is not one of {list(INTEGRATORS)}")
+        self.steps_per_publish = max(1, round(rate / publish_rate))
+        self.noise = MeasurementNoise(n, *noise, seed=None if seed < 0 else seed)
+        self._model_order = np.empty(n, dtype=int)
+        self._model_order[self.output_index] = np.arange(n)     # output vector -> model order
+        try:
+            self.sim = Simulator(self.dynamics.model, self._to_model(q0, "initial_position"),
+                                 self._to_model(qd0, "initial_velocity"), 1.0 / rate, integrator)
+        except InputError as exc:
+            raise ValueError(str(exc)) from None
+        self._sim_model = self.dynamics.model
+        self._lock = threading.Lock()            # guards self.sim (payload changes rebuild it)
+        self._new_command = threading.Condition()
+        self.inputs = [EffortInput(t) for t in topics if t]
+        for effort_input in self.inputs:
+            watch = self.watch_input(effort_input.topic)
+            self.subscribe(Float64MultiArray, effort_input.topic,
+                           self._array_callback(effort_input, watch))
+        if state_topic:
+            effort_input = EffortInput(state_topic)
+            self.inputs.append(effort_input)
+            watch = self.watch_input(state_topic)
+            self.subscribe(JointState, state_topic, self._state_callback(effort_input, watch))
+        self.joint_states = self.advertise(JointState, "joint_states")
+        self.clock_publisher = None
+        if self.publish_clock:
+            from rclpy.qos import QoSProfile, ReliabilityPolicy
+            from rosgraph_msgs.msg import Clock
+            self._clock_type = Clock
+            self.clock_publisher = self.create_publisher(
+                Clock, "/clock", QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE))
+        self.epoch_ns = 0 if self.publish_clock else self.get_clock().now().nanoseconds
+        self.params.add_hook(self._payload_changed)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="dynamics_simulator", daemon=True)
+        self._thread.start()
+        self.get_logger().info(
+            f"simulating '{self.dynamics.model.name}' at {rate:g} Hz ({integrator}), joint_states "
+            f"at {rate / self.steps_per_publish:g} Hz, "
+            + ("as fast as possible" if self.real_time_factor == 0.0
+               else f"{self.real_time_factor:g} x real time")
+            + (", /clock" if self.publish_clock else "") + (", lockstep" if self.lockstep else "")
+            + f"; effort from {[i.topic for i in self.inputs]}")
+
+    # -- parameters ----------------------------------------------------------------------------
+    def _to_model(self, values, name: str) -> np.ndarray:
+        """Return a joint_names-order parameter vector in the model's order."""
+        values = np.asarray(values, dtype=float)
+        if values.shape != (len(self.joint_names),):
+            raise ValueError(f"{name}: expected {len(self.joint_names)} values (one per joint in "
+                             f"{list(self.joint_names)}), got {values.size}")
+        return values[self._model_order]
+
+    def _payload_changed(self, values: dict):
+        timeout = float(values["command_timeout"])
+
+        def apply():
+            self.command_timeout = timeout
+            model = self.dynamics.model
+            if model is not self._sim_model:          # the payload changed: same state, new robot
+                with self._lock:
+                    old = self.sim
+                    new = Simulator(model, old.q, old.qd, old.dt, old.integrator, t0=old.t)
+                    new.saturation_counts += old.saturation_counts
+                    new.limit_stop_counts += old.limit_stop_counts
+                    new.last_applied = old.last_applied
+                    self.sim, self._sim_model = new, model
+        return apply
+
+    # -- inputs --------------------------------------------------------------------------------
+    def _array_callback(self, effort_input: EffortInput, watch):
+        n = len(self.joint_names)
+
+        @topic_guard
+        def callback(node, msg: Float64MultiArray):
+            started = time.monotonic()
+            data = np.asarray(msg.data, dtype=float)
+            if data.shape != (n,):
+                raise MessageRejected("length", f"{effort_input.topic}: expected {n} efforts "
+                                                f"(one per joint in "
+                                                f"{list(self.joint_names)[:8]}), "
+                                                f"got {data.size}")
+            self._accept(effort_input, data[self._model_order], watch, started)
+        return lambda msg: callback(self, msg)
+
+    def _state_callback(self, effort_input: EffortInput, watch):
+        @topic_guard
+        def callback(node, msg: JointState):
+            started = time.monotonic()
+            index = self.input_order.indices(msg.name, effort_input.topic)
+            if len(msg.effort) != len(msg.name):
+                raise MessageRejected("length", f"{effort_input.topic}: {len(msg.name)} names but "
+                                                f"{len(msg.effort)} efforts")
+            self._accept(effort_input, np.asarray(msg.effort, dtype=float)[index], watch, started)
+        return lambda msg: callback(self, msg)
+
+    def _accept(self, effort_input: EffortInput, effort: np.ndarray, watch, started: float):
+        if not np.isfinite(effort).all():
+            j = int(np.flatnonzero(~np.isfinite(effort))[0])
+            raise MessageRejected("non-finite", f"{effort_input.topic}: effort of joint "
+                                                f"'{self.dynamics.model.joint_names[j]}' is "
+                                                f"{effort[j]}")
+        with self._new_command:
+            effort_input.effort, effort_input.received = effort, self.sim.t
+            effort_input.count += 1
+            self._new_command.notify_all()
+        self.input_accepted(watch, started)
+
+    def _applied_command(self, now: float) -> np.ndarray:
+        """Return the sum of the fresh inputs at simulated time ``now`` (model order)."""
+        total = np.zeros(self.sim.model.n)
+        for effort_input in self.inputs:
+            fresh = effort_input.effort is not None and \
+                now - effort_input.received <= self.command_timeout
+            if fresh:
+                total += effort_input.effort
+                if effort_input.stale:
+                    effort_input.stale = False
+                    if effort_input.said_missing:
+                        self.get_logger().info(f"'{effort_input.topic}': applying its efforts")
+            elif not effort_input.stale or not effort_input.said_missing:
+                effort_input.stale, effort_input.said_missing = True, True
+                what = "no message yet" if effort_input.effort is None else \
+                    f"no message for more than command_timeout = {self.command_timeout:g} s"
+                self.get_logger().warning(f"'{effort_input.topic}': {what}: applying zero "
+                                          "torque from it")
+        return total
+
+    # -- the simulation loop -------------------------------------------------------------------
+    def _run(self):
+        try:
+            self._loop()
+        except Exception as exc:  # noqa: BLE001 -- say why the simulation stopped, then stop
+            if not self._stop.is_set() and self.context.ok():      # (not a shutdown)
+                self.get_logger().error(f"simulation stopped: {type(exc).__name__}: {exc}")
+
+    def _loop(self):
+        if self.lockstep:
+            self._wait_for_controller()
+        wall_start, sim_start = time.monotonic(), self.sim.t
+        saturated = 0
+        while not self._stop.is_set():
+            counts = [i.count for i in self.inputs]
+            self._publish()
+            if self.lockstep:
+                self._wait_for_commands(counts)
+            with self._lock:
+                sim = self.sim
+                for _ in range(self.steps_per_publish):
+                    sim.step(self._applied_command(sim.t))
+                total = int(sim.saturation_counts.sum())
+            if total > saturated:
+                self.get_logger().warning(
+                    "torques clipped to the effort limits so far (steps per joint): "
+                    f"{dict(zip(sim.model.joint_names, sim.saturation_counts.tolist()))}",
+                    throttle_duration_sec=2.0)
+                saturated = total
+            if self.real_time_factor > 0.0:
+                due = wall_start + (sim.t - sim_start) / self.real_time_factor
+                delay = due - time.monotonic()
+                if delay > 0.0:
+                    self._stop.wait(delay)
+                elif delay < -BEHIND_WARNING:
+                    self.get_logger().warning(
+                        f"simulation {-delay:.2f} s behind real time x {self.real_time_factor:g}"
+                        ": continuing from now", throttle_duration_sec=5.0)
+                    wall_start, sim_start = time.monotonic(), sim.t
+
+    def _wait_for_controller(self):
+        """In lockstep, start once joint_states has a reader and every input a publisher."""
+        deadline = time.monotonic() + CONNECT_TIMEOUT
+        said = False
+        while not self._stop.is_set() and time.monotonic() < deadline:
+            missing = [i.topic for i in self.inputs if self.count_publishers(
+                self.resolve_topic_name(i.topic)) == 0]
+            if not missing and self.joint_states.get_subscription_count() > 0:
+                self._stop.wait(0.2)           # let the other side finish matching too
+                return
+            if not said:
+                self.get_logger().info(f"lockstep: waiting for publishers on {missing} and a "
+                                       "joint_states subscriber")
+                said = True
+            self._stop.wait(0.05)
+        if not self._stop.is_set():
+            self.get_logger().warning(f"lockstep: no controller after {CONNECT_TIMEOUT:g} s; "
+                                      "starting anyway")
+
+    def _wait_for_commands(self, counts: list):
+        """Wait (bounded) until every Float64MultiArray input has a message newer than counts."""
+        deadline = time.monotonic() + max(self.command_timeout, 0.01)
+        with self._new_command:
+            while not self._stop.is_set():
+                if all(i.count > c for i, c in zip(self.inputs, counts)):
+                    return
+                remaining = deadline - time.monotonic()
+                if remaining <= 0.0:
+                    return
+                self._new_command.wait(min(remaining, 0.05))
+
+    def _publish(self):
+        sim = self.sim
+        stamp = self.epoch_ns + round(sim.t * 1e9)
+        sec, nanosec = divmod(stamp, 1_000_000_000)
+        if self.clock_publisher is not None:
+            clock = self._clock_type()
+            clock.clock.sec, clock.clock.nanosec = sec, nanosec
+            self.clock_publisher.publish(clock)
+        q, qd = sim.q, sim.qd
+        effort = np.asarray(sim.last_applied) if sim.last_applied is not None else np.zeros(q.size)
+        if self.noise.active:
+            q, qd, effort = self.noise.apply(q, qd, effort)
+        index = self.output_index
+        msg = JointState()
+        msg.header.stamp.sec, msg.header.stamp.nanosec = sec, nanosec
+        msg.name = list(self.joint_names)
+        msg.position, msg.velocity, msg.effort = (q[index].tolist(), qd[index].tolist(),
+                                                  effort[index].tolist())
+        self.joint_states.publish(msg)
+
+    def destroy_node(self):
+        """Stop the simulation thread, then the node."""
+        self._stop.set()
+        with self._new_command:
+            self._new_command.notify_all()
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join(timeout=2.0)
+        return super().destroy_node()
+
+
+main = main_for(DynamicsSimulatorNode)
+
+if __name__ == "__main__":
+    main()
