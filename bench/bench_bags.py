@@ -1,0 +1,202 @@
+"""
+Speed of the bag tools: ``bag process`` against rosbags alone, its memory, ``bag play``'s timing.
+
+    python3 bench/bench_bags.py [--quick] [--memory] [--play]
+
+* ``bag process`` on 100,000 Puma 560 joint states at 1 kHz (position, velocity, effort) with a
+  reference trajectory, all three outputs (gravity_effort, feedforward_effort, effort_residual),
+  MCAP: total time against the time rosbags alone needs to read and deserialise the same joint
+  states (``Reader.messages`` + ``Typestore.deserialize_cdr``), best of the repeats, in the same
+  run.  Target (issue 11): at most 2x.  Also messages per second.
+* ``--memory``: peak resident memory (ru_maxrss of a child process) of ``bag process`` on
+  100,000 and on 1,000,000 joint states, next to rosbags alone reading the same bag.
+* ``--play``: ``bag play`` of 5,000 joint states at 1 kHz, recorded by ``bag record`` in another
+  process: the recorded inter-arrival intervals against the bag's 1 ms (median and p99 of
+  |interval - 1 ms|), and the player's own lateness after each message was due.
+
+The machine has 2 cores shared with other work: check ``uptime`` and re-run when it is quiet.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from robot_dynamics_ros.bags import write_joint_states  # noqa: E402
+from robot_dynamics_ros.bags.joint_state_cdr import JOINT_STATE, JointStateEncoder  # noqa: E402
+from robot_dynamics_ros.bags.process import REFERENCE, process_bag  # noqa: E402
+from robot_dynamics_ros.bags.storage import open_bag, output_bag  # noqa: E402
+from robot_dynamics_ros.bags.types import typestore  # noqa: E402
+from robot_dynamics_ros.core import JointTrajectory, RobotModel, rnea  # noqa: E402
+
+TARGET_RATIO = 2.0
+CHUNK = 50_000
+
+
+def make_bag(path: Path, count: int, with_reference: bool = True):
+    """Write ``count`` Puma joint states at 1 kHz (a smooth motion, model efforts) + a reference."""
+    from rclpy.serialization import serialize_message
+    from robot_dynamics_ros.ros_messages import trajectory_to_msg
+    model = RobotModel.named("puma560")
+    encoder = JointStateEncoder(model.joint_names, ("position", "velocity", "effort"))
+    duration = count * 1e-3
+    knots = np.linspace(0.0, duration, 11)
+    traj = JointTrajectory(model.joint_names, knots,
+                           [0.3 * np.sin(0.7 * k + np.arange(6)) for k in knots],
+                           np.zeros((11, 6)), np.zeros((11, 6)))
+    with output_bag(path, overwrite=True) as writer:
+        states = writer.add_connection("/joint_states", JOINT_STATE, typestore=typestore())
+        if with_reference:
+            reference = writer.add_connection("/reference_trajectory", REFERENCE,
+                                              typestore=typestore())
+            writer.write(reference, 0, bytes(serialize_message(trajectory_to_msg(traj))))
+        for start in range(0, count, CHUNK):
+            k = np.arange(start, min(count, start + CHUNK))
+            t = k * 1e-3
+            q, qd, qdd = traj.sample(t)
+            effort = rnea(model, q, qd, qdd)
+            stamps = 1_000_000 + k * 1_000_000
+            rows = encoder.encode(stamps, position=q, velocity=qd, effort=effort)
+            for stamp, row in zip(stamps.tolist(), rows):
+                writer.write(states, stamp, row.data)
+
+
+def rosbags_alone(path: Path) -> float:
+    """Seconds rosbags needs to read and deserialise every joint state of the bag."""
+    store = typestore()
+    started = time.perf_counter()
+    with open_bag(path) as reader:
+        connections = [c for c in reader.connections if c.topic == "/joint_states"]
+        for connection, _, raw in reader.messages(connections=connections):
+            store.deserialize_cdr(raw, connection.msgtype)
+    return time.perf_counter() - started
+
+
+def processing(path: Path, out: Path) -> float:
+    started = time.perf_counter()
+    process_bag(path, out, RobotModel.named("puma560"), overwrite=True)
+    return time.perf_counter() - started
+
+
+def speed(workdir: Path, count: int, repeat: int):
+    bag = workdir / "joint_states"
+    make_bag(bag, count)
+    baseline = min(rosbags_alone(bag) for _ in range(repeat))
+    ours = min(processing(bag, workdir / "processed") for _ in range(repeat))
+    ratio = ours / baseline
+    print(f"bag process, {count:,} Puma joint states at 1 kHz + a reference, MCAP, outputs "
+          f"gravity + feedforward + residual (best of {repeat}):")
+    print(f"  rosbags alone (read + deserialise): {baseline:6.2f} s "
+          f"({count / baseline:9,.0f} messages/s)")
+    print(f"  bag process (read, dynamics, write 3 outputs): {ours:6.2f} s "
+          f"({count / ours:9,.0f} messages/s) = {ratio:.2f} x rosbags alone")
+    print(f"target: at most {TARGET_RATIO:g} x: {'met' if ratio <= TARGET_RATIO else 'MISSED'}")
+
+
+CHILD = """
+import resource, sys, time
+sys.path.insert(0, {root!r})
+mode, bag, out = sys.argv[1:4]
+if mode == "process":
+    from robot_dynamics_ros.bags.process import process_bag
+    from robot_dynamics_ros.core import RobotModel
+    process_bag(bag, out, RobotModel.named("puma560"), overwrite=True)
+else:
+    from robot_dynamics_ros.bags.storage import open_bag
+    from robot_dynamics_ros.bags.types import typestore
+    store = typestore()
+    with open_bag(bag) as reader:
+        for connection, _, raw in reader.messages():
+            store.deserialize_cdr(raw, connection.msgtype)
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def peak_memory_mib(mode: str, bag: Path, out: Path) -> float:
+    result = subprocess.run([sys.executable, "-c", CHILD.format(root=str(ROOT)), mode, str(bag),
+                             str(out)], capture_output=True, text=True, check=True)
+    return int(result.stdout.split()[-1]) / 1024.0
+
+
+def memory(workdir: Path):
+    print("\nPeak resident memory (MiB, child process):")
+    for count in (100_000, 1_000_000):
+        bag = workdir / f"js_{count}"
+        make_bag(bag, count)
+        size = sum(p.stat().st_size for p in bag.iterdir()) / 2 ** 20
+        ours = peak_memory_mib("process", bag, workdir / f"out_{count}")
+        alone = peak_memory_mib("read", bag, workdir / "unused")
+        print(f"  {count:>9,} joint states (bag {size:6.0f} MiB): bag process {ours:6.0f}, "
+              f"rosbags alone {alone:6.0f}")
+        shutil.rmtree(bag)
+        shutil.rmtree(workdir / f"out_{count}", ignore_errors=True)
+
+
+def play_timing(workdir: Path):
+    model = RobotModel.named("puma560")
+    count = 5000
+    t = np.arange(count) * 1e-3
+    bag = workdir / "play_1khz"
+    write_joint_states(bag, model.joint_names, t, np.zeros((count, 6)), np.zeros((count, 6)),
+                       np.zeros((count, 6)), overwrite=True)
+    env = dict(os.environ, ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST",
+               ROS_DOMAIN_ID=str(1 + os.getpid() % 100),
+               ROS_LOG_DIR=tempfile.mkdtemp(prefix="bench-bags-roslog-"))
+    cli = [sys.executable, "-m", "robot_dynamics_ros.cli", "bag"]
+    recorded = workdir / "played"
+    shutil.rmtree(recorded, ignore_errors=True)
+    recorder = subprocess.Popen([*cli, "record", str(recorded), "--topics", "/bench_js"],
+                                env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        recorder.stdout.readline()                       # "recording to ..."
+        player = subprocess.run([*cli, "play", str(bag), "--remap", "/joint_states:=/bench_js",
+                                 "--wait-for-subscribers", "30"], env=env, capture_output=True,
+                                text=True, timeout=120)
+        print("\n" + player.stdout.strip().splitlines()[-1])
+        time.sleep(0.5)
+    finally:
+        recorder.send_signal(signal.SIGINT)
+        recorder.wait(30)
+    from robot_dynamics_ros.bags import load_joint_states
+    states = load_joint_states(recorded, "/bench_js")
+    intervals = np.diff(states.time) * 1e-9
+    deviation = np.abs(intervals - 1e-3) * 1e6
+    print(f"bag play at 1 kHz ({states.time.size} of {count} messages recorded by bag record in "
+          f"another process): |interval - 1 ms| median {np.median(deviation):.0f} us, "
+          f"p99 {np.percentile(deviation, 99):.0f} us, max {deviation.max():.0f} us")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="20,000 messages, one repeat")
+    parser.add_argument("--memory", action="store_true", help="peak memory up to 1e6 messages")
+    parser.add_argument("--play", action="store_true", help="bag play timing at 1 kHz")
+    args = parser.parse_args(argv)
+    workdir = Path(tempfile.mkdtemp(prefix="bench-bags-"))
+    try:
+        speed(workdir, 20_000 if args.quick else 100_000, 1 if args.quick else 3)
+        if args.memory:
+            memory(workdir)
+        if args.play:
+            play_timing(workdir)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    print(f"(load average {os.getloadavg()[0]:.1f}; peak memory of this process "
+          f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
