@@ -13,9 +13,11 @@ trajectory_scaler_node: retimes joint trajectories so that no joint exceeds its 
 
 Parameters (besides those of ``nodes.base``): ``method`` ``uniform`` (seed 002, Sect. 7.7: q(t / c)
 with the smallest c >= 1) or ``time_optimal`` (minimum-time law along the same path);
-``effort_margin`` / ``velocity_margin``: fraction of each effort / velocity limit that may be used
-(e.g. 0.9); ``samples`` (uniform: samples of the original trajectory); ``grid_steps``
-(time_optimal: steps of the path grid).  Each is bounded, and so is the size of a trajectory
+``effort_margin`` / ``velocity_margin`` / ``acceleration_margin``: fraction of each effort /
+velocity / acceleration limit that may be used (e.g. 0.9); ``acceleration_limit``: 0 for the robot
+file's ``limits.acceleration`` (none where absent), > 0 to override it for every joint;
+``samples`` (uniform: samples of the original trajectory); ``grid_steps`` (time_optimal: steps of
+the path grid).  Each is bounded, and so is the size of a trajectory
 (``MAX_POINTS``), so that no single request can take the node's memory or minutes of its time.
 
 Uniform results keep the reference's fields (positions, velocities, accelerations as given), so the
@@ -54,6 +56,8 @@ class ScalerSettings(NamedTuple):
     method: str
     effort_margin: float
     velocity_margin: float
+    acceleration_margin: float
+    acceleration_limit: float
     samples: int
     grid_steps: int
 
@@ -69,6 +73,10 @@ class TrajectoryScalerNode(DynamicsNode):
                 bounds=(0.0, 1.0))
         declare("velocity_margin", 1.0, "fraction of each velocity limit to use, (0, 1]",
                 bounds=(0.0, 1.0))
+        declare("acceleration_margin", 1.0, "fraction of each acceleration limit to use, (0, 1]",
+                bounds=(0.0, 1.0))
+        declare("acceleration_limit", 0.0, "0: the robot file's acceleration limits; > 0: this "
+                "limit for every joint (rad/s^2 or m/s^2)", bounds=(0.0, 1e8))
         declare("samples", 1000, "uniform: samples of the reference trajectory",
                 bounds=(10, MAX_SAMPLES))
         declare("grid_steps", 150, "time_optimal: steps of the first path grid",
@@ -85,11 +93,13 @@ class TrajectoryScalerNode(DynamicsNode):
 
     def _scaler_parameters(self, values: dict):
         settings = ScalerSettings(values["method"], float(values["effort_margin"]),
-                                  float(values["velocity_margin"]), int(values["samples"]),
+                                  float(values["velocity_margin"]),
+                                  float(values["acceleration_margin"]),
+                                  float(values["acceleration_limit"]), int(values["samples"]),
                                   int(values["grid_steps"]))
         if settings.method not in METHODS:
             raise ValueError(f"method: expected one of {list(METHODS)}, got '{settings.method}'")
-        for name in ("effort_margin", "velocity_margin"):
+        for name in ("effort_margin", "velocity_margin", "acceleration_margin"):
             value = getattr(settings, name)
             if not 0.0 < value <= 1.0:
                 raise ValueError(f"{name}: expected a fraction in (0, 1], got {value}")
@@ -111,7 +121,9 @@ class TrajectoryScalerNode(DynamicsNode):
         # joint_states), a trajectory naming a joint the model does not know is refused: its motion
         # would be dropped from the answer without the sender knowing.
         traj = trajectory_from_msg(msg, self.input_order, allow_extra=False)
-        limits = Limits.from_model(model, settings.effort_margin, settings.velocity_margin)
+        limits = Limits.from_model(model, settings.effort_margin, settings.velocity_margin,
+                                   settings.acceleration_margin,
+                                   settings.acceleration_limit or None)
         if method == "uniform":
             result = uniform_scaling(model, traj, limits, samples=settings.samples)
         else:
