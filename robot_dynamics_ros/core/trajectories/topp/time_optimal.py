@@ -18,9 +18,10 @@ toppra splits them:
 Viscous friction F_v q' sqrt(x) is linearised at the previous pass's x, starting from the uniform
 scaling; two passes.  The grid is bisected until the duration converges (see
 :func:`time_optimal_scaling`); only the grid whose duration converged is verified (the duration
-that decides convergence does not depend on the verification).  On steps where the output exceeds
-a limit by more than ``tolerance``: first more output points (8 per step), then 9 collocation
-points, then limits tightened by the excess; the law is recomputed where needed.
+that decides convergence does not depend on the verification).  On the steps where the output
+exceeds a limit by more than ``tolerance``, in one round: more output points (8 per step), 9
+collocation points, and every limit kind that was exceeded (torque, velocity, acceleration)
+tightened there by its excess; the law is recomputed and only the changed intervals re-checked.
 
 Output: two points per grid step (8 near flat ends, where the law is far from quadratic in time)
 with the law's position, velocity, acceleration and the feedforward effort.  The law's
@@ -58,6 +59,7 @@ DENSE_OUTPUT = 8      # output points per step where 2 do not follow the law clo
 CONVERGED = 0.01      # relative change of the duration from a grid to its bisection: converged
 MAX_LEVELS = 6        # grids up to 2^5 times the first
 TRUSTED_STEPS = 400   # from this many steps on, one small change of the duration means converged
+TOLERANCE = 7e-4      # checked at 0.07 % of each limit, so that any re-sampling stays within 0.1 %
 MAX_FAILED_LEVELS = 2   # converged grids whose law fails the verification before giving up
 MAX_GRID_STEPS = 20_000     # grid_steps beyond this are refused (bounds one request's work)
 
@@ -249,9 +251,9 @@ def _converged_law(model, path, points, regular, limits, viscous, x_first, optio
 
 
 def time_optimal_scaling(model, path: JointTrajectory | JointPath, limits: Limits | None = None,
-                         grid_steps: int = 150, verify_density: int = 10, tolerance: float = 1e-3,
-                         max_rounds: int = 4, points_per_step: int = 2,
-                         convergence: float = CONVERGED,
+                         grid_steps: int = 150, verify_density: int = 10,
+                         tolerance: float = TOLERANCE, max_rounds: int = 4,
+                         points_per_step: int = 2, convergence: float = CONVERGED,
                          max_levels: int = MAX_LEVELS) -> ScaledTrajectory:
     """
     Minimum-time replay of ``path`` within ``limits`` (default: the model's).
@@ -267,12 +269,15 @@ def time_optimal_scaling(model, path: JointTrajectory | JointPath, limits: Limit
     grids): the discretisation loses time in proportion to the step, so the last change
     estimates the remaining distance to the optimum.  The returned trajectory, interpolated
     cubically as joint_trajectory_controller does with positions and velocities, keeps every
-    torque within ``tolerance`` (relative to the limit) of its limit, and every velocity within
-    its limit times (1 + ``tolerance``), at ``verify_density`` samples per step.
-    ``scale_factor`` is new duration / original duration.  Raises ``ScalingError`` like
-    ``uniform_scaling``, and when no grid up to 2^(max_levels - 1) times the first one gives a
-    verified, converged law (never a trajectory that breaks a limit); ``InputError`` for fewer
-    than 2 points and options out of range.
+    torque, velocity and acceleration within ``tolerance`` (relative to the limit) of its limit
+    at ``verify_density`` samples per output interval.  ``scale_factor`` is new duration /
+    original duration.  A timed trajectory is never refused and never slowed beyond its uniform
+    scaling: when no verified law is found within MAX_FAILED_LEVELS converged grids, or the law
+    is slower, its ``uniform_scaling`` is returned (``method == "uniform"``).  Raises
+    ``ScalingError`` like ``uniform_scaling`` (gravity alone, position limits), and for a
+    geometric path without a verified law (never a trajectory that breaks a limit);
+    ``InputError`` for fewer than 2 points and options out of range (bounded: ``grid_steps`` at
+    most MAX_GRID_STEPS, ``verify_density`` 100, ``max_levels`` 10, ``max_rounds`` 20).
     """
     limits = limits or Limits.from_model(model)
     if isinstance(path, JointPath):
