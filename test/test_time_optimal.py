@@ -532,3 +532,15 @@ def test_rechecks_reuse_only_unchanged_intervals(solved):
     assert np.abs(again.torques - fresh.torques).max(axis=0).max() <= 1e-6 * scale.max()
     np.testing.assert_array_equal(again.velocities, fresh.velocities)
     assert np.abs(again.torques - fresh.torques)[(K // 4 - 1) * 11:(K // 4 + 1) * 11].max() <= 1e-9
+
+
+def test_work_per_request_is_bounded(monkeypatch):
+    """Absurd options are refused before any allocation; grids never grow past MAX_TOTAL_STEPS."""
+    from robot_dynamics_ros.core.trajectories.topp import time_optimal as module
+    model, traj = RobotModel.named("planar2"), JointTrajectory.from_yaml(EX72)
+    for name, value in (("grid_steps", 2e9), ("verify_density", 10**6), ("max_rounds", 10**9)):
+        with pytest.raises(InputError, match=name):
+            time_optimal_scaling(model, traj, **{name: value})
+    monkeypatch.setattr(module, "MAX_TOTAL_STEPS", 40)
+    result = time_optimal_scaling(model, traj, grid_steps=16, convergence=1e-9)
+    assert result.law.s.size - 1 <= 40 or result.method == "uniform"

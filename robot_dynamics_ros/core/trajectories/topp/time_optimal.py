@@ -62,6 +62,7 @@ TRUSTED_STEPS = 400   # from this many steps on, one small change of the duratio
 TOLERANCE = 7e-4      # checked at 0.07 % of each limit, so that any re-sampling stays within 0.1 %
 MAX_FAILED_LEVELS = 2   # converged grids whose law fails the verification before giving up
 MAX_GRID_STEPS = 20_000     # grid_steps beyond this are refused (bounds one request's work)
+MAX_TOTAL_STEPS = 200_000   # no grid finer than this (bisection stops; memory ~ steps x rows)
 
 
 def _validate(model, path, points, s_pts, limits: Limits) -> None:
@@ -217,6 +218,8 @@ def _converged_law(model, path, points, regular, limits, viscous, x_first, optio
                         Tightening.none(grid.N, model.n))
     previous, last_change, unverified, failed = law.duration, math.inf, [], 0
     for _ in range(1, max_levels):
+        if 2 * (points.s.size - 1) > MAX_TOTAL_STEPS:
+            break                              # bounded work: no finer grid
         points = points.bisected()             # path data: only the new points are computed
         grid = points.grid()
         refined_steps = np.flatnonzero(grid.near_flat())
