@@ -46,7 +46,7 @@ CHUNK = 50_000
 
 
 def make_bag(path: Path, count: int, with_reference: bool = True):
-    """Write ``count`` Puma joint states at 1 kHz (a smooth motion, model efforts) + a reference."""
+    """Write ``count`` Puma joint states at 1 kHz (a smooth motion, its torques), a reference."""
     from rclpy.serialization import serialize_message
     from robot_dynamics_ros.ros_messages import trajectory_to_msg
     model = RobotModel.named("puma560")
@@ -86,7 +86,8 @@ def rosbags_alone(path: Path) -> float:
 
 def processing(path: Path, out: Path) -> float:
     started = time.perf_counter()
-    process_bag(path, out, RobotModel.named("puma560"), overwrite=True)
+    process_bag(path, out, RobotModel.named("puma560"), overwrite=True,
+                reference_topic="/reference_trajectory")
     return time.perf_counter() - started
 
 
@@ -112,7 +113,8 @@ mode, bag, out = sys.argv[1:4]
 if mode == "process":
     from robot_dynamics_ros.bags.process import process_bag
     from robot_dynamics_ros.core import RobotModel
-    process_bag(bag, out, RobotModel.named("puma560"), overwrite=True)
+    process_bag(bag, out, RobotModel.named("puma560"), overwrite=True,
+                reference_topic="/reference_trajectory")
 else:
     from robot_dynamics_ros.bags.storage import open_bag
     from robot_dynamics_ros.bags.types import typestore

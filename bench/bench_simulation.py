@@ -69,42 +69,59 @@ def pinocchio_rk4(pm, q0, qd0, duration: float, dt: float = 1e-3):
     return q, v
 
 
+def feedforward_table(model, duration: float, dt: float = 1e-3):
+    """Return (q0, a controller that plays back the demo trajectory's RNEA torques per step)."""
+    from robot_dynamics_ros.commands.demo import demo_trajectory
+    from robot_dynamics_ros.core import rnea
+    traj = demo_trajectory(model, 4.0)              # (within the effort limits)
+    times = np.arange(int(round(duration / dt)) + 1) * dt
+    table = rnea(model, *traj.sample(times))
+    return traj.positions[0], lambda t, q, qd: table[int(round(t / dt))]
+
+
 def speed(duration: float, repeat: int) -> None:
     puma = RobotModel.named("puma560")
     rigid = puma.rigid()
     free = {"joint_limits": False, "effort_limits": False}
+    q_start, feedforward = feedforward_table(puma, duration)
     simulate(puma, Q0, QD0, 0.01)                         # generate and compile once
     simulate(rigid, Q0, QD0, 0.01)
     rows = {
-        "ours, full model (generated, default)":
+        "full model, moving (demo trajectory's torques)":
+            real_time_factor(lambda d: simulate(puma, q_start, np.zeros(6), d,
+                                                torque=feedforward), duration, repeat),
+        "full model, falling, friction holds some joints":
             real_time_factor(lambda d: simulate(puma, Q0, QD0, d), duration, repeat),
-        "ours, full model, core algorithms":
-            real_time_factor(lambda d: simulate(puma, Q0, QD0, d, implementation="core"),
+        "full model, moving, core algorithms":
+            real_time_factor(lambda d: simulate(puma, q_start, np.zeros(6), d,
+                                                torque=feedforward, implementation="core"),
                              duration / 10, repeat),
-        "ours, full model, semi-implicit Euler":
-            real_time_factor(lambda d: simulate(puma, Q0, QD0, d,
+        "full model, moving, semi-implicit Euler":
+            real_time_factor(lambda d: simulate(puma, q_start, np.zeros(6), d,
+                                                torque=feedforward,
                                                 integrator="semi_implicit_euler"),
                              duration, repeat),
-        "ours, rigid model":
+        "rigid model, unforced":
             real_time_factor(lambda d: simulate(rigid, Q0, QD0, d, **free), duration, repeat),
     }
     pm = pinocchio_model(rigid)
+    pin_label = "Pinocchio aba + the same RK4 (numpy), rigid, unforced"
     if pm is not None:
-        rows["Pinocchio aba + the same RK4 (numpy), rigid model"] = real_time_factor(
-            lambda d: pinocchio_rk4(pm, Q0, QD0, d), duration, repeat)
+        rows[pin_label] = real_time_factor(lambda d: pinocchio_rk4(pm, Q0, QD0, d), duration,
+                                           repeat)
         q_pin, _ = pinocchio_rk4(pm, Q0, QD0, 1.0)
         ours = simulate(rigid, Q0, QD0, 1.0, **free)
         print(f"rigid Puma, 1 s at 1 kHz: |q_ours - q_pinocchio| = "
               f"{np.abs(ours.q[-1] - q_pin).max():.1e} rad")
-    print(f"\nReal-time factor at 1 kHz, RK4 unless said (best of {repeat} runs of "
-          f"{duration:g} s):")
+    print(f"\nReal-time factor of the Puma 560 at 1 kHz, RK4 unless said (best of {repeat} runs "
+          f"of {duration:g} s):")
     for label, rtf in rows.items():
-        print(f"  {label:<52} {rtf:7.1f}   ({1e6 / (rtf * 1000):6.1f} us per step)")
-    ours = rows["ours, full model (generated, default)"]
-    if "Pinocchio aba + the same RK4 (numpy), rigid model" in rows:
-        pin_rtf = rows["Pinocchio aba + the same RK4 (numpy), rigid model"]
-        print(f"  ours (full) / Pinocchio (rigid) = {ours / pin_rtf:.2f}; "
-              f"ours (rigid) / Pinocchio = {rows['ours, rigid model'] / pin_rtf:.2f}")
+        print(f"  {label:<56} {rtf:7.1f}   ({1e6 / (rtf * 1000):6.1f} us per step)")
+    ours = rows["full model, moving (demo trajectory's torques)"]
+    if pin_label in rows:
+        pin_rtf = rows[pin_label]
+        print(f"  ours (full, moving) / Pinocchio (rigid) = {ours / pin_rtf:.2f}; "
+              f"ours (rigid) / Pinocchio (rigid) = {rows['rigid model, unforced'] / pin_rtf:.2f}")
     print(f"target: real-time factor >= {TARGET_RTF:g} with RK4 on the full Puma 560: "
           f"{ours:.1f} ({'met' if ours >= TARGET_RTF else 'MISSED'})")
 

@@ -28,6 +28,7 @@ from robot_dynamics_ros.core.errors import BagError as CoreBagError
 from robot_dynamics_ros.ros_messages import trajectory_to_msg
 
 NS = 1_000_000_000
+TOPICS = {"reference_topic": "/reference_trajectory", "namespace": ""}   # as the test bags have
 
 
 @pytest.fixture(scope="module")
@@ -187,7 +188,7 @@ def test_a_damaged_bag_gets_a_clear_error_and_nothing_is_written(tmp_path, puma,
     write_joint_states(bag, puma.joint_names, run.t, run.q, run.qd, run.tau, storage=storage)
     corrupt(bag, what)
     with pytest.raises(BagError, match=rf"bag {bag}"):
-        process_bag(bag, tmp_path / "out", puma)
+        process_bag(bag, tmp_path / "out", puma, **TOPICS)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["damaged"]
 
 
@@ -196,20 +197,20 @@ def test_bad_inputs_and_outputs_are_refused_with_the_reason(tmp_path, puma):
     bag = tmp_path / "run"
     write_joint_states(bag, puma.joint_names, run.t, run.q, run.qd, run.tau)
     with pytest.raises(BagError, match="no such file or directory"):
-        process_bag(tmp_path / "nope", tmp_path / "out", puma)
+        process_bag(tmp_path / "nope", tmp_path / "out", puma, **TOPICS)
     with pytest.raises(BagError, match=r"no topic '/states' \(its topics: \['/joint_states'\]\)"):
-        process_bag(bag, tmp_path / "out", puma, joint_states_topic="states")
+        process_bag(bag, tmp_path / "out", puma, joint_states_topic="states", **TOPICS)
     with pytest.raises(BagError, match="no topic '/reference_trajectory', which the feedforward"):
-        process_bag(bag, tmp_path / "out", puma, outputs=["feedforward"])
+        process_bag(bag, tmp_path / "out", puma, outputs=["feedforward"], **TOPICS)
     with pytest.raises(BagError, match=r"joint names of '/joint_states' do not match robot "
                                        r"'panda': missing joint\(s\)"):
-        process_bag(bag, tmp_path / "out", RobotModel.named("panda"))
+        process_bag(bag, tmp_path / "out", RobotModel.named("panda"), **TOPICS)
     with pytest.raises(BagError, match="outputs"):
-        process_bag(bag, tmp_path / "out", puma, outputs=["torque"])
+        process_bag(bag, tmp_path / "out", puma, outputs=["torque"], **TOPICS)
     (tmp_path / "out").mkdir()
     with pytest.raises(BagError, match="exists already; pass --overwrite"):
-        process_bag(bag, tmp_path / "out", puma)
-    report = process_bag(bag, tmp_path / "out", puma, overwrite=True)
+        process_bag(bag, tmp_path / "out", puma, **TOPICS)
+    report = process_bag(bag, tmp_path / "out", puma, overwrite=True, **TOPICS)
     assert report.written == {"/gravity_effort": 101, "/effort_residual": 101}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "run"]
 
@@ -223,7 +224,7 @@ def test_unknown_message_types_and_wrong_topic_types_are_named(tmp_path, puma):
                               rihs01="RIHS01_" + "0" * 64)
     with pytest.raises(BagError, match="topic '/joint_states' has type "
                                        "std_msgs/msg/Float64MultiArray, expected sensor_msgs"):
-        process_bag(bag, tmp_path / "out", puma)
+        process_bag(bag, tmp_path / "out", puma, **TOPICS)
     from robot_dynamics_ros.bags.types import ensure_type, message_class
     with pytest.raises(BagError, match="unknown message type 'not_a_pkg/msg/Thing'"):
         ensure_type("not_a_pkg/msg/Thing")
@@ -264,7 +265,8 @@ def test_processing_equals_the_nodes_computation_message_by_message(tmp_path, pu
                                                           (r.tobytes() for r in rows)))),
                   "/reference_trajectory": (REFERENCE, [(int(records[100]) - 1, ref_raw)])})
     kp, kd = np.full(6, 50.0), np.full(6, 10.0)
-    report = process_bag(bag, tmp_path / "out", puma, mode=mode, kp=kp, kd=kd, chunk_size=97)
+    report = process_bag(bag, tmp_path / "out", puma, mode=mode, kp=kp, kd=kd, chunk_size=97,
+                         **TOPICS)
     assert report.written == {"/gravity_effort": 601, "/feedforward_effort": 501,
                               "/effort_residual": 601}
     out = {t: load_joint_states(tmp_path / "out", t, require_position=False)
@@ -298,7 +300,7 @@ def test_residual_shows_an_unmodelled_payload_and_vanishes_with_the_exact_model(
     for name, model in (("exact", puma), ("payload", with_payload)):
         write_joint_states(tmp_path / name, puma.joint_names, t, q, qd, rnea(model, q, qd, qdd))
         process_bag(tmp_path / name, tmp_path / f"{name}_out", puma, outputs=["residual"],
-                    chunk_size=50)
+                    chunk_size=50, **TOPICS)
     exact = load_joint_states(tmp_path / "exact_out", "/effort_residual", require_position=False)
     assert exact.effort.shape == (1000, 6)
     # central differences: O(dt^2) inside, O(dt) at the two ends
@@ -335,6 +337,6 @@ def test_nothing_half_written_when_processing_fails_midway(tmp_path, puma):
     msgs.append((msgs[-1][0] + 1, b"\x00\x01\x00\x00garbage"))        # an undecodable last message
     raw_bag(tmp_path / "in", {"/joint_states": (JOINT_STATE, msgs)})
     with pytest.raises(Exception):
-        process_bag(tmp_path / "in", tmp_path / "out", puma)
+        process_bag(tmp_path / "in", tmp_path / "out", puma, **TOPICS)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in"]
     shutil.rmtree(tmp_path / "in")

@@ -143,7 +143,8 @@ def test_playback_into_the_nodes_equals_offline_processing(ros_env, tmp_path):
         for node in nodes:
             node.stop()
         recorder.stop()
-    process_bag(source, tmp_path / "offline", model, outputs=["gravity", "feedforward"])
+    process_bag(source, tmp_path / "offline", model, outputs=["gravity", "feedforward"],
+                reference_topic="/reference_trajectory", namespace="")
     for topic, output in zip(outputs, ("/gravity_effort", "/feedforward_effort")):
         online = load_joint_states(tmp_path / "online", topic, require_position=False)
         offline = load_joint_states(tmp_path / "offline", output, require_position=False)

@@ -37,6 +37,7 @@ import numpy as np
 from rosbags.interfaces import (Qos, QosDurability, QosHistory, QosLiveliness, QosReliability,
                                 QosTime)
 
+from ..bringup import DEFAULT_NAMESPACE
 from ..core import Reference, RobotModel, gravity_torques, rnea
 from ..core.errors import BagError, RobotDynamicsError
 from ..core.trajectories.uniform import friction_torques
@@ -51,6 +52,7 @@ OUTPUT_TOPICS = {"gravity": "gravity_effort", "feedforward": "feedforward_effort
 OUTPUT_FIELDS = {"gravity": ("effort",), "feedforward": ("position", "velocity", "effort"),
                  "residual": ("effort",)}
 MODES = ("feedforward", "computed_torque")
+DEFAULT_REFERENCE = f"/{DEFAULT_NAMESPACE}/reference_trajectory"
 DEFAULT_KP, DEFAULT_KD = 100.0, 20.0        # inverse_dynamics_node's defaults
 # What the nodes' publishers offer (KEEP_LAST 10, reliable, volatile), recorded with the outputs.
 _NEVER = QosTime(sec=9223372036, nsec=854775807)
@@ -70,7 +72,7 @@ class ProcessReport(NamedTuple):
 
 def process_bag(source, target, model: RobotModel, outputs=None,
                 joint_states_topic: str = "/joint_states",
-                reference_topic: str = "/reference_trajectory", namespace: str = "",
+                reference_topic: str = DEFAULT_REFERENCE, namespace: str = DEFAULT_NAMESPACE,
                 mode: str = "feedforward", kp=None, kd=None, friction_compensation: bool = False,
                 storage: str = DEFAULT_STORAGE, overwrite: bool = False, chunk_size: int = CHUNK,
                 progress: bool = False) -> ProcessReport:
@@ -79,8 +81,10 @@ def process_bag(source, target, model: RobotModel, outputs=None,
 
     ``outputs``: any of "gravity", "feedforward", "residual" (default: gravity and residual, and
     feedforward when the bag has the reference topic; asking for feedforward without it is an
-    error).  Output topics are ``<namespace>/<output topic>``.  ``kp``, ``kd``: per-joint gains
-    of computed_torque mode (model order).  Raises BagError for an unusable bag or output.
+    error).  Output topics are ``<namespace>/<output topic>``; the defaults are the topics of the
+    launch file's defaults (joint states on /joint_states, the rest under /robot_dynamics).
+    ``kp``, ``kd``: per-joint gains of computed_torque mode (model order).  Raises BagError for
+    an unusable bag or output.
     """
     started = time.perf_counter()
     if mode not in MODES:

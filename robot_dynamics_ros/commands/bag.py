@@ -20,6 +20,7 @@ def _csv(text: str) -> list[str]:
 
 
 def add_arguments(parser):
+    from ..bags.process import DEFAULT_NAMESPACE, DEFAULT_REFERENCE
     from ..bags.storage import DEFAULT_STORAGE, STORAGES
     sub = parser.add_subparsers(dest="bag_command", required=True)
 
@@ -60,9 +61,10 @@ def add_arguments(parser):
                          help="comma-separated subset of gravity,feedforward,residual (default: "
                               "gravity, residual, and feedforward when the bag has a reference)")
     process.add_argument("--joint-states", default="/joint_states", help="joint states topic")
-    process.add_argument("--reference", default="/reference_trajectory",
-                         help="reference trajectory topic")
-    process.add_argument("--namespace", default="", help="namespace of the output topics")
+    process.add_argument("--reference", default=DEFAULT_REFERENCE,
+                         help="reference trajectory topic (default %(default)s)")
+    process.add_argument("--namespace", default=DEFAULT_NAMESPACE,
+                         help="namespace of the output topics (default %(default)s)")
     process.add_argument("--mode", choices=("feedforward", "computed_torque"),
                          default="feedforward", help="inverse_dynamics_node's mode")
     process.add_argument("--kp", type=float, nargs="+", help="computed_torque position gains")

@@ -74,6 +74,10 @@ class DynamicsSimulatorNode(DynamicsNode):
 
     def __init__(self, node_name: str = "dynamics_simulator", **node_kwargs):
         super().__init__(node_name, **node_kwargs)
+        if self.dynamics is None:
+            raise ValueError("robot_description: the simulator needs its robot at start-up (a "
+                             "shipped name, a YAML or URDF path or URDF text), not one that may "
+                             "arrive later on /robot_description")
         declare = self.params.declare
         n = self.dynamics.model.n
         rate = declare("rate", 1000.0, "integration rate [Hz]: steps of 1/rate s",

@@ -18,6 +18,7 @@ import numpy as np
 from ..algorithms.crba import mass_matrix
 from ..algorithms.rnea import nonlinear_effects
 from ..errors import InputError
+from ..model.cache import model_constant
 from .generated_terms import generated_terms
 from .linear_solve import dynamics_solver
 
@@ -25,13 +26,20 @@ IMPLEMENTATIONS = ("auto", "generated", "core")
 
 
 def without_coulomb(model):
-    """Return the model without its Coulomb friction (viscous friction, rotors, all else kept)."""
+    """
+    Return the model without its Coulomb friction (viscous friction, rotors, all else kept).
+
+    Built once per model (``core.model.cache``), so its generated code is generated once too.
+    """
     if not np.any(model.coulomb):
         return model
-    spec = model.to_dict()
-    for joint in spec["joints"]:
-        joint["friction"] = {"viscous": joint["friction"]["viscous"], "coulomb": 0.0}
-    return type(model)(spec)
+
+    def build(model):
+        spec = model.to_dict()
+        for joint in spec["joints"]:
+            joint["friction"] = {"viscous": joint["friction"]["viscous"], "coulomb": 0.0}
+        return type(model)(spec)
+    return model_constant(model, "without_coulomb", build)
 
 
 class ForwardDynamics:

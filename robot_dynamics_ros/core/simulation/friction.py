@@ -22,8 +22,15 @@ with B the mass matrix (rotors included).  That is the minimiser of the strictly
 * the step is unconditionally stable: no friction parameter has to fit the step size.
 
 The common case (every joint with friction keeps its direction of motion) is one extra linear
-solve with the last B of the step; otherwise the problem is solved by coordinate descent
-(each joint in turn: the one-dimensional minimiser is a soft threshold), to 1e-13 relative.
+solve with the last B of the step.  Otherwise an active-set method finds which joints stick:
+with the sticking set S guessed (starting from the previous step's), the sliding joints' friction
+is known (F_s in the direction of motion) and the sticking joints' velocity is 0, which is one
+linear system for the sliding velocities and the sticking joints' friction torques; a sliding
+joint whose velocity would change sign is moved to S, a sticking joint whose torque exceeds F_s
+leaves it, until the solution is consistent (one or two passes in practice).  Should that ever
+cycle, coordinate descent (each joint in turn: the one-dimensional minimiser is a soft
+threshold) solves the problem to 1e-13 relative.
+
 The velocity change is then also applied to the positions over half the step (the impulse is
 spread over the step), and in full for semi-implicit Euler, whose positions use the new velocity.
 """
@@ -31,7 +38,7 @@ from __future__ import annotations
 
 import math
 
-SWEEPS = 200                # coordinate-descent sweeps at most (a few suffice in practice)
+SWEEPS = 200                # coordinate-descent sweeps at most (the fallback)
 TOLERANCE = 1e-13
 
 
@@ -44,6 +51,8 @@ class CoulombStep:
         self.n = model.n
         self._solve = solve           # dynamics_solver: solve(T, tau) = B^{-1} (tau - h)
         self._zero_bias = (0.0,) * model.n
+        self._friction = [float(model.coulomb[i]) for i in range(model.n)]
+        self._stuck = [False] * model.n               # the previous step's sticking joints
 
     def __call__(self, terms, velocity: list, dt: float) -> list:
         """Return the velocity after the step's friction impulse (``terms``: B's lower rows)."""
@@ -60,13 +69,69 @@ class CoulombStep:
             after = [v - c for v, c in zip(velocity, change)]
             if all((after[i] > 0.0) == (velocity[i] > 0.0) and after[i] != 0.0
                    for i, _ in self.joints):
+                self._stuck[:] = [False] * self.n
                 return after
-        return self._descent(rows, velocity, dt)
+        if self._all_held(rows, velocity, dt):
+            self._stuck[:] = [True] * self.n
+            return [0.0] * self.n
+        return self._active_set(rows, velocity, dt)
+
+    def _all_held(self, rows, target: list, dt: float) -> bool:
+        """Tell whether friction can stop every joint: |(B v*)_i| <= dt F_s,i for all i."""
+        if len(self.joints) != self.n:
+            return False
+        n = self.n
+        for i, fs in self.joints:
+            # (B v*)_i from the lower triangle: row i up to i, then column i below it
+            row = rows[i]
+            total = sum(row[j] * target[j] for j in range(i + 1))
+            total += sum(rows[k][i] * target[k] for k in range(i + 1, n))
+            if abs(total) > dt * fs:
+                return False
+        return True
+
+    def _active_set(self, rows, target: list, dt: float) -> list:
+        """Solve the step with the sticking joints found by an active-set iteration."""
+        n = self.n
+        # full rows of B from the lower triangle: row i = (B_i0 .. B_ii, B_(i+1)i .. B_(n-1)i)
+        B = [[float(x) for x in rows[i]] + [float(rows[k][i]) for k in range(i + 1, n)]
+             for i in range(n)]
+        target = [float(x) for x in target]
+        friction = [dt * f for f in self._friction]
+        stuck = [bool(s) and f > 0.0 for s, f in zip(self._stuck, friction)]
+        direction = [(x > 0.0) - (x < 0.0) for x in target]
+        for _ in range(4 * n):
+            free = [i for i in range(n) if not stuck[i]]
+            held = [i for i in range(n) if stuck[i]]
+            # sliding joints: B_LL (v_L - v*_L) = B_LS v*_S - dt f_L;  sticking joints: v_S = 0
+            rhs = [sum(B[i][j] * target[j] for j in held) - friction[i] * direction[i]
+                   for i in free]
+            change = _solve_spd([[B[i][j] for j in free] for i in free], rhs)
+            v = [0.0] * n
+            for i, c in zip(free, change):
+                v[i] = target[i] + c
+            # the sticking joints' friction impulse: dt f_S = -B_S: (v - v*)
+            difference = [a - b for a, b in zip(v, target)]
+            impulse = {i: -sum(B[i][j] * difference[j] for j in range(n)) for i in held}
+            reversed_ = [i for i in free
+                         if friction[i] > 0.0 and ((v[i] > 0.0) - (v[i] < 0.0)) != direction[i]]
+            breaks = [i for i in held if abs(impulse[i]) > friction[i] * (1.0 + 1e-12)]
+            if not reversed_ and not breaks:
+                self._stuck[:] = stuck
+                return v
+            # a joint that breaks away slides the way its friction would have to push (f = F s,
+            # s = sgn(v)); a sliding joint that would reverse sticks instead
+            for i in breaks:
+                stuck[i], direction[i] = False, (impulse[i] > 0.0) - (impulse[i] < 0.0)
+            for i in reversed_:
+                stuck[i] = True
+        return self._descent(rows, target, dt)
 
     def _descent(self, rows, target: list, dt: float) -> list:
         """Minimise 1/2 (v - v*)^T B (v - v*) + dt sum F_s |v_i| by coordinate descent."""
         n = self.n
-        B = [[rows[max(i, j)][min(i, j)] for j in range(n)] for i in range(n)]
+        B = [[float(x) for x in rows[i]] + [float(rows[k][i]) for k in range(i + 1, n)]
+             for i in range(n)]
         friction = [0.0] * n
         for i, fs in self.joints:
             friction[i] = dt * fs
@@ -86,3 +151,21 @@ class CoulombStep:
             if largest <= TOLERANCE * scale:
                 break
         return v
+
+
+def _solve_spd(A: list, b: list) -> list:
+    """Solve A x = b for a small symmetric positive-definite A (Cholesky, lists of floats)."""
+    k = len(b)
+    L = [[0.0] * k for _ in range(k)]
+    for j in range(k):
+        d = A[j][j] - sum(L[j][m] * L[j][m] for m in range(j))
+        L[j][j] = math.sqrt(d)
+        for i in range(j + 1, k):
+            L[i][j] = (A[i][j] - sum(L[i][m] * L[j][m] for m in range(j))) / L[j][j]
+    y = [0.0] * k
+    for i in range(k):
+        y[i] = (b[i] - sum(L[i][m] * y[m] for m in range(i))) / L[i][i]
+    x = [0.0] * k
+    for i in range(k - 1, -1, -1):
+        x[i] = (y[i] - sum(L[m][i] * x[m] for m in range(i + 1, k))) / L[i][i]
+    return x
