@@ -161,3 +161,31 @@ def test_without_commands_zero_torque_is_said_once_and_noise_is_added(
         sim.stop()
     positions = np.array([m.position for m in states.messages])
     assert positions.std(axis=0).min() > 2e-4          # noise of 1e-3 rad on every joint
+
+
+def test_hold_until_command_keeps_time_still_until_the_controller_speaks(ros_env, ros_client,
+                                                                          tmp_path):
+    from std_msgs.msg import Float64MultiArray
+    namespace = private_namespace("hold_start")
+    q0 = [0.0, 0.8, -1.0, 0.0, 0.5, 0.0]
+    sim = NodeProcess.node(SIM, ros_env, tmp_path, "dynamics_simulator", namespace,
+                           {"robot_description": "puma560", "publish_rate": 200.0,
+                            "publish_clock": True, "hold_until_command": True,
+                            "initial_position": q0})
+    try:
+        states = ros_client.collect(JointState, f"{namespace}/joint_states", depth=2000)
+        commands = ros_client.publisher(Float64MultiArray, f"{namespace}/effort_command")
+        assert ros_client.spin_until(lambda: len(states.messages) > 20), sim.log_text()
+        held = list(states.messages)
+        assert all(stamp_ns(m) == 0 and list(m.position) == q0 for m in held)
+        command = Float64MultiArray()
+        command.data = gravity_torques(RobotModel.named("puma560"), q0).tolist()
+        assert ros_client.publish_until(lambda: commands.publish(command),
+                                        lambda: stamp_ns(states.messages[-1]) > 0.2e9,
+                                        timeout=TIMEOUT, period=0.02), sim.log_text()
+    finally:
+        sim.stop()
+    moving = [m for m in states.messages if stamp_ns(m) > 0]
+    # held by the gravity torque it was given: still at q0
+    np.testing.assert_allclose([m.position for m in moving], np.tile(q0, (len(moving), 1)),
+                               atol=1e-9)

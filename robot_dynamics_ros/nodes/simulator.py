@@ -31,6 +31,10 @@ wall-clock second (1: real time; 0: as fast as possible, which needs ``publish_c
 seconds) for a new message on every effort command topic before integrating on, so a controller
 that answers every state closes the loop without delay jitter, at any speed.
 
+With ``hold_until_command`` the robot is held at its initial state (simulated time does not
+advance; joint_states and /clock keep being published) until every effort input has delivered a
+message: the brakes of a real arm, released when its controller is up.
+
 Initial state: ``initial_position`` / ``initial_velocity`` (``joint_names`` order).
 ``integrator``: rk4, semi_implicit_euler or solve_ivp.  The payload parameters of every node
 change the simulated robot at run time (the state is kept).
@@ -104,6 +108,8 @@ class DynamicsSimulatorNode(DynamicsNode):
                               "effort input, matched by name ('' = none)", read_only=True)
         self.lockstep = declare("lockstep", False, "wait for every effort command after each "
                                 "joint_states before integrating on", read_only=True)
+        self.hold = declare("hold_until_command", False, "hold the initial state (time stands "
+                            "still) until every effort input has sent a message", read_only=True)
         noise = [declare(f"noise.{f}", 0.0, f"standard deviation of the {f} noise",
                          read_only=True, bounds=(0.0, MAX_NOISE))
                  for f in ("position", "velocity", "effort")]
@@ -252,6 +258,8 @@ class DynamicsSimulatorNode(DynamicsNode):
     def _loop(self):
         if self.lockstep:
             self._wait_for_controller()
+        if self.hold:
+            self._hold()
         wall_start, sim_start = time.monotonic(), self.sim.t
         saturated = 0
         while not self._stop.is_set():
@@ -280,6 +288,23 @@ class DynamicsSimulatorNode(DynamicsNode):
                         f"simulation {-delay:.2f} s behind real time x {self.real_time_factor:g}"
                         ": continuing from now", throttle_duration_sec=5.0)
                     wall_start, sim_start = time.monotonic(), sim.t
+
+    def _hold(self):
+        """Publish the initial state until every input has a message (time does not advance)."""
+        period = self.steps_per_publish * self.sim.dt / max(self.real_time_factor, 1.0)
+        said = False
+        while not self._stop.is_set() and not all(i.count > 0 for i in self.inputs):
+            if not said:
+                self.get_logger().info("holding the initial state until every effort input "
+                                       f"has sent a message: {[i.topic for i in self.inputs]}")
+                said = True
+            self._publish()
+            self._stop.wait(period)
+        with self._new_command:                 # (arrivals while held count as at t0)
+            for effort_input in self.inputs:
+                effort_input.received = self.sim.t
+        if said and not self._stop.is_set():
+            self.get_logger().info("effort commands received: simulation running")
 
     def _wait_for_controller(self):
         """In lockstep, start once joint_states has a reader and every input a publisher."""
