@@ -163,8 +163,8 @@ def test_without_commands_zero_torque_is_said_once_and_noise_is_added(
     assert positions.std(axis=0).min() > 2e-4          # noise of 1e-3 rad on every joint
 
 
-def test_hold_until_command_keeps_time_still_until_the_controller_speaks(ros_env, ros_client,
-                                                                          tmp_path):
+def test_hold_until_command_keeps_time_still_until_the_controller_speaks(
+        ros_env, ros_client, tmp_path):
     from std_msgs.msg import Float64MultiArray
     namespace = private_namespace("hold_start")
     q0 = [0.0, 0.8, -1.0, 0.0, 0.5, 0.0]
