@@ -69,6 +69,13 @@ class Recorder:
                 subscription_profile(offered, self.qos_depth), raw=True))
             self.node.get_logger().info(f"recording '{topic}' ({msgtype})")
 
+    def stop(self):
+        """Unsubscribe from everything (before the writer is closed)."""
+        for subscription in self._subscriptions:
+            self.node.destroy_subscription(subscription)
+        self._subscriptions.clear()
+        self.wanted = []
+
     def _writer_for(self, topic: str):
         connection, clock, write = self.connections[topic], self.node.get_clock(), \
             self.writer.write
