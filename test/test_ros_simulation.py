@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 import yaml
 
-from ros_fixtures import TIMEOUT, NodeProcess, private_namespace, ros_client, ros_env  # noqa: F401
+from ros_fixtures import NodeProcess, private_namespace, ros_client, ros_env  # noqa: F401
 from robot_dynamics_ros.commands.demo import demo_trajectory
 from robot_dynamics_ros.core import RobotModel, gravity_torques
 from robot_dynamics_ros.ros_messages import trajectory_to_msg
@@ -68,11 +68,11 @@ def tracking_error(ros_env, ros_client, tmp_path, tag, controller_robot, robot):
     try:
         states = ros_client.collect(JointState, f"{namespace}/joint_states", depth=5000)
         publisher = ros_client.publisher(JointTrajectoryMsg, f"{namespace}/reference_trajectory")
-        assert ros_client.wait_for_subscriber(publisher), controller.log_text()
+        assert ros_client.wait_for_subscriber(publisher, timeout=60.0), controller.log_text()
         ros_client.spin_for(0.5)
         publisher.publish(trajectory_to_msg(traj))       # stamp 0: starts at the first sample
         assert ros_client.spin_until(lambda: ros_client.logs_from(
-            "inverse_dynamics", "new reference")), controller.log_text()
+            "inverse_dynamics", "new reference"), timeout=30.0), controller.log_text()
         processes.append(lockstep_simulator(ros_env, tmp_path, namespace, traj.positions[0],
                                             robot_description=robot))
         run_until(ros_client, states, DURATION, processes)
@@ -144,7 +144,8 @@ def test_without_commands_zero_torque_is_said_once_and_noise_is_added(
         states = ros_client.collect(JointState, f"{namespace}/joint_states", depth=2000)
         commands = ros_client.publisher(__import__("std_msgs.msg").msg.Float64MultiArray,
                                         f"{namespace}/effort_command")
-        assert ros_client.spin_until(lambda: len(states.messages) > 50), sim.log_text()
+        assert ros_client.spin_until(lambda: len(states.messages) > 50, timeout=60.0), \
+            sim.log_text()
         ros_client.spin_for(0.3)
         warnings = ros_client.logs_from("dynamics_simulator", "applying zero torque")
         assert len(warnings) == 1 and "no message yet" in warnings[0].msg
@@ -154,7 +155,7 @@ def test_without_commands_zero_torque_is_said_once_and_noise_is_added(
         command.data = gravity_torques(hold, np.zeros(6)).tolist()
         start = len(states.messages)
         ros_client.publish_until(lambda: commands.publish(command),
-                                 lambda: len(states.messages) > start + 100, timeout=TIMEOUT,
+                                 lambda: len(states.messages) > start + 100, timeout=30.0,
                                  period=0.005)
         assert sim.alive(), sim.log_text()
     finally:
@@ -175,14 +176,15 @@ def test_hold_until_command_keeps_time_still_until_the_controller_speaks(
     try:
         states = ros_client.collect(JointState, f"{namespace}/joint_states", depth=2000)
         commands = ros_client.publisher(Float64MultiArray, f"{namespace}/effort_command")
-        assert ros_client.spin_until(lambda: len(states.messages) > 20), sim.log_text()
+        assert ros_client.spin_until(lambda: len(states.messages) > 20, timeout=60.0), \
+            sim.log_text()
         held = list(states.messages)
         assert all(stamp_ns(m) == 0 and list(m.position) == q0 for m in held)
         command = Float64MultiArray()
         command.data = gravity_torques(RobotModel.named("puma560"), q0).tolist()
         assert ros_client.publish_until(lambda: commands.publish(command),
                                         lambda: stamp_ns(states.messages[-1]) > 0.2e9,
-                                        timeout=TIMEOUT, period=0.02), sim.log_text()
+                                        timeout=30.0, period=0.02), sim.log_text()
     finally:
         sim.stop()
     moving = [m for m in states.messages if stamp_ns(m) > 0]
