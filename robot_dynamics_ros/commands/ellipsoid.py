@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import forward_kinematics, InputError, jacobian, tool_pose
+from ..core import forward_kinematics, InputError, tool_pose
 from ..core.task_space import dynamic_manipulability, projected_ellipse
-from ..core.task_space.task import ROW_NAMES
+from ..core.task_space.task import parse_task, planar_task_rows, ROW_NAMES
 from .robot_argument import add_robot_argument, load_robot
 
 HELP = "dynamic manipulability ellipsoid at a configuration (seed 002, 7.148), optionally plotted"
@@ -34,39 +34,11 @@ def add_arguments(parser):
     parser.add_argument("--plot", metavar="PNG", help="draw the arm and the ellipse(s)")
 
 
-def planar_rows(model, q) -> tuple[int, int] | None:
-    """
-    Return the rows of the arm's plane, e.g. (0, 1), if every joint moves the tool in one plane.
-
-    That is: for some world axis k, no joint moves the tool point along k or turns it about the
-    other two axes (rows v_k and w_i, i != k, of the Jacobian are zero).
-    """
-    J = jacobian(model, q)
-    for k in range(3):
-        others = [i for i in range(3) if i != k]
-        if np.allclose(J[k], 0.0, atol=1e-12) and np.allclose(J[[3 + i for i in others]], 0.0,
-                                                              atol=1e-12):
-            return tuple(others)
-    return None
-
-
-def _task(text):
-    if text is None or text in ("position", "pose", "orientation"):
-        return text
-    try:
-        return tuple(int(part) for part in text.split(","))
-    except ValueError:
-        raise InputError(f"--task: expected 'position', 'pose', 'orientation' or row indices "
-                         f"such as '0,1', got {text!r}") from None
-
-
 def run(args) -> int:
     """Compute, print and optionally plot the ellipsoid."""
     model = load_robot(args)
     q = np.asarray(args.q, dtype=float)
-    task = _task(args.task)
-    if task is None:
-        task = planar_rows(model, q) or "position"
+    task = parse_task(args.task) if args.task else planar_task_rows(model, q) or "position"
     ellipsoid = dynamic_manipulability(model, q, task=task, torque_limited=args.torque_limits)
     if args.plot:
         plot(model, q, ellipsoid, args.plot)

@@ -6,6 +6,9 @@ dynamics_service_node: the dynamics of the robot as services, under the node's n
   ``get_gravity_torques``   robot_dynamics_interfaces/srv/GetGravityTorques   g(q)
   ``get_forward_dynamics``  robot_dynamics_interfaces/srv/GetForwardDynamics  qdd = B^-1 (tau - n)
 
+and the task-space services of ``nodes.task_space_services`` (``get_operational_space_model``,
+``get_manipulability``, ``solve_inverse_kinematics``, ``get_payload_capacity``).
+
 Requests give ``joint_names`` (empty = the model's joint order; otherwise each joint of the robot
 exactly once, in any order) and the joint vectors in that order; empty velocity / acceleration /
 effort mean zeros.  Answers are in the request's order (``joint_names`` of the response).  A bad
@@ -18,12 +21,15 @@ from typing import NamedTuple
 
 import numpy as np
 from robot_dynamics_interfaces.srv import (GetForwardDynamics, GetGravityTorques,
-                                           GetInverseDynamics, GetMassMatrix)
+                                           GetInverseDynamics, GetManipulability, GetMassMatrix,
+                                           GetOperationalSpaceModel, GetPayloadCapacity,
+                                           SolveInverseKinematics)
 
 from ..core import joint_index
 from ..core.joint_names import inverse
 from ..ros_messages import MessageRejected, request_vector
 from .base import DynamicsNode, main_for
+from . import task_space_services as task_space
 from .errors import service_guard
 
 
@@ -60,6 +66,12 @@ class DynamicsServiceNode(DynamicsNode):
         self.provide(GetInverseDynamics, "get_inverse_dynamics", self.inverse_dynamics)
         self.provide(GetGravityTorques, "get_gravity_torques", self.gravity_torques)
         self.provide(GetForwardDynamics, "get_forward_dynamics", self.forward_dynamics)
+        self.provide(GetOperationalSpaceModel, "get_operational_space_model",
+                     task_space.operational_space)
+        self.provide(GetManipulability, "get_manipulability", task_space.manipulability)
+        self.provide(SolveInverseKinematics, "solve_inverse_kinematics",
+                     task_space.solve_inverse_kinematics)
+        self.provide(GetPayloadCapacity, "get_payload_capacity", task_space.payload)
         self.get_logger().info(f"dynamics services for {self.robot_label} ready")
 
     def provide(self, srv_type, name: str, compute):

@@ -50,6 +50,33 @@ def task_rows(task) -> tuple[int, ...]:
     return rows
 
 
+def parse_task(text: str):
+    """Read a task from text: "pose", "position", "orientation" or row indices such as "0,1"."""
+    if text in TASKS:
+        return text
+    try:
+        return task_rows(tuple(int(part) for part in text.split(",")))
+    except ValueError:
+        raise InputError(f"task: expected one of {list(TASKS)} or row indices such as '0,1', "
+                         f"got {text!r}") from None
+
+
+def planar_task_rows(model, q) -> tuple[int, int] | None:
+    """
+    Return the rows of the arm's plane, e.g. (0, 1), if every joint moves the tool in one plane.
+
+    That is: for some world axis k, no joint moves the tool point along k or turns the tool
+    about the other two axes at q (rows v_k and w_i, i != k, of the Jacobian are zero).
+    """
+    J = task_jacobian(model, q).J
+    for k in range(3):
+        others = [i for i in range(3) if i != k]
+        if np.allclose(J[k], 0.0, atol=1e-12) and np.allclose(J[[3 + i for i in others]], 0.0,
+                                                              atol=1e-12):
+            return tuple(others)
+    return None
+
+
 class TaskJacobian(NamedTuple):
     """The task Jacobian and what it was built from (a leading N for a batch)."""
 
