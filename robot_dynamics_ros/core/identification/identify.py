@@ -1,0 +1,274 @@
+"""
+Least-squares identification of the base parameters (seed 002, Sect. 7.4, eqs. 7.85-7.86).
+
+tau = Y(q, qd, qdd) pi = W_b pi_b stacked over N samples (7.85) is solved for the base parameters
+pi_b (``base_parameters.py``) by least squares (7.86), through a QR factorisation W_b = Q R
+(never the normal equations):
+
+* ordinary least squares (``weights=None``);
+* weighted least squares: each joint's rows divided by that joint's noise level, either given as
+  ``weights`` (n,) (w_j = 1 / sigma_j) or ``weights="auto"``: sigma_j estimated from the joint's
+  ordinary-least-squares residual, sigma_j^2 = ||r_j||^2 / (N - b/n) (Gautier's weighting),
+  re-estimated from the weighted fit's residual until the weights settle (at most 5 times);
+* ``consistent=True``: the same weighted fit over physically consistent parameters only
+  (``physical.consistent_fit``, an LMI-constrained problem after Wensing et al. 2017).
+
+Standard deviations are those of the (weighted) least-squares estimator,
+cov = s^2 (R^T R)^-1 with s^2 = ||r_w||^2 / (N n - b), reported for the consistent solve as well
+(the constraint can only reduce the spread).  They assume independent errors: data filtered at a
+cut-off far below the sample rate must be decimated first (``filtering.identification_data``).
+
+The full parameter set written to a robot file (``result.model``): with ``consistent=True`` the
+constrained solution itself; otherwise the set closest to the input file that reproduces the
+estimated base parameters (``physical.closest_affine``: each parameter's change scaled by its own
+size), and if that set is not a real body, the closest consistent set that reproduces them
+(``physical.closest_consistent``).  If there is none, ``result.model`` is None and an
+:class:`InconsistentParametersWarning` says which links are unphysical.
+"""
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.linalg
+
+from ..algorithms import rnea
+from ..errors import InputError
+from ..inputs import joint_arrays
+from .base_parameters import BaseParameters, base_parameters
+from .parameters import consistency_problems, model_with_parameters, parameter_vector
+from .physical import closest_affine, closest_consistent, consistent_fit
+from .regressor import regressor
+
+EQUATIONS_PER_PARAMETER = 3
+CHUNK = 8192
+AUTO_ITERATIONS = 5
+SINGULAR = 1e-9
+
+
+class InconsistentParametersWarning(UserWarning):
+    """The identified parameters are not those of real bodies (no robot file can hold them)."""
+
+
+@dataclass(frozen=True, eq=False)
+class IdentificationResult:
+    """What :func:`identify` found; arrays are per base parameter (b,) or per joint (n,)."""
+
+    base: BaseParameters
+    estimates: np.ndarray            # pi_b
+    std: np.ndarray                  # standard deviation of each estimate
+    prior: np.ndarray                # pi_b of the input model
+    condition_number: float          # of the (weighted) base regressor
+    residual_rms: np.ndarray         # per joint, identified model (tau - W_b pi_b)
+    initial_residual_rms: np.ndarray  # per joint, input model
+    noise_std: np.ndarray            # per-joint noise estimate from the residual
+    weights: np.ndarray              # per-joint row weights used
+    method: str                      # "ols", "wls" or "consistent"
+    samples: int
+    parameters: np.ndarray           # the full pi chosen (see the module docstring)
+    problems: tuple = ()             # why ``parameters`` is not physically consistent
+    model: object = None             # RobotModel with ``parameters``, or None
+    joint_names: tuple = field(default=())
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return self.base.names
+
+    @property
+    def relative_std(self) -> np.ndarray:
+        """
+        Return each estimate's relative standard deviation.
+
+        std / |estimate| (inf for an estimate of exactly zero).
+        """
+        with np.errstate(divide="ignore"):
+            return self.std / np.abs(self.estimates)
+
+    @property
+    def consistent(self) -> bool:
+        return not self.problems
+
+    def report(self) -> str:
+        """Return a table of the estimates and the per-joint torque errors."""
+        lines = [f"{self.method.upper()} identification from {self.samples} samples: "
+                 f"{self.base.count} base parameters, "
+                 f"condition number {self.condition_number:.4g}",
+                 f"{'base parameter':<22} {'input':>12} {'identified':>12} {'std':>10} "
+                 f"{'rel. std':>9}"]
+        for name, prior, est, std, rel in zip(self.names, self.prior, self.estimates, self.std,
+                                              self.relative_std):
+            rel_text = f"{100 * rel:8.2f}%" if np.isfinite(rel) else "      inf"
+            lines.append(f"{name:<22} {prior:12.6g} {est:12.6g} {std:10.3g} {rel_text}")
+        lines.append(f"{'joint':<22} {'RMS before':>12} {'RMS after':>12} {'noise est.':>10}")
+        for j, name in enumerate(self.joint_names):
+            lines.append(
+                f"{name:<22} {self.initial_residual_rms[j]:12.5g} {self.residual_rms[j]:12.5g} "
+                f"{self.noise_std[j]:10.3g}")
+        if self.problems:
+            lines.append("not physically consistent: " + "; ".join(self.problems))
+        return "\n".join(lines)
+
+
+def _check_data(model, q, qd, qdd, tau):
+    try:
+        (q, qd, qdd, tau), batched = joint_arrays(model, q=q, qd=qd, qdd=qdd, tau=tau)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    if not batched:
+        raise InputError("identification needs a batch of samples (N, n), got one configuration")
+    return q, qd, qdd, tau
+
+
+def _row_weights(model, weights, n):
+    if weights is None or (isinstance(weights, str) and weights == "auto"):
+        return np.ones(n)
+    w = np.asarray(weights, dtype=float)
+    if w.shape != (n,) or not np.isfinite(w).all() or np.any(w <= 0):
+        raise InputError(
+            f"weights: expected {n} positive finite per-joint weights (1/sigma_j) or 'auto', "
+            f"got {weights!r}")
+    return w
+
+
+def _joint_factors(model, base, q, qd, qdd, tau) -> np.ndarray:
+    """
+    Return each joint's triangular factor of its base regressor and torques.
+
+    Per joint j, the triangular factor R_j (b+1, b+1) of [W_j, tau_j] (W_j: joint j's rows of
+    the base regressor), accumulated over chunks of samples, so that the whole regressor is
+    never held in memory.  Any row weighting then works on these factors alone.
+    """
+    b, n = base.count, model.n
+    factors = np.zeros((n, b + 1, b + 1))
+    for start in range(0, q.shape[0], CHUNK):
+        stop = start + CHUNK
+        W = base.columns(regressor(model, q[start:stop], qd[start:stop], qdd[start:stop]))
+        for j in range(n):
+            rows = np.hstack([W[:, j, :], tau[start:stop, j, None]])
+            factors[j] = scipy.linalg.qr(np.vstack([factors[j], rows]), mode="r")[0][:b + 1]
+    return factors
+
+
+def _solve(factors: np.ndarray, w: np.ndarray, base, model):
+    """
+    Solve the weighted least-squares problem from the joints' factors.
+
+    Weighted least squares on the joints' factors: (theta, R, Q^T y, residual sum of squares
+    per joint).  Stacking w_j [W_j, tau_j] is equivalent to stacking w_j R_j (same Gram
+    matrix). Raises InputError naming the base parameters the data leave undetermined.
+    """
+    b = factors.shape[1] - 1
+    R_aug = scipy.linalg.qr(np.concatenate(factors * w[:, None, None]), mode="r")[0][:b + 1]
+    R, Qty = R_aug[:b, :b], R_aug[:b, b]
+    unexcited = _unexcited(base, R)
+    if unexcited:
+        raise InputError(
+            f"the data do not excite these base parameters of '{model.name}' (or cannot "
+            f"tell them apart): {', '.join(unexcited)}; move the joints they belong to "
+            f"(e.g. an excitation trajectory from `robot-dynamics excite`)")
+    theta = scipy.linalg.solve_triangular(R, Qty)
+    x = np.append(theta, -1.0)
+    residual_ss = np.array([float(np.sum((F @ x) ** 2)) for F in factors])
+    return theta, R, Qty, residual_ss
+
+
+def _unexcited(base, R) -> list[str]:
+    """
+    Return the base parameters that the data do not determine.
+
+    Base parameters that the data do not determine (columns of the scaled R in its null space).
+    """
+    scale = np.linalg.norm(R, axis=0)
+    dead = [k for k in np.flatnonzero(scale <= 1e-300)]
+    live = np.flatnonzero(scale > 1e-300)
+    _, s, Vt = np.linalg.svd(R[:, live] / scale[live])
+    null = Vt[s < SINGULAR * s[0]]
+    for v in null:
+        dead += [live[k] for k in np.flatnonzero(np.abs(v) > 0.1)]
+    return [base.names[k] for k in sorted(set(dead))]
+
+
+def identify(model, q, qd, qdd, tau, weights=None,
+             consistent: bool = False) -> IdentificationResult:
+    """
+    Identify the base parameters of a model from measured motion and torques.
+
+    Identify ``model``'s base parameters from measured joint motion and torques (seed 002,
+    7.86).
+
+    ``q, qd, qdd, tau``: (N, n) arrays (positions, velocities, accelerations, joint torques or
+    forces: the effort the model's ``rnea`` computes, friction and rotors included).  ``weights``:
+    None (ordinary least squares), "auto" (per-joint noise estimated from the ordinary fit), or
+    (n,) per-joint weights 1/sigma_j.  ``consistent``: constrain the fit to physically consistent
+    parameters.  See the module docstring; raises :class:`InputError` for bad or insufficient
+    data, naming the base parameters the data do not excite.
+    """
+    q, qd, qdd, tau = _check_data(model, q, qd, qdd, tau)
+    base = base_parameters(model)
+    N, n, b = q.shape[0], model.n, base.count
+    if N * n < EQUATIONS_PER_PARAMETER * b:
+        raise InputError(
+            f"too few samples: {N} samples x {n} joints = {N * n} equations for {b} base "
+            f"parameters of '{model.name}'; need at least {EQUATIONS_PER_PARAMETER * b} "
+            f"({-(-EQUATIONS_PER_PARAMETER * b // n)} samples)")
+    factors = _joint_factors(model, base, q, qd, qdd, tau)
+    w = _row_weights(model, weights, n)
+    theta, R, Qty, residual_ss = _solve(factors, w, base, model)
+    dof = N * n - b
+    noise = np.sqrt(residual_ss / max(N - b / n, 1.0))
+    method = "ols"
+    if isinstance(weights, str) and weights == "auto":
+        # the ordinary fit leaks the noisiest joint's errors into the others' residuals, so the
+        # weights are refined until the noise estimates settle (a few iterations)
+        for _ in range(AUTO_ITERATIONS):
+            w_new = 1.0 / np.maximum(noise, 1e-12 * max(noise.max(), 1e-300))
+            settled = np.allclose(w_new, w, rtol=0.01)
+            w = w_new
+            theta, R, Qty, residual_ss = _solve(factors, w, base, model)
+            noise = np.sqrt(residual_ss / max(N - b / n, 1.0))
+            if settled:
+                break
+        method = "wls"
+    elif weights is not None:
+        method = "wls"
+    s2 = float(np.sum(residual_ss * w ** 2)) / dof
+    Rinv = scipy.linalg.solve_triangular(R, np.eye(b))
+    std = np.sqrt(s2 * (Rinv ** 2).sum(axis=1))
+    prior = parameter_vector(model)
+    K = base.combination
+    if consistent:
+        # chi-square units: divide by s so that the prior term's weight means the same everywhere
+        s = np.sqrt(s2) if s2 > 0 else 1.0
+        pi = consistent_fit(model, R / s, Qty / s, K, prior)
+        if pi is None:
+            raise InputError(
+                f"the physically consistent fit failed for '{model.name}' "
+                "(solver did not converge)")
+        theta = K @ pi
+        x = np.append(theta, -1.0)
+        residual_ss = np.array([float(np.sum((F @ x) ** 2)) for F in factors])
+        method = "consistent"
+    else:
+        pi = closest_affine(model, K, theta, prior)
+        if consistency_problems(model, pi):
+            pi = closest_consistent(model, K, theta, prior)
+            if pi is None:
+                pi = closest_affine(model, K, theta, prior)
+    problems = tuple(consistency_problems(model, pi, tolerance=1e-7))
+    identified = None
+    if problems:
+        warnings.warn(
+            f"identified parameters of '{model.name}' are not physically consistent "
+            f"({'; '.join(problems)}); no robot file is written from them: identify with "
+            f"consistent=True (--consistent)", InconsistentParametersWarning, stacklevel=2)
+    else:
+        identified = model_with_parameters(model, pi)
+    tau0 = rnea(model, q, qd, qdd)
+    return IdentificationResult(
+        base=base, estimates=theta, std=std, prior=K @ prior,
+        condition_number=float(np.linalg.cond(R)),
+        residual_rms=np.sqrt(residual_ss / N),
+        initial_residual_rms=np.sqrt(np.mean((tau - tau0) ** 2, axis=0)),
+        noise_std=noise, weights=w, method=method, samples=N, parameters=pi, problems=problems,
+        model=identified, joint_names=model.joint_names)

@@ -1,0 +1,222 @@
+"""
+The dynamic parameters of a model: layout, names, values, and a model built from values.
+
+The parameter vector pi (seed 002, eq. 7.77, with friction as at L610) holds per joint i, base
+to tip, one block:
+
+* the 10 inertial parameters of link i (the link moved by joint i, with whatever it carries, the
+  payload folded into the last link): mass ``m``, first moments ``mx, my, mz`` (= m c) and the
+  inertia tensor about the frame origin ``Ixx, Ixy, Ixz, Iyy, Iyz, Izz`` (7.71-7.73);
+* ``Im``, the rotor inertia of joint i's motor (motor side, as ``motor.rotor_inertia`` in the robot
+  file; the seed's I_mi, 7.66-7.67, grouped with link i as in 7.77), if joint i has a motor (a
+  rotor inertia or a gear ratio other than 1 in the model);
+* ``Fv``, ``Fc``, viscous and Coulomb friction of joint i (joint side, 7.106), for every joint if
+  the model has any friction.
+
+Names are ``<kind>[<joint name>]``, e.g. ``mx[elbow]``, ``Izz[shoulder]``, ``Im[wrist]``.
+
+**Frames.**  The link quantities of ``[j]`` are in *joint frame j*, the model's internal frame
+(``model.chain``, modified DH): its origin is on the axis of joint j, its z axis is that axis, and
+it moves with link j.  For a ``modified`` robot file it *is* the file's link frame j.  For a
+``standard`` file it is the file's link frame j moved back along its own x axis by ``a_j`` onto
+joint axis j and turned about x by ``-alpha_j`` (so that z is the joint axis):
+file frame j = joint frame j * Tx(a_j) Rx(alpha_j) (``model.chain.link_offset[j]``).  These are the
+frames in which the base parameters take their classic regrouped form (Khalil's rules: what lies
+on a revolute joint's axis moves with the previous link).  Inertia entries are the tensor's
+matrix entries as in the robot file and URDF (``Ixy`` = matrix entry = minus the seed's product of
+inertia, 7.11).
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ..errors import InputError
+from ..model import RobotModel
+from ..model.cache import model_constant
+from ..model.inertia import check_physical_inertia, inertia_entries
+
+LINK_KINDS = ("m", "mx", "my", "mz", "Ixx", "Ixy", "Ixz", "Iyy", "Iyz", "Izz")
+# (row, column) of the tensor entry of each inertia parameter
+TENSOR_ENTRIES = ((0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2))
+
+
+class ParameterLayout(NamedTuple):
+    """Where each parameter sits in pi (column indices of the regressor)."""
+
+    names: tuple[str, ...]
+    link: np.ndarray        # (n, 10) column of each link parameter
+    rotor: np.ndarray       # (n,) column of Im, -1 where the joint has no motor
+    viscous: np.ndarray     # (n,) column of Fv, -1 without friction
+    coulomb: np.ndarray     # (n,) column of Fc, -1 without friction
+    block_start: np.ndarray  # (n,) first column of joint i's block
+
+    @property
+    def size(self) -> int:
+        return len(self.names)
+
+
+def joint_has_motor(model, i: int) -> bool:
+    """Joint i has a motor model: a rotor inertia or a gear ratio other than 1."""
+    return bool(model.rotor_inertia[i] != 0.0 or model.gear_ratio[i] != 1.0)
+
+
+def _build_layout(model) -> ParameterLayout:
+    names, n = [], model.n
+    link = np.zeros((n, 10), dtype=int)
+    rotor, viscous, coulomb, start = (np.full(n, -1) for _ in range(4))
+    friction = model.has_friction
+    for i, joint in enumerate(model.joint_names):
+        start[i] = len(names)
+        link[i] = np.arange(len(names), len(names) + 10)
+        names += [f"{kind}[{joint}]" for kind in LINK_KINDS]
+        if joint_has_motor(model, i):
+            rotor[i] = len(names)
+            names.append(f"Im[{joint}]")
+        if friction:
+            viscous[i], coulomb[i] = len(names), len(names) + 1
+            names += [f"Fv[{joint}]", f"Fc[{joint}]"]
+    for a in (link, rotor, viscous, coulomb, start):
+        a.setflags(write=False)
+    return ParameterLayout(tuple(names), link, rotor, viscous, coulomb, start)
+
+
+def parameter_layout(model) -> ParameterLayout:
+    """Return the model's parameter layout (computed once per model)."""
+    return model_constant(model, "identification.layout", _build_layout)
+
+
+def parameter_names(model) -> tuple[str, ...]:
+    """Return names of the columns of ``regressor(model, ...)`` (see the module docstring)."""
+    return parameter_layout(model).names
+
+
+def link_parameters(mass: float, com, inertia) -> np.ndarray:
+    """
+    Return a body's 10 parameters about the frame origin.
+
+    [m, mx, my, mz, Ixx, Ixy, Ixz, Iyy, Iyz, Izz] of a body (CoM and inertia about the CoM in
+    one frame) about that frame's origin: Steiner's theorem, seed 002 eqs. 7.71-7.73.
+    """
+    c = np.asarray(com, dtype=float)
+    I_origin = np.asarray(inertia, dtype=float) + mass * (c @ c * np.eye(3) - np.outer(c, c))
+    return np.concatenate([[mass], mass * c, [I_origin[r, k] for r, k in TENSOR_ENTRIES]])
+
+
+def origin_inertia(theta: np.ndarray) -> np.ndarray:
+    """Return the 3x3 tensor about the frame origin from a link's 10 parameters."""
+    tensor = np.empty((3, 3))
+    for value, (r, k) in zip(theta[4:10], TENSOR_ENTRIES):
+        tensor[r, k] = tensor[k, r] = value
+    return tensor
+
+
+def parameter_vector(model) -> np.ndarray:
+    """Return the model's own pi, in the order of :func:`parameter_names` (a new array)."""
+    layout, ch = parameter_layout(model), model.chain
+    pi = np.zeros(layout.size)
+    for i in range(model.n):
+        pi[layout.link[i]] = link_parameters(ch.mass[i], ch.com[i], ch.inertia[i])
+        if layout.rotor[i] >= 0:
+            pi[layout.rotor[i]] = ch.rotor_inertia[i]
+        if layout.viscous[i] >= 0:
+            pi[layout.viscous[i]] = ch.viscous[i]
+            pi[layout.coulomb[i]] = ch.coulomb[i]
+    return pi
+
+
+def _check_vector(model, pi) -> np.ndarray:
+    pi = np.asarray(pi, dtype=float)
+    size = parameter_layout(model).size
+    if pi.shape != (size,):
+        raise InputError(
+            f"parameter vector: expected shape ({size},) for robot '{model.name}', got {pi.shape}")
+    if not np.isfinite(pi).all():
+        raise InputError(
+            "parameter vector: non-finite value for "
+            f"{parameter_names(model)[np.argmin(np.isfinite(pi))]}")
+    return pi
+
+
+def consistency_problems(model, pi, tolerance: float = 1e-9) -> list[str]:
+    """
+    Return why a parameter vector is not physically consistent.
+
+    Why the parameter vector is not physically consistent, one message per problem (empty if it
+    is).
+
+    A link is a real body when its mass is positive (or zero with no first moment) and its inertia
+    about the centre of mass is positive semi-definite with principal moments obeying the triangle
+    inequality (``model.inertia.check_physical_inertia``); equivalently its pseudo-inertia
+    [[tr(I)/2 E - I, h], [h^T, m]] is positive semi-definite (Wensing et al. 2017).  Rotor inertias
+    and friction coefficients must not be negative.
+    """
+    pi = _check_vector(model, pi)
+    layout, problems = parameter_layout(model), []
+    for i, joint in enumerate(model.joint_names):
+        theta = pi[layout.link[i]]
+        m, h = theta[0], theta[1:4]
+        scale = max(abs(m), 1e-300)
+        if m < -tolerance * max(1.0, np.abs(theta).max()):
+            problems.append(f"link of joint '{joint}': negative mass {m:.6g} kg")
+            continue
+        if m <= 0.0:
+            if np.abs(h).max() > tolerance * max(1.0, np.abs(theta).max()):
+                problems.append(f"link of joint '{joint}': first moment {h.tolist()} without mass")
+                continue
+            c = np.zeros(3)
+        else:
+            c = h / scale
+        I_com = origin_inertia(theta) - m * (c @ c * np.eye(3) - np.outer(c, c))
+        why = check_physical_inertia(I_com)
+        if why is not None:
+            problems.append(f"link of joint '{joint}': inertia about the centre of mass {why}")
+    for kind, columns in (("rotor inertia", layout.rotor), ("viscous friction", layout.viscous),
+                          ("Coulomb friction", layout.coulomb)):
+        for i, col in enumerate(columns):
+            if col >= 0 and pi[col] < 0.0:
+                problems.append(f"joint '{model.joint_names[i]}': negative {kind} {pi[col]:.6g}")
+    return problems
+
+
+def model_with_parameters(model, pi, name: str | None = None) -> RobotModel:
+    """
+    Return a copy of the model with other dynamic parameters.
+
+    A copy of ``model`` (kinematics, limits, names kept) whose dynamic parameters are ``pi``.
+
+    Each link's mass, CoM and inertia about the CoM are recovered from its 10 parameters and
+    written in the file's own link frames; rotor inertia and friction where pi has them.  The
+    payload of ``model``, folded into the last link's parameters, becomes part of that link (the
+    copy has no ``payload`` entry).  A link whose mass is zero keeps its CoM at the origin.  Raises
+    the model's :class:`RobotDescriptionError` if pi is not physically consistent (see
+    :func:`consistency_problems`).
+    """
+    pi = _check_vector(model, pi)
+    layout, ch = parameter_layout(model), model.chain
+    spec = model.to_dict()
+    for i, joint in enumerate(spec["joints"]):
+        theta = pi[layout.link[i]]
+        m = float(theta[0])
+        mass_scale = max(1e-12, 1e-9 * float(np.abs(pi[layout.link[:, 0]]).max()))
+        c = theta[1:4] / m if m > mass_scale else np.zeros(3)
+        if m <= mass_scale:
+            m = max(m, 0.0) if m > -mass_scale else m      # rounding of a massless link -> 0
+        I_com = origin_inertia(theta) - max(m, 0.0) * (c @ c * np.eye(3) - np.outer(c, c))
+        # internal frame i -> the file's link frame i: p_int = R p_file + t  (model._build_chain)
+        R, t = ch.link_offset[i][:3, :3], ch.link_offset[i][:3, 3]
+        com_file = R.T @ (c - t) if m > mass_scale else np.zeros(3)
+        I_file = R.T @ I_com @ R
+        joint["link"] = {"mass": m, "com": [float(x) for x in com_file],
+                         "inertia": inertia_entries(0.5 * (I_file + I_file.T))}
+        if layout.rotor[i] >= 0:
+            joint["motor"] = {"rotor_inertia": float(pi[layout.rotor[i]]),
+                              "gear_ratio": float(model.gear_ratio[i])}
+        if layout.viscous[i] >= 0:
+            joint["friction"] = {"viscous": float(pi[layout.viscous[i]]),
+                                 "coulomb": float(pi[layout.coulomb[i]])}
+    spec["payload"] = None
+    if name is not None:
+        spec["name"] = name
+    return RobotModel.from_dict(spec, f"{spec['name']} (identified parameters)")

@@ -1,0 +1,167 @@
+"""
+The regressor Y(q, qd, qdd) with tau = Y pi (seed 002, eqs. 7.78-7.81), batched.
+
+pi is laid out as ``parameters.py`` describes (per joint: the link's 10 inertial parameters in
+its joint frame, rotor inertia, viscous and Coulomb friction).  The columns are computed with the
+Newton-Euler recursion of ``algorithms/rnea.py`` (seed 002, 7.107-7.114) split by parameter:
+
+* forward pass (7.107)-(7.109): angular velocity w, angular acceleration wd and the acceleration a
+  of the frame origin minus gravity, per link in its own frame, as in ``rnea``;
+* each link's wrench is linear in its 10 parameters (m, h = m c, I_O about the origin, 7.71):
+  f = m a + wd x h + w x (w x h),  n_O = h x a + I_O wd + w x (I_O w);
+  so each parameter has its own wrench column (the 6 x 10 matrix of 7.79 for link i);
+* backward pass (7.112)-(7.114): the columns of links i..n are carried, as wrenches, from frame
+  to frame towards the base, and tau_i takes the z component of the moment (revolute) or force
+  (prismatic) at joint i of every column.  Y is block upper-triangular (7.80).
+
+Rotor i (seed 002, 7.111-7.114, with rotor i on link i-1 spinning at k_r qd_i about z_i) adds to
+column Im_i the direct term k_r (wd_{i-1} . z_i + k_r qdd_i) on tau_i and the moment
+k_r (qd_i w_{i-1} x z_i + qdd_i z_i) on link i-1.  Friction columns are qd_i and sgn(qd_i).
+
+The batch runs in chunks of ``CHUNK`` samples, every quantity a numpy column of the chunk (as in
+``rnea_batch.py``).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..inputs import joint_arrays
+from ..model.joint_constants import joint_constants
+from .parameters import parameter_layout
+
+CHUNK = 1024
+
+
+def _forward(model, q, qd, qdd):
+    """
+    Return each link's velocity, acceleration and origin acceleration.
+
+    Per link: (w, wd, a) as 3-tuples of columns in the link's frame (7.107-7.109), and the
+    parent's w and wd rotated into the intermediate frame X (z = the joint axis), for the
+    rotors.
+    """
+    joints = joint_constants(model)
+    g = model.chain.gravity_base
+    zero = np.zeros(q.shape[0])
+    w, wd, a = (zero, zero, zero), (zero, zero, zero), (-g[0] + zero, -g[1] + zero, -g[2] + zero)
+    links = []
+    for i, jc in enumerate(joints):
+        ca, sa = jc.cos_alpha, jc.sin_alpha
+        th = jc.theta0 + (0.0 if jc.prismatic else q[:, i])
+        d = jc.d0 + (q[:, i] if jc.prismatic else 0.0)
+        ct, st = np.cos(th) + zero, np.sin(th) + zero
+        # parent quantities in X = Rx(-alpha) frame i-1
+        rx = lambda v: (v[0], ca * v[1] + sa * v[2], ca * v[2] - sa * v[1])  # noqa: E731
+        pw, pwd, v = rx(w), rx(wd), rx(a)
+        # a_i = a_{i-1} + wd x p + w x (w x p), p = (a, 0, d) in X   (7.109)
+        p = (jc.a + zero, zero, d + zero)
+        wp = _cross(pw, p)
+        v = tuple(v[k] + c1 + c2 for k, (c1, c2) in enumerate(zip(_cross(pwd, p), _cross(pw, wp))))
+        rz = lambda u: (ct * u[0] + st * u[1], ct * u[1] - st * u[0], u[2])  # noqa: E731
+        w, wd, a = rz(pw), rz(pwd), rz(v)
+        qdi, qddi = qd[:, i], qdd[:, i]
+        if jc.prismatic:
+            a = (a[0] + 2.0 * qdi * w[1], a[1] - 2.0 * qdi * w[0], a[2] + qddi)
+        else:  # (7.107), (7.108)
+            wd = (wd[0] + qdi * w[1], wd[1] - qdi * w[0], wd[2] + qddi)
+            w = (w[0], w[1], w[2] + qdi)
+        links.append((w, wd, a, ct, st, d, pw, pwd))
+    return links
+
+
+def _cross(u, v):
+    return (u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0])
+
+
+def _link_wrench_columns(w, wd, a):
+    """
+    Return one link's 6 x 10 wrench columns.
+
+    The 6 x 10 wrench columns (f; n_O) of one link, per parameter m, hx, hy, hz, Ixx..Izz: f =
+    m a + wd x h + w x (w x h), n_O = h x a + I_O wd + w x (I_O w).
+    """
+    zero = np.zeros_like(w[0])
+    cols = [(a[0], a[1], a[2], zero, zero, zero)]
+    for k in range(3):
+        e = tuple(1.0 if j == k else 0.0 for j in range(3))
+        f = tuple(x + y for x, y in zip(_cross(wd, e), _cross(w, _cross(w, e))))
+        n = _cross(e, a)
+        cols.append(f + n)
+    wx, wy, wz = w
+    dx, dy, dz = wd
+    # I wd + w x (I w) for each unit tensor entry (the off-diagonal ones symmetric)
+    cols.append((zero, zero, zero, dx, wx * wz, -wx * wy))                           # Ixx
+    cols.append((zero, zero, zero, dy - wx * wz, dx + wy * wz, wx * wx - wy * wy))   # Ixy
+    cols.append((zero, zero, zero, dz + wx * wy, wz * wz - wx * wx, dx - wy * wz))   # Ixz
+    cols.append((zero, zero, zero, -wy * wz, dy, wx * wy))                           # Iyy
+    cols.append((zero, zero, zero, wy * wy - wz * wz, dz - wx * wy, dy + wx * wz))   # Iyz
+    cols.append((zero, zero, zero, wy * wz, -wx * wz, dz))                           # Izz
+    return [np.stack([c[k] for c in cols], axis=1) for k in range(6)]
+
+
+def _chunk(model, q, qd, qdd, out):
+    layout = parameter_layout(model)
+    joints = joint_constants(model)
+    links = _forward(model, q, qd, qdd)
+    N, p = q.shape[0], layout.size
+    M = [np.zeros((N, p)) for _ in range(6)]   # wrench columns carried towards the base
+    for i in range(model.n - 1, -1, -1):
+        w, wd, a, ct, st, d, pw, pwd = links[i]
+        cols = layout.link[i]
+        for k, block in enumerate(_link_wrench_columns(w, wd, a)):
+            M[k][:, cols[0]:cols[-1] + 1] = block
+        nxt = i + 1
+        if nxt < model.n and layout.rotor[nxt] >= 0:
+            # rotor i+1 on link i: moment k_r (qd w_i x z + qdd z), in X_{i+1} then frame i (7.113)
+            kr, jc = model.gear_ratio[nxt], joints[nxt]
+            _, _, _, _, _, _, pw_n, _ = links[nxt]
+            mx, my, mz = kr * qd[:, nxt] * pw_n[1], -kr * qd[:, nxt] * pw_n[0], kr * qdd[:, nxt]
+            ca, sa = jc.cos_alpha, jc.sin_alpha
+            c = layout.rotor[nxt]
+            M[3][:, c], M[4][:, c], M[5][:, c] = mx, ca * my - sa * mz, sa * my + ca * mz
+        start = layout.block_start[i]
+        out[:, i, start:] = (M[2] if joints[i].prismatic else M[5])[:, start:]
+        if layout.rotor[i] >= 0:   # (7.111), (7.114): k_r (wd_{i-1} . z_i + k_r qdd_i)
+            kr = model.gear_ratio[i]
+            out[:, i, layout.rotor[i]] = kr * (pwd[2] + kr * qdd[:, i])
+        if layout.viscous[i] >= 0:
+            out[:, i, layout.viscous[i]] = qd[:, i]
+            out[:, i, layout.coulomb[i]] = np.sign(qd[:, i])
+        if i == 0:
+            break
+        # hand the columns to frame i-1: Rz(theta) into X, moment shifted by p = (a, 0, d),
+        # then Rx(alpha)   (7.112), (7.113)
+        jc = joints[i]
+        S = slice(start, p)
+        ct_, st_ = ct[:, None], st[:, None]
+        fx, fy, fz = (ct_ * M[0][:, S] - st_ * M[1][:, S],
+                      st_ * M[0][:, S] + ct_ * M[1][:, S], M[2][:, S])
+        nx, ny, nz = (ct_ * M[3][:, S] - st_ * M[4][:, S],
+                      st_ * M[3][:, S] + ct_ * M[4][:, S], M[5][:, S])
+        dd = d[:, None] if np.ndim(d) else d
+        if jc.a != 0.0 or np.any(dd != 0.0):
+            nx, ny, nz = nx - dd * fy, ny + dd * fx - jc.a * fz, nz + jc.a * fy
+        ca, sa = jc.cos_alpha, jc.sin_alpha
+        M[0][:, S], M[1][:, S], M[2][:, S] = fx, ca * fy - sa * fz, sa * fy + ca * fz
+        M[3][:, S], M[4][:, S], M[5][:, S] = nx, ca * ny - sa * nz, sa * ny + ca * nz
+
+
+def regressor(model, q, qd, qdd) -> np.ndarray:
+    """
+    Return the regressor Y with tau = Y pi.
+
+    Y with tau = Y pi (seed 002, 7.81): shape (n, p) for one configuration, (N, n, p) for a
+    batch.
+
+    The columns are named by ``parameter_names(model)``; ``Y @ parameter_vector(model)`` equals
+    ``rnea(model, q, qd, qdd)``.  ``q, qd, qdd``: (n,) or (N, n).
+    """
+    (q, qd, qdd), batched = joint_arrays(model, q=q, qd=qd, qdd=qdd)
+    if not batched:
+        return regressor(model, q[None], qd[None], qdd[None])[0]
+    N, p = q.shape[0], parameter_layout(model).size
+    out = np.zeros((N, model.n, p))
+    for start in range(0, N, CHUNK):
+        stop = min(start + CHUNK, N)
+        _chunk(model, q[start:stop], qd[start:stop], qdd[start:stop], out[start:stop])
+    return out
