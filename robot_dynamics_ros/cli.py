@@ -11,7 +11,7 @@ import sys
 from .core.errors import RobotDynamicsError, error_summary
 
 COMMANDS = ("check", "demo", "bringup", "scale", "codegen", "convert", "urdf", "bag", "ik",
-            "ellipsoid")
+            "ellipsoid", "excite", "identify")
 
 
 def main(argv=None) -> int:

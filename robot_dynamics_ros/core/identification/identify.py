@@ -41,7 +41,7 @@ from .parameters import consistency_problems, model_with_parameters, parameter_v
 from .physical import closest_affine, closest_consistent, consistent_fit
 from .regressor import regressor
 
-EQUATIONS_PER_PARAMETER = 3
+EQUATIONS_PER_PARAMETER = 5
 CHUNK = 8192
 AUTO_ITERATIONS = 5
 SINGULAR = 1e-9
