@@ -6,9 +6,9 @@ Reads sensor_msgs/JointState (position, effort, and velocity if recorded) from a
 zero-phase filtering with a cut-off chosen from the data, identifies the base parameters by
 (weighted) least squares, optionally constrained to physical consistency, and writes a robot YAML
 with the input's kinematics, limits and names and the identified dynamic parameters (read back
-and checked before it is written, atomically).  With ``--payload`` only a payload on the last link is identified (the
-robot file is trusted, or ``--reference`` gives a recording without the payload) and written as
-the file's ``payload``.  Prints each base parameter with its standard deviation and the torque RMS
+and checked before it is written, atomically).  With ``--payload`` only a payload on the last
+link is identified (the robot file is trusted, or ``--reference`` gives a recording without the
+payload) and written as the file's ``payload``.  Prints each base parameter with its standard deviation and the torque RMS
 per joint before (input model) and after, on the recording and on ``--validate``, and plots
 measured against predicted torques.
 """
