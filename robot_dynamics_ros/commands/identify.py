@@ -8,9 +8,9 @@ zero-phase filtering with a cut-off chosen from the data, identifies the base pa
 with the input's kinematics, limits and names and the identified dynamic parameters (read back
 and checked before it is written, atomically).  With ``--payload`` only a payload on the last
 link is identified (the robot file is trusted, or ``--reference`` gives a recording without the
-payload) and written as the file's ``payload``.  Prints each base parameter with its standard deviation and the torque RMS
-per joint before (input model) and after, on the recording and on ``--validate``, and plots
-measured against predicted torques.
+payload) and written as the file's ``payload``.  Prints each base parameter with its standard
+deviation and the torque RMS per joint before (input model) and after, on the recording and on
+``--validate``, and plots measured against predicted torques.
 """
 from __future__ import annotations
 
