@@ -20,11 +20,12 @@ Names are ``<kind>[<joint name>]``, e.g. ``mx[elbow]``, ``Izz[shoulder]``, ``Im[
 it moves with link j.  For a ``modified`` robot file it *is* the file's link frame j.  For a
 ``standard`` file it is the file's link frame j moved back along its own x axis by ``a_j`` onto
 joint axis j and turned about x by ``-alpha_j`` (so that z is the joint axis):
-file frame j = joint frame j * Tx(a_j) Rx(alpha_j) (``model.chain.link_offset[j]``).  These are the
-frames in which the base parameters take their classic regrouped form (Khalil's rules: what lies
-on a revolute joint's axis moves with the previous link).  Inertia entries are the tensor's
-matrix entries as in the robot file and URDF (``Ixy`` = matrix entry = minus the seed's product of
-inertia, 7.11).
+file frame j = joint frame j * Tx(a_j) Rx(alpha_j).  For a URDF the link's own frame is placed
+in it by the joint's ``link_frame``.  ``model.chain.link_offset[j]`` is that transform in every
+case.  These are the frames in which the base parameters take their classic regrouped form
+(Khalil's rules: what lies on a revolute joint's axis moves with the previous link).  Inertia
+entries are the tensor's matrix entries as in the robot file and URDF (``Ixy`` = matrix entry =
+minus the seed's product of inertia, 7.11).
 """
 from __future__ import annotations
 

@@ -27,6 +27,7 @@ import numpy as np
 
 from ..inputs import joint_arrays
 from ..model.joint_constants import joint_constants
+from ..model.cache import model_constant
 from .parameters import parameter_layout
 
 CHUNK = 1024
@@ -75,10 +76,10 @@ def _cross(u, v):
 
 def _link_wrench_columns(w, wd, a):
     """
-    Return one link's 6 x 10 wrench columns.
+    Return one link's 6 x 10 wrench columns as an array (6, 10, N).
 
-    The 6 x 10 wrench columns (f; n_O) of one link, per parameter m, hx, hy, hz, Ixx..Izz: f =
-    m a + wd x h + w x (w x h), n_O = h x a + I_O wd + w x (I_O w).
+    Rows f, n_O; columns m, hx, hy, hz, Ixx..Izz: f = m a + wd x h + w x (w x h) and
+    n_O = h x a + I_O wd + w x (I_O w).
     """
     zero = np.zeros_like(w[0])
     cols = [(a[0], a[1], a[2], zero, zero, zero)]
@@ -96,31 +97,38 @@ def _link_wrench_columns(w, wd, a):
     cols.append((zero, zero, zero, -wy * wz, dy, wx * wy))                           # Iyy
     cols.append((zero, zero, zero, wy * wy - wz * wz, dz - wx * wy, dy + wx * wz))   # Iyz
     cols.append((zero, zero, zero, wy * wz, -wx * wz, dz))                           # Izz
-    return [np.stack([c[k] for c in cols], axis=1) for k in range(6)]
+    return np.array([[c[k] for c in cols] for k in range(6)])
+
+
+def _wrench_columns(model):
+    """Return the columns that carry a wrench (link parameters and rotors), in pi's order."""
+    layout = parameter_layout(model)
+    cols = np.sort(np.concatenate([layout.link.ravel(), layout.rotor[layout.rotor >= 0]]))
+    return cols, np.searchsorted(cols, layout.block_start)
 
 
 def _chunk(model, q, qd, qdd, out):
     layout = parameter_layout(model)
     joints = joint_constants(model)
     links = _forward(model, q, qd, qdd)
-    N, p = q.shape[0], layout.size
-    M = [np.zeros((N, p)) for _ in range(6)]   # wrench columns carried towards the base
+    cols, first = model_constant(model, "identification.wrench_columns", _wrench_columns)
+    # wrench of every column (6, columns, samples), carried from frame to frame towards the base;
+    # samples last, so that each column's row of samples is contiguous
+    M = np.zeros((6, cols.size, q.shape[0]))
     for i in range(model.n - 1, -1, -1):
         w, wd, a, ct, st, d, pw, pwd = links[i]
-        cols = layout.link[i]
-        for k, block in enumerate(_link_wrench_columns(w, wd, a)):
-            M[k][:, cols[0]:cols[-1] + 1] = block
+        s = first[i]
+        M[:, s:s + 10] = _link_wrench_columns(w, wd, a)
         nxt = i + 1
         if nxt < model.n and layout.rotor[nxt] >= 0:
             # rotor i+1 on link i: moment k_r (qd w_i x z + qdd z), in X_{i+1} then frame i (7.113)
             kr, jc = model.gear_ratio[nxt], joints[nxt]
-            _, _, _, _, _, _, pw_n, _ = links[nxt]
+            pw_n = links[nxt][6]
             mx, my, mz = kr * qd[:, nxt] * pw_n[1], -kr * qd[:, nxt] * pw_n[0], kr * qdd[:, nxt]
             ca, sa = jc.cos_alpha, jc.sin_alpha
-            c = layout.rotor[nxt]
-            M[3][:, c], M[4][:, c], M[5][:, c] = mx, ca * my - sa * mz, sa * my + ca * mz
-        start = layout.block_start[i]
-        out[:, i, start:] = (M[2] if joints[i].prismatic else M[5])[:, start:]
+            c = int(np.searchsorted(cols, layout.rotor[nxt]))
+            M[3, c], M[4, c], M[5, c] = mx, ca * my - sa * mz, sa * my + ca * mz
+        out[:, i, cols[s:]] = (M[2, s:] if joints[i].prismatic else M[5, s:]).T
         if layout.rotor[i] >= 0:   # (7.111), (7.114): k_r (wd_{i-1} . z_i + k_r qdd_i)
             kr = model.gear_ratio[i]
             out[:, i, layout.rotor[i]] = kr * (pwd[2] + kr * qdd[:, i])
@@ -132,18 +140,14 @@ def _chunk(model, q, qd, qdd, out):
         # hand the columns to frame i-1: Rz(theta) into X, moment shifted by p = (a, 0, d),
         # then Rx(alpha)   (7.112), (7.113)
         jc = joints[i]
-        S = slice(start, p)
-        ct_, st_ = ct[:, None], st[:, None]
-        fx, fy, fz = (ct_ * M[0][:, S] - st_ * M[1][:, S],
-                      st_ * M[0][:, S] + ct_ * M[1][:, S], M[2][:, S])
-        nx, ny, nz = (ct_ * M[3][:, S] - st_ * M[4][:, S],
-                      st_ * M[3][:, S] + ct_ * M[4][:, S], M[5][:, S])
-        dd = d[:, None] if np.ndim(d) else d
-        if jc.a != 0.0 or np.any(dd != 0.0):
-            nx, ny, nz = nx - dd * fy, ny + dd * fx - jc.a * fz, nz + jc.a * fy
+        F = M[:, s:]
+        fx, fy, fz = ct * F[0] - st * F[1], st * F[0] + ct * F[1], F[2]
+        nx, ny, nz = ct * F[3] - st * F[4], st * F[3] + ct * F[4], F[5]
+        if jc.a != 0.0 or np.any(d != 0.0):
+            nx, ny, nz = nx - d * fy, ny + d * fx - jc.a * fz, nz + jc.a * fy
         ca, sa = jc.cos_alpha, jc.sin_alpha
-        M[0][:, S], M[1][:, S], M[2][:, S] = fx, ca * fy - sa * fz, sa * fy + ca * fz
-        M[3][:, S], M[4][:, S], M[5][:, S] = nx, ca * ny - sa * nz, sa * ny + ca * nz
+        F[0], F[1], F[2] = fx, ca * fy - sa * fz, sa * fy + ca * fz
+        F[3], F[4], F[5] = nx, ca * ny - sa * nz, sa * ny + ca * nz
 
 
 def regressor(model, q, qd, qdd) -> np.ndarray:
