@@ -53,7 +53,9 @@ def test_payload_from_a_bag(tmp_path, capsys):
     assert main(["identify", "puma560", str(bag), "--payload", "-o", str(out)]) == 0
     model = RobotModel.from_yaml(out)
     assert model.payload["mass"] == pytest.approx(1.5, rel=0.01)
-    assert np.allclose(model.payload["com"], [0.0, 0.01, 0.04], atol=1e-3)
+    # (20 s at 250 Hz through the filters; the 1 mm claim is tested on exact data with more
+    # samples in test_identification.py)
+    assert np.allclose(model.payload["com"], [0.0, 0.01, 0.04], atol=2e-3)
 
 
 def test_bad_bags_get_clear_errors(tmp_path, capsys):

@@ -82,7 +82,8 @@ def _recording(model, bag, topic, args, what):
     print(f"{what} {bag}: {states.position.shape[0]} joint states, "
           f"{data.sample_rate:.6g} Hz, cut-off {data.cutoff:.3g} Hz "
           f"({'measured velocities' if velocity is not None else 'velocities from positions'}), "
-          f"{data.q.shape[0]} samples used", file=sys.stderr)
+          f"{data.q.shape[0]} samples used (filter start-up and velocity reversals left out)",
+          file=sys.stderr)
     return data
 
 

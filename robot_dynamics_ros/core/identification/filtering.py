@@ -22,7 +22,10 @@ so it need not delay the signal.  Here:
    need the same filter on every column of Y (Gautier's parallel filtering), since friction's
    sgn(qd) and the products of velocities do not commute with a low-pass; leaving tau raw avoids
    that bias (tested: Coulomb friction came out 20 % low with filtered torques).  The first and
-   last 2 / f_c seconds are dropped (filter start-up) and every ``decimate``-th sample is kept.
+   last 2 / f_c seconds are dropped (filter start-up), and so are the samples within 0.25 / f_c
+   of a velocity reversal and those where a joint moves at under 2 % of its peak speed (Coulomb
+   friction's jump, or sticking, makes the acceleration jump there, which no low-pass estimate
+   follows); every ``decimate``-th sample is kept.
 """
 from __future__ import annotations
 
@@ -38,6 +41,8 @@ SIGNAL_OVER_NOISE = 100.0     # power ratio, 20 dB
 ORDER = 4
 # cut-off / highest frequency seen: a 4th-order filtfilt passes 0.25 f_c to 3e-5
 CUTOFF_MARGIN = 4.0
+REVERSAL_WINDOW = 0.25    # samples left out on each side of a reversal, in 1 / f_c
+SLOW = 0.02               # speed below which a joint may stick, fraction of its peak
 METHODS = ("butterworth", "savgol")
 
 
@@ -181,15 +186,36 @@ def derivatives(t, q, qd=None, cutoff: float | None = None,
     return Derivatives(t, qf, qdf, qddf, float(cutoff), fs, method)
 
 
-def identification_data(
-        t,
-        q,
-        tau,
-        qd=None,
-        cutoff: float | None = None,
-        method: str = "butterworth",
-        decimate: int = 1) -> IdentificationData:
-    """Turn positions (and velocities) and torques recorded at ``t`` into samples for identify."""
+def reversal_mask(qd: np.ndarray, half_width: int) -> np.ndarray:
+    """
+    Return the samples near a velocity reversal of any joint, or slower than 2 % of its peak.
+
+    Coulomb friction jumps by 2 F_s where a joint's velocity changes sign, so its acceleration
+    jumps too, and no low-pass estimate of the acceleration follows the jump: near a reversal the
+    estimated qdd is wrong by about 2 F_s / B_jj whatever the filter.  Identification drops those
+    samples, ``half_width`` on each side (the usual practice, e.g. Gautier's), and the samples
+    where a joint moves at less than ``SLOW`` of its peak speed (where it may stick).
+    """
+    sign = np.sign(qd)
+    flips = np.flatnonzero(np.any(sign[1:] != sign[:-1], axis=1))
+    # a joint that sticks (stick-slip) has friction anywhere in [-F_s, F_s]: slow samples go too
+    mask = np.any(np.abs(qd) < SLOW * np.abs(qd).max(axis=0), axis=1)
+    for k in flips:
+        mask[max(k - half_width, 0):k + half_width + 2] = True
+    return mask
+
+
+def identification_data(t, q, tau, qd=None, cutoff: float | None = None,
+                        method: str = "butterworth", decimate: int = 1,
+                        exclude_reversals: bool = True) -> IdentificationData:
+    """
+    Turn positions (and velocities) and torques recorded at ``t`` into samples for identify.
+
+    The filter start-up (2 / f_c at each end) is dropped, and with ``exclude_reversals`` the
+    samples within 0.25 / f_c of a velocity reversal or slower than 2 % of their joint's peak
+    speed (:func:`reversal_mask`); then every
+    ``decimate``-th sample is kept.
+    """
     t, tau = _as_series(t, tau, "torques")
     if int(decimate) < 1:
         raise InputError(f"decimate: must be a positive integer, got {decimate}")
@@ -201,6 +227,10 @@ def identification_data(
             f"recording too short: {d.t.size} samples at {d.sample_rate:.6g} Hz leave "
             f"{max(d.t.size - 2 * edge, 0)} after dropping the filter start-up "
             f"({edge} samples each end at a cut-off of {d.cutoff:.3g} Hz)")
-    keep = slice(edge, d.t.size - edge, int(decimate))
+    keep = np.zeros(d.t.size, dtype=bool)
+    keep[edge:d.t.size - edge] = True
+    if exclude_reversals:
+        keep &= ~reversal_mask(d.qd, int(np.ceil(REVERSAL_WINDOW * d.sample_rate / d.cutoff)))
+    keep = np.flatnonzero(keep)[::int(decimate)]
     return IdentificationData(d.t[keep], d.q[keep], d.qd[keep], d.qdd[keep], tau_u[keep],
                               d.cutoff, d.sample_rate, int(decimate))
