@@ -44,6 +44,7 @@ import rclpy
 from rclpy.clock import Clock, ClockType
 from rclpy.exceptions import (InvalidParameterValueException, NameValidationException,
                               ParameterException)
+from rclpy._rclpy_pybind11 import RCLError
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
@@ -302,6 +303,11 @@ def run_node(node_class, args=None) -> int:
         executor.spin()
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
+    except RCLError:
+        # SIGTERM's shutdown can land while the executor builds its wait set ("the given context
+        # is not valid"): that is the requested stop, not a failure.
+        if rclpy.ok():
+            raise
     finally:
         if node is not None:
             node.destroy_node()
