@@ -14,10 +14,12 @@ targets, with its default search settings (``slimit`` 100 searches of ``ilimit``
 joint limits enforced) and tolerance 1e-12 on its residual E; its solutions are checked
 with our criteria (1e-6 m, 1e-6 rad).
 
-Operational space model: microseconds per configuration, single calls and one batch of 1,000
-(Puma 560 and Panda), with the mass matrix alone as the baseline timed in the same run, and
-Pinocchio (``computeAllTerms``: its mass matrix, nonlinear effects and frame Jacobian; the same
-formulas 7.130-7.132 in numpy) as the reference when installed.
+A baseline timed in the same run (one 6x6 numpy matrix-vector product, as in bench_core.py)
+says how loaded the machine was.  Operational space model: microseconds per configuration,
+single calls and one batch of 1,000 (Puma 560 and Panda), with the mass matrix alone as the
+baseline timed in the same run, and Pinocchio (``computeAllTerms``: its mass matrix, nonlinear
+effects and frame Jacobian; the same formulas 7.130-7.132 in numpy) as the reference when
+installed.
 """
 from __future__ import annotations
 
@@ -147,6 +149,10 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer targets and repetitions")
     parser.add_argument("--targets", type=int, default=None, help="IK targets (default 1000)")
     args = parser.parse_args(argv)
+    A, x = np.eye(6), np.ones(6)
+    baseline = best_time(lambda: A @ x, 20000) * 1e6
+    print(f"baseline, one 6x6 numpy matrix-vector product: {baseline:.2f} us (the machine's "
+          "speed in this run; about 1 us on a quiet one)")
     bench_ik(args.targets or (100 if args.quick else 1000))
     for name in ("puma560", "panda"):
         bench_osm(name, 1000, args.quick)

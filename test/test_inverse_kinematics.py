@@ -127,6 +127,20 @@ def test_numeric_ik_round_trips_on_the_shipped_robots_as_urdf(name):
     _assert_batch_reaches(model, targets, model.n < 6, 0.9)
 
 
+def test_numeric_ik_with_continuous_joints(recwarn):
+    data = RobotModel.named("puma560").to_dict()
+    for j in (0, 3, 5):                     # no position limits: -inf / +inf
+        limits = data["joints"][j]["limits"]
+        data["joints"][j]["type"] = "continuous"
+        data["joints"][j]["limits"] = {"velocity": limits["velocity"], "effort": limits["effort"]}
+    model = RobotModel.from_dict(data)
+    targets = tool_pose(model, _random_configurations(model, 10, seed=4))
+    _assert_batch_reaches(model, targets, False, 0.9)
+    single = inverse_kinematics(model, targets[0])
+    assert single.success and np.isfinite(single.q).all()
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
 def test_numeric_ik_position_only_other_frame_and_start():
     model = RobotModel.named("panda")
     q = np.array([0.3, -0.4, 0.2, -1.8, 0.1, 1.5, 0.4])

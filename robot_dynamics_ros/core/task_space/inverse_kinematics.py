@@ -202,7 +202,8 @@ def inverse_kinematics(model, target, q0=None, frame=None, position_only: bool =
                          _count(max_iterations, "max_iterations", 1),
                          _count(restarts, "restarts", 0), low, high)
     if q0 is None:
-        middle = np.clip(np.where(finite, 0.5 * (lower + upper), 0.0), lower, upper)
+        sum_of_limits = np.where(finite, lower, 0.0) + np.where(finite, upper, 0.0)
+        middle = np.clip(0.5 * sum_of_limits, lower, upper)     # 0 (clipped) if unbounded
         q = np.broadcast_to(middle, (N, n)).copy()
     else:
         (q0,), batched = joint_arrays(model, q0=q0)
