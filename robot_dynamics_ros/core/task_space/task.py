@@ -13,6 +13,7 @@ Every task-space function takes the same keywords:
 """
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -21,6 +22,7 @@ from ..algorithms.kinematics import (_columns, _point_argument, frame_jacobian_d
                                      frame_state, resolve_frame)
 from ..errors import InputError, SingularityError
 from ..inputs import joint_arrays
+from ..model.cache import model_constant
 from .orientation import (angles_from_matrix, angular_velocity_map_derivative,
                           angular_velocity_map_inverse, check_representation)
 from .scalar_kinematics import frame_constants, pose_and_jacobian
@@ -30,6 +32,7 @@ ROW_NAMES = ("vx", "vy", "vz", "wx", "wy", "wz")
 # Relative size of the smallest eigenvalue of a task Gram matrix (J B^-1 J^T, J J^T) below which
 # the task is singular (its inverse would have lost every digit).
 RANK_TOLERANCE = 1e-12
+TINY = np.finfo(float).tiny
 
 
 def task_rows(task) -> tuple[int, ...]:
@@ -134,7 +137,8 @@ def _single(model, q, qd, link, offset, point):
     if point is not None:           # the point's frame: the frame's axes, the point as origin
         offset = offset.copy()
         offset[:3, 3] += offset[:3, :3] @ point
-    constants = frame_constants(model, link, offset)
+    key = ("task_frame_constants", link, offset.tobytes())
+    constants = model_constant(model, key, lambda m: frame_constants(m, link, offset))
     R, p, columns, bias = pose_and_jacobian(constants, q.tolist(), True,
                                             None if qd is None else qd.tolist())
     pose = np.eye(4)
@@ -166,21 +170,25 @@ def gram_inverse(A, damping: float, what: str, rows) -> np.ndarray:
     Where it is singular (the task Jacobian loses rank) ``SingularityError`` names ``what``, the
     task rows and, for a batch, the configuration; with ``damping`` > 0, (A + damping^2 I)^-1.
     """
-    if not (np.isfinite(damping) and damping >= 0.0):
+    if not (isinstance(damping, (int, float, np.floating, np.integer)) and math.isfinite(damping)
+            and damping >= 0.0):
         raise InputError(f"damping: expected a finite number >= 0, got {damping!r}")
     if damping:
         A = A + damping ** 2 * np.eye(A.shape[-1])
     eig = np.linalg.eigvalsh(A)
-    floor = RANK_TOLERANCE * np.maximum(eig[..., -1], np.finfo(float).tiny)
-    bad = np.atleast_1d(eig[..., 0] <= floor)
+    smallest, largest = eig[..., 0], eig[..., -1]
+    if A.ndim == 2:
+        bad = smallest <= RANK_TOLERANCE * max(largest, TINY)
+    else:
+        bad = smallest <= RANK_TOLERANCE * np.maximum(largest, TINY)
     if np.any(bad):
-        k = int(np.argmax(bad))
+        k = int(np.argmax(bad)) if A.ndim > 2 else 0
         where = "" if A.ndim == 2 else f" (configuration {k} of the batch)"
         names = ", ".join(ROW_NAMES[r] for r in rows)
-        smallest = float(np.atleast_1d(eig[..., 0])[k])
+        value = float(np.ravel(smallest)[k])
         raise SingularityError(
             f"{what} is singular{where}: the task Jacobian (rows {names}) loses rank (smallest "
-            f"eigenvalue {smallest:.3g}); give damping > 0 for a damped result, or a task with "
+            f"eigenvalue {value:.3g}); give damping > 0 for a damped result, or a task with "
             "fewer rows")
-    inv = np.linalg.inv(A)
-    return 0.5 * (inv + np.swapaxes(inv, -1, -2))
+    inverse = np.linalg.inv(A)
+    return 0.5 * (inverse + np.swapaxes(inverse, -1, -2))
