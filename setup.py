@@ -23,16 +23,17 @@ setup(
     zip_safe=True,
     maintainer="robot_dynamics_ros developers",
     maintainer_email="dev@robot-dynamics-ros.invalid",
-    description="Manipulator dynamics for ROS 2 (RNEA, gravity compensation, mass matrix, scaling)",
+    description="Manipulator dynamics for ROS 2 (RNEA, gravity compensation, mass matrix, "
+                "scaling)",
     license="Apache-2.0",
     tests_require=["pytest"],
     entry_points={
         "console_scripts": [
             "robot-dynamics = robot_dynamics_ros.cli:main",
-            "inverse_dynamics_node = robot_dynamics_ros.nodes.inverse_dynamics:main",
-            "gravity_compensation_node = robot_dynamics_ros.nodes.gravity_compensation:main",
-            "dynamics_service_node = robot_dynamics_ros.nodes.dynamics_service:main",
-            "trajectory_scaler_node = robot_dynamics_ros.nodes.trajectory_scaler:main",
+            "inverse_dynamics_node = robot_dynamics_ros.nodes.executables:main",
+            "gravity_compensation_node = robot_dynamics_ros.nodes.executables:main",
+            "dynamics_service_node = robot_dynamics_ros.nodes.executables:main",
+            "trajectory_scaler_node = robot_dynamics_ros.nodes.executables:main",
         ],
     },
 )

@@ -1,32 +1,40 @@
-"""Start the robot_dynamics_ros nodes.
+"""
+Start the robot_dynamics_ros nodes.
 
-    ros2 launch robot_dynamics_ros robot_dynamics.launch.py robot:=puma560 namespace:=robot_dynamics \
-        nodes:=inverse_dynamics,gravity_compensation,dynamics_service use_sim_time:=false
+    ros2 launch robot_dynamics_ros robot_dynamics.launch.py robot:=puma560 \
+        joint_states:=/joint_states effort_command:=/effort_controller/commands
     ros2 launch robot_dynamics_ros robot_dynamics.launch.py robot:=/path/arm.urdf tip_link:=tool0
     ros2 launch robot_dynamics_ros robot_dynamics.launch.py robot:=topic  # /robot_description
 
-The node list comes from robot_dynamics_ros.bringup.node_descriptions, the same function that
-`robot-dynamics bringup` (all nodes in one process) uses; parameters come from
-config/robot_dynamics.params.yaml (or params_file:=...), overridden by the launch arguments.
+Arguments: ``robot``, ``namespace``, ``nodes``, ``use_sim_time``, ``params_file`` and the topics
+of ``robot_dynamics_ros.bringup.TOPIC_ARGUMENTS`` (``ros2 launch ... --show-args`` lists them
+with their defaults).  The node list comes from ``bringup.node_descriptions``, the function that
+``robot-dynamics bringup`` (all nodes in one process) uses, which checks every argument: a bad
+one (an unknown robot, node or topic name) fails the launch with one message before any node
+starts.  Parameters come from config/robot_dynamics.params.yaml (or params_file:=...),
+overridden by the launch arguments.
 """
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
-from robot_dynamics_ros.bringup import (DEFAULT_NAMESPACE, DEFAULT_NODES, DEFAULT_ROBOT, NODE_TYPES,
-                                        ROBOT_TOPIC, default_params_file, node_descriptions)
+from robot_dynamics_ros.bringup import (DEFAULT_NAMESPACE, DEFAULT_NODES, DEFAULT_ROBOT,
+                                        NODE_TYPES, ROBOT_TOPIC, TOPIC_ARGUMENTS,
+                                        default_params_file, node_descriptions)
 
 
 def _nodes(context, *args, **kwargs):
     def arg(name):
         return LaunchConfiguration(name).perform(context)
-    descriptions = node_descriptions(robot=arg("robot"), namespace=arg("namespace"), nodes=arg("nodes"),
-                                     use_sim_time=arg("use_sim_time"),
-                                     params_file=arg("params_file"),
-                                     root_link=arg("root_link"), tip_link=arg("tip_link"))
-    return [Node(package="robot_dynamics_ros", executable=d.executable, name=d.name, namespace=d.namespace,
-                 parameters=([d.params_file] if d.params_file else []) + [d.parameters], output="screen")
+    descriptions = node_descriptions(
+        robot=arg("robot"), namespace=arg("namespace"), nodes=arg("nodes"),
+        use_sim_time=arg("use_sim_time"), params_file=arg("params_file"),
+        root_link=arg("root_link"), tip_link=arg("tip_link"),
+        topics={name: arg(name) for name in TOPIC_ARGUMENTS})
+    return [Node(package="robot_dynamics_ros", executable=d.executable, name=d.name,
+                 namespace=d.namespace, remappings=list(d.remappings), output="screen",
+                 parameters=([d.params_file] if d.params_file else []) + [d.parameters])
             for d in descriptions]
 
 
@@ -41,11 +49,15 @@ def generate_launch_description():
         DeclareLaunchArgument("tip_link", default_value="",
                               description="URDF: last link of the chain (default: the end of "
                                           "the only chain)"),
-        DeclareLaunchArgument("namespace", default_value=DEFAULT_NAMESPACE, description="namespace of the nodes"),
+        DeclareLaunchArgument("namespace", default_value=DEFAULT_NAMESPACE,
+                              description="namespace of the nodes"),
         DeclareLaunchArgument("nodes", default_value=",".join(DEFAULT_NODES),
-                              description=f"comma-separated nodes to start, from {sorted(NODE_TYPES)}"),
+                              description="comma-separated nodes to start, from "
+                                          f"{sorted(NODE_TYPES)}"),
         DeclareLaunchArgument("use_sim_time", default_value="false", description="use /clock"),
         DeclareLaunchArgument("params_file", default_value=default_params_file(),
                               description="ROS parameter file for the nodes"),
+        *(DeclareLaunchArgument(name, default_value=topic.default, description=topic.description)
+          for name, topic in TOPIC_ARGUMENTS.items()),
         OpaqueFunction(function=_nodes),
     ])

@@ -1,37 +1,90 @@
-"""What to start: the one node list shared by launch/robot_dynamics.launch.py and `robot-dynamics bringup`.
+"""
+What to start: the one node list of launch/robot_dynamics.launch.py and `robot-dynamics bringup`.
 
 :func:`node_descriptions` turns the launch arguments (robot, namespace, which nodes, use_sim_time,
-parameter file) into a list of :class:`NodeDescription`.  The launch file makes one launch_ros
-``Node`` action of each (``parameters=[params_file, parameters]``); the bringup makes all of them
-in one process (:func:`create_nodes`: the global ``--params-file`` first, then the same explicit
-parameters as overrides, the same precedence as launch) and spins them multi-threaded, one thread
-per node (:class:`Spinner`).  So what the tests and the demo run is what ``ros2 launch`` starts.
+parameter file, topics) into a list of :class:`NodeDescription`, checking every argument (a bad
+one raises ValueError with one clear message, so a launch fails before any node starts).  The
+launch file makes one launch_ros ``Node`` action of each (``parameters=[params_file,
+parameters]``, ``remappings``); the bringup makes all of them in one process
+(:func:`create_nodes`: the global ``--params-file`` first, then the same explicit parameters as
+overrides and the same remappings, the precedence of launch) and spins them (:class:`Spinner`).
+So what the tests and the demo run is what ``ros2 launch`` starts.
+
+Topics: the nodes use relative names (``joint_states``, ``reference_trajectory``,
+``effort_command``...), so namespaces and remappings work.  :data:`TOPIC_ARGUMENTS` are the ones a
+user wires into a stack, with the defaults of the launch file and the bringup (joint states from
+``/joint_states``, where joint_state_broadcaster publishes them; the rest under the namespace).
 """
 from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 PACKAGE = "robot_dynamics_ros"
 PARAMS_FILE_NAME = "robot_dynamics.params.yaml"
 
-# node kind -> (console script, module, class).  Default node name = kind.
+
+class NodeType(NamedTuple):
+    """A node kind: its console script, and the module and class that implement it."""
+
+    executable: str
+    module: str
+    class_name: str
+
+
+# node kind -> NodeType.  Default node name = kind.
 # The one place where nodes are loaded by name: NodeDescription.node_class imports the module on
 # demand, so that the launch file and the CLI import this table without rclpy or any node module
-# (launch_ros starts the console script; the bringup imports the class).  setup.py's
-# console_scripts must list the same executables (test_ros_bringup checks it).
+# (launch_ros starts the console script; the bringup imports the class).  Every console script
+# runs ``robot_dynamics_ros.nodes.executables:main``, which finds its kind here by the name it
+# was started as; setup.py's console_scripts list the same executables (test_ros_bringup checks).
 NODE_TYPES = {
-    "inverse_dynamics": ("inverse_dynamics_node", f"{PACKAGE}.nodes.inverse_dynamics", "InverseDynamicsNode"),
-    "gravity_compensation": ("gravity_compensation_node", f"{PACKAGE}.nodes.gravity_compensation",
-                             "GravityCompensationNode"),
-    "dynamics_service": ("dynamics_service_node", f"{PACKAGE}.nodes.dynamics_service", "DynamicsServiceNode"),
-    "trajectory_scaler": ("trajectory_scaler_node", f"{PACKAGE}.nodes.trajectory_scaler", "TrajectoryScalerNode"),
+    "inverse_dynamics": NodeType("inverse_dynamics_node", f"{PACKAGE}.nodes.inverse_dynamics",
+                                 "InverseDynamicsNode"),
+    "gravity_compensation": NodeType("gravity_compensation_node",
+                                     f"{PACKAGE}.nodes.gravity_compensation",
+                                     "GravityCompensationNode"),
+    "dynamics_service": NodeType("dynamics_service_node", f"{PACKAGE}.nodes.dynamics_service",
+                                 "DynamicsServiceNode"),
+    "trajectory_scaler": NodeType("trajectory_scaler_node", f"{PACKAGE}.nodes.trajectory_scaler",
+                                  "TrajectoryScalerNode"),
 }
-DEFAULT_NODES = ("inverse_dynamics", "gravity_compensation", "dynamics_service", "trajectory_scaler")
+DEFAULT_NODES = ("inverse_dynamics", "gravity_compensation", "dynamics_service",
+                 "trajectory_scaler")
 DEFAULT_NAMESPACE = "robot_dynamics"
 DEFAULT_ROBOT = "puma560"
 ROBOT_TOPIC = "topic"           # robot:=topic -> robot_description '' (the URDF by topic)
+
+
+class TopicArgument(NamedTuple):
+    """A topic a user wires: the nodes' relative name, its default target, what it carries."""
+
+    default: str
+    description: str
+
+
+# launch argument / bringup option -> TopicArgument; the argument's name is the nodes' own
+# (relative) topic name, which the value remaps.
+TOPIC_ARGUMENTS = {
+    "joint_states": TopicArgument(
+        "/joint_states", "sensor_msgs/JointState input of inverse_dynamics and "
+        "gravity_compensation (joint_state_broadcaster publishes /joint_states)"),
+    "reference_trajectory": TopicArgument(
+        "reference_trajectory", "trajectory_msgs/JointTrajectory input of inverse_dynamics and "
+        "trajectory_scaler (relative: under the namespace)"),
+    "effort_command": TopicArgument(
+        "effort_command", "std_msgs/Float64MultiArray feedforward torques of inverse_dynamics, "
+        "e.g. /effort_controller/commands of a JointGroupEffortController"),
+    "gravity_effort_command": TopicArgument(
+        "gravity_effort_command", "std_msgs/Float64MultiArray holding torques of "
+        "gravity_compensation, e.g. /effort_controller/commands"),
+    "scaled_trajectory": TopicArgument(
+        "scaled_trajectory", "trajectory_msgs/JointTrajectory output of trajectory_scaler "
+        "(transient local), e.g. /joint_trajectory_controller/joint_trajectory"),
+}
+DEFAULT_TOPICS = {name: argument.default for name, argument in TOPIC_ARGUMENTS.items()}
 
 _HERE = Path(__file__).resolve()
 # config/ of a source checkout (or editable install), else <prefix>/share/robot_dynamics_ros/config
@@ -40,7 +93,7 @@ CONFIG_DIRS = (_HERE.parents[1] / "config",) + tuple(
 
 
 def default_params_file() -> str:
-    """config/robot_dynamics.params.yaml of this package ('' if not found)."""
+    """Find config/robot_dynamics.params.yaml of this package ('' if not found)."""
     for directory in CONFIG_DIRS:
         path = directory / PARAMS_FILE_NAME
         if path.is_file():
@@ -50,16 +103,27 @@ def default_params_file() -> str:
 
 @dataclass(frozen=True)
 class NodeDescription:
+    """One node to start: what, under which name, with which parameters and remappings."""
+
     kind: str                       # key of NODE_TYPES
     executable: str                 # console script (launch_ros Node executable)
     name: str
     namespace: str
     parameters: dict = field(default_factory=dict)   # explicit parameters, override params_file
     params_file: str = ""           # ROS parameter file ('/**: ros__parameters:' ...), may be ''
+    remappings: tuple = ()          # (from, to) pairs, as launch_ros Node(remappings=...)
 
     def node_class(self):
-        _, module, cls = NODE_TYPES[self.kind]
-        return getattr(importlib.import_module(module), cls)
+        """Import the class of this node's kind."""
+        node_type = NODE_TYPES[self.kind]
+        return getattr(importlib.import_module(node_type.module), node_type.class_name)
+
+    def cli_args(self) -> list[str]:
+        """Node-specific ROS arguments (the remappings) for an rclpy Node created in-process."""
+        args = []
+        for source, target in self.remappings:
+            args += ["-r", f"{source}:={target}"]
+        return ["--ros-args", *args] if args else []
 
 
 def _as_bool(value, what: str) -> bool:
@@ -79,19 +143,55 @@ def _as_list(value) -> list[str]:
     return [str(v) for v in value]
 
 
-def node_descriptions(robot: str = DEFAULT_ROBOT, namespace: str = DEFAULT_NAMESPACE, nodes=DEFAULT_NODES,
-                      use_sim_time=False, params_file: str | None = None,
-                      parameters: dict | None = None, root_link: str = "",
-                      tip_link: str = "") -> list[NodeDescription]:
-    """The nodes to start.
+def _check_names(namespace: str, topics: dict):
+    """Raise ValueError unless the namespace and every topic are valid ROS names."""
+    from rclpy.exceptions import InvalidNamespaceException, InvalidTopicNameException
+    from rclpy.validate_namespace import validate_namespace
+    from rclpy.validate_topic_name import validate_topic_name
+    try:
+        validate_namespace(namespace)
+    except InvalidNamespaceException as exc:
+        raise ValueError(f"namespace: '{namespace}' is not a valid ROS namespace "
+                         f"({str(exc).splitlines()[0]})") from None
+    for name, topic in topics.items():
+        try:
+            validate_topic_name(topic)
+        except InvalidTopicNameException as exc:
+            raise ValueError(f"{name}: '{topic}' is not a valid ROS topic name "
+                             f"({str(exc).splitlines()[0]})") from None
 
-    ``robot``: shipped name, robot YAML or URDF path (-> ``robot_description``; ``ROBOT_TOPIC``:
-    the nodes take the URDF from ``/robot_description``); ``root_link``, ``tip_link``: the chain
-    of a URDF (-> the parameters of the same names, set only when given); ``namespace``: of every
-    node ('' = root); ``nodes``: kinds from NODE_TYPES, a list or a comma-separated string ('all'
-    = the default set); ``use_sim_time``: bool or 'true'/'false'; ``params_file``: ROS parameter
-    file, None = the shipped config/robot_dynamics.params.yaml, '' = none; ``parameters``: extra
-    parameters for every node.  Raises ValueError naming a bad argument.
+
+def _check_robot(robot: str, root_link: str, tip_link: str):
+    """Raise ValueError unless ``robot`` (with the links of a URDF) loads as a valid robot."""
+    from .core import RobotDynamicsError, RobotModel
+    if not robot:
+        raise ValueError(f"robot: empty (give '{ROBOT_TOPIC}' to take the URDF from "
+                         "/robot_description)")
+    if robot == ROBOT_TOPIC:
+        return
+    try:
+        RobotModel.from_description(robot, root_link, tip_link)
+    except (RobotDynamicsError, OSError) as exc:
+        raise ValueError(f"robot: {exc}") from None
+
+
+def node_descriptions(robot: str = DEFAULT_ROBOT, namespace: str = DEFAULT_NAMESPACE,
+                      nodes=DEFAULT_NODES, use_sim_time=False, params_file: str | None = None,
+                      parameters: dict | None = None, root_link: str = "", tip_link: str = "",
+                      topics: dict | None = None) -> list[NodeDescription]:
+    """
+    Describe the nodes to start, checking every argument.
+
+    ``robot``: shipped name, robot YAML or URDF path (-> ``robot_description``; loaded here, so
+    a bad one fails at once; ``ROBOT_TOPIC``: the nodes take the URDF from
+    ``/robot_description``); ``root_link``, ``tip_link``: the chain of a URDF (-> the parameters
+    of the same names, set only when given); ``namespace``: of every node ('' = root);
+    ``nodes``: kinds from NODE_TYPES, a list or a comma-separated string ('all' = the default
+    set); ``use_sim_time``: bool or 'true'/'false'; ``params_file``: ROS parameter file, None =
+    the shipped config/robot_dynamics.params.yaml, '' = none; ``parameters``: extra parameters
+    for every node; ``topics``: {TOPIC_ARGUMENTS name: topic} remappings (None: none, the
+    nodes' relative names; the launch file and the bringup pass DEFAULT_TOPICS overridden by
+    the user's).  Raises ValueError naming a bad argument.
     """
     kinds = _as_list(nodes)
     if kinds == ["all"]:
@@ -103,25 +203,30 @@ def node_descriptions(robot: str = DEFAULT_ROBOT, namespace: str = DEFAULT_NAMES
         raise ValueError("nodes: none selected")
     if len(set(kinds)) != len(kinds):
         raise ValueError(f"nodes: repeated in {kinds}")
-    if not robot:
-        raise ValueError(f"robot: empty (give '{ROBOT_TOPIC}' to take the URDF from "
-                         "/robot_description)")
-    namespace = namespace.strip().strip("/")
+    topics = dict(topics or {})
+    extra = sorted(set(topics) - set(TOPIC_ARGUMENTS))
+    if extra:
+        raise ValueError(f"topics: unknown {extra}; available {sorted(TOPIC_ARGUMENTS)}")
+    namespace = "/" + namespace.strip().strip("/")
+    _check_names(namespace, topics)
+    sim_time = _as_bool(use_sim_time, "use_sim_time")
     params_file = default_params_file() if params_file is None else params_file
     if params_file and not Path(params_file).is_file():
         raise ValueError(f"params_file: {params_file}: no such file")
+    _check_robot(robot, root_link, tip_link)
     common = {"robot_description": "" if robot == ROBOT_TOPIC else str(robot),
-              "use_sim_time": _as_bool(use_sim_time, "use_sim_time")}
+              "use_sim_time": sim_time}
     links = {"root_link": root_link, "tip_link": tip_link}
     common.update({name: str(link) for name, link in links.items() if link})
     common.update(parameters or {})
-    return [NodeDescription(kind, NODE_TYPES[kind][0], kind, "/" + namespace if namespace else "/",
-                            dict(common), params_file) for kind in kinds]
+    remappings = tuple((name, topic) for name, topic in topics.items() if topic != name)
+    return [NodeDescription(kind, NODE_TYPES[kind].executable, kind, namespace, dict(common),
+                            params_file, remappings) for kind in kinds]
 
 
 # ------------------------------------------------------------------------------- in one process
 def ros_args(descriptions) -> list[str]:
-    """rclpy.init arguments that load the parameter file of ``descriptions`` for every node."""
+    """Make the rclpy.init arguments that load the parameter file of ``descriptions``."""
     files = {d.params_file for d in descriptions if d.params_file}
     if len(files) > 1:
         raise ValueError(f"one parameter file per bringup, got {sorted(files)}")
@@ -129,15 +234,18 @@ def ros_args(descriptions) -> list[str]:
 
 
 def create_nodes(descriptions, context=None) -> list:
-    """Instantiate every described node in this process (rclpy must be initialised, with
-    :func:`ros_args` so that the parameter file applies)."""
+    """
+    Instantiate every described node in this process.
+
+    rclpy must be initialised, with :func:`ros_args` so that the parameter file applies.
+    """
     from rclpy.parameter import Parameter
     nodes = []
     try:
         for d in descriptions:
             overrides = [Parameter(k, value=v) for k, v in d.parameters.items()]
-            nodes.append(d.node_class()(d.name, namespace=d.namespace, parameter_overrides=overrides,
-                                        context=context))
+            nodes.append(d.node_class()(d.name, namespace=d.namespace, context=context,
+                                        parameter_overrides=overrides, cli_args=d.cli_args()))
     except BaseException:
         for node in nodes:
             node.destroy_node()
@@ -146,29 +254,33 @@ def create_nodes(descriptions, context=None) -> list:
 
 
 class Spinner:
-    """Spins every node on its own SingleThreadedExecutor in its own thread, until :meth:`stop`.
+    """
+    Spins every node on its own executor in its own thread, until :meth:`stop`.
 
     This is the bringup's multi-threaded executor: nodes run in parallel threads, each node's
-    callbacks one at a time (as a node's default mutually exclusive callback group would have them).
-    rclpy's MultiThreadedExecutor (rclpy 9.1.2) is not used: under CPU load its dispatch loop
-    re-submits callbacks that cannot start yet and rescans a growing list of pending futures (seen
-    here: ~10 million Task.done() calls in 3 s, and the demo's 100 Hz publisher starved to 14 of 300
-    messages).
+    callbacks one at a time (as a node's default mutually exclusive callback group would have
+    them), so a long service request of one node does not hold up the torque outputs of another
+    beyond what Python's GIL imposes.  rclpy's MultiThreadedExecutor (rclpy 9.1.2) is not used:
+    under CPU load its dispatch loop re-submits callbacks that cannot start yet and rescans a
+    growing list of pending futures (seen here: ~10 million Task.done() calls in 3 s, and the
+    demo's 100 Hz publisher starved to 14 of 300 messages).
     """
 
     def __init__(self, nodes, context=None):
         import rclpy
-        from rclpy.executors import SingleThreadedExecutor
+
+        from .nodes.executor import make_executor
         self.context = context or rclpy.get_default_context()
         self._executors = []
         for node in nodes:
-            executor = SingleThreadedExecutor(context=self.context)
+            executor = make_executor(self.context)
             executor.add_node(node)
             self._executors.append(executor)
         self._threads = []
         self._stopped = False
 
     def start(self) -> "Spinner":
+        """Start one thread per node."""
         import threading
         for executor in self._executors:
             thread = threading.Thread(target=self._run, args=(executor,), daemon=True)
@@ -185,8 +297,7 @@ class Spinner:
             pass
 
     def wait(self, duration: float | None = None):
-        """Block until ``duration`` s have passed (None: forever), the context is shut down
-        (e.g. SIGINT / SIGTERM) or Ctrl-C."""
+        """Block until ``duration`` s have passed (None: forever) or the context is shut down."""
         import time
         end = None if duration is None else time.monotonic() + duration
         try:

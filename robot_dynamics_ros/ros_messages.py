@@ -26,6 +26,8 @@ from .core import InputError, JointTrajectory, joint_index
 MAX_MESSAGE_JOINTS = 1024
 # A reference trajectory with more points than this is refused before conversion.
 MAX_TRAJECTORY_POINTS = 100_000
+# A measured position [rad, m] or velocity [rad/s, m/s] beyond this is no measurement of a robot.
+MAX_JOINT_VALUE = 1e6
 
 
 class MessageRejected(InputError):
@@ -72,10 +74,13 @@ class JointOrder:
 
 
 def _pick(values, index: np.ndarray, field: str, names, what: str) -> np.ndarray:
-    """values[index] as floats, rejecting non-finite entries for the needed joints."""
+    """values[index] as floats, rejecting non-finite and absurd entries for the needed joints."""
     a = np.asarray(values, dtype=float)[index]
-    if not np.isfinite(a).all():
-        j = int(np.flatnonzero(~np.isfinite(a))[0])
+    if not (np.abs(a) <= MAX_JOINT_VALUE).all():           # NaN fails this too
+        j = int(np.flatnonzero(~(np.abs(a) <= MAX_JOINT_VALUE))[0])
+        if np.isfinite(a[j]):
+            raise MessageRejected("out of range", f"{what}: {field} of joint '{names[j]}' is "
+                                                  f"{a[j]:g}, beyond {MAX_JOINT_VALUE:g}")
         raise MessageRejected("non-finite", f"{what}: {field} of joint '{names[j]}' is {a[j]}")
     return a
 

@@ -17,7 +17,7 @@ import pytest
 from ros_fixtures import *  # noqa: F401,F403
 from ros_fixtures import ROOT, NodeProcess, private_namespace
 
-from robot_dynamics_ros.bringup import NODE_TYPES, default_params_file, node_descriptions
+from robot_dynamics_ros.bringup import NODE_TYPES, TOPIC_ARGUMENTS, default_params_file, node_descriptions
 from robot_dynamics_ros.core import RobotModel, gravity_torques, nonlinear_effects, rnea
 
 MODEL = RobotModel.named("puma560")
@@ -40,16 +40,30 @@ def test_node_descriptions_defaults_and_arguments():
     for kind, (executable, module, _) in NODE_TYPES.items():     # every kind resolves and is installed
         d, = node_descriptions(nodes=kind)
         assert d.node_class().__module__ == module
-        assert f'"{executable} = {module}:main"' in setup_py
+        assert f'"{executable} = robot_dynamics_ros.nodes.executables:main"' in setup_py
     ds = node_descriptions("panda", "/arm/", "gravity_compensation, dynamics_service", "true", "")
     assert [(d.name, d.namespace, d.params_file) for d in ds] == [
         ("gravity_compensation", "/arm", ""), ("dynamics_service", "/arm", "")]
     assert ds[0].parameters == {"robot_description": "panda", "use_sim_time": True}
+    assert all(d.remappings == () for d in ds)
+    ds = node_descriptions(nodes="gravity_compensation", topics={
+        "joint_states": "/joint_states", "gravity_effort_command": "/effort_controller/commands",
+        "scaled_trajectory": "scaled_trajectory"})
+    assert ds[0].remappings == (("joint_states", "/joint_states"),
+                                ("gravity_effort_command", "/effort_controller/commands"))
+    assert ds[0].cli_args() == ["--ros-args", "-r", "joint_states:=/joint_states",
+                                "-r", "gravity_effort_command:=/effort_controller/commands"]
     for kwargs, message in [({"nodes": "gravity,dynamics_service"}, "unknown ['gravity']"),
                             ({"nodes": ""}, "none selected"),
                             ({"use_sim_time": "maybe"}, "use_sim_time"),
-                            ({"params_file": "/nonexistent.yaml"}, "no such file")]:
-        with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")):
+                            ({"params_file": "/nonexistent.yaml"}, "no such file"),
+                            ({"robot": "no_such_robot"}, "robot: .*no_such_robot"),
+                            ({"namespace": "a b"}, "namespace: '/a b' is not a valid"),
+                            ({"topics": {"joint_states": "joint states"}},
+                             "joint_states: 'joint states' is not a valid ROS topic name"),
+                            ({"topics": {"wrench": "/wrench"}}, "topics: unknown ['wrench']")]:
+        with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")
+                           .replace("(", r"\(").replace(")", r"\)")):
             node_descriptions(**kwargs)
 
 
@@ -78,7 +92,10 @@ def _launch_stand_ins():
     return mods
 
 
-def test_launch_file_builds_the_same_node_list(monkeypatch):
+def test_launch_file_builds_the_same_node_list(monkeypatch, tmp_path):
+    from robot_dynamics_ros.core.model.urdf_export import urdf_text
+    urdf = tmp_path / "arm.urdf"
+    urdf.write_text(urdf_text(MODEL))
     for name, module in _launch_stand_ins().items():
         monkeypatch.setitem(sys.modules, name, module)
     import runpy
@@ -86,19 +103,21 @@ def test_launch_file_builds_the_same_node_list(monkeypatch):
     entities = launch["generate_launch_description"]()
     arguments = {e.args[0]: e.kwargs["default_value"] for e in entities if e.kind == "DeclareLaunchArgument"}
     assert set(arguments) == {"robot", "namespace", "nodes", "use_sim_time", "params_file",
-                              "root_link", "tip_link"}
+                              "root_link", "tip_link", *TOPIC_ARGUMENTS}
     opaque, = [e for e in entities if e.kind == "OpaqueFunction"]
     for values in [arguments, dict(arguments, robot="stanford", namespace="lab", use_sim_time="true",
                                    nodes="dynamics_service"),
-                   dict(arguments, robot="/robots/arm.urdf", root_link="base", tip_link="tool0")]:
+                   dict(arguments, robot=str(urdf), root_link="base_link", tip_link="tool0")]:
         context = types.SimpleNamespace(launch_configurations=values)
         nodes = opaque.kwargs["function"](context)
         expected = node_descriptions(values["robot"], values["namespace"], values["nodes"],
                                      values["use_sim_time"], values["params_file"],
-                                     root_link=values["root_link"], tip_link=values["tip_link"])
+                                     root_link=values["root_link"], tip_link=values["tip_link"],
+                                     topics={name: values[name] for name in TOPIC_ARGUMENTS})
         assert [n.kwargs for n in nodes] == [
             {"package": "robot_dynamics_ros", "executable": d.executable, "name": d.name,
-             "namespace": d.namespace, "parameters": [d.params_file, d.parameters], "output": "screen"}
+             "namespace": d.namespace, "parameters": [d.params_file, d.parameters], "output": "screen",
+             "remappings": [("joint_states", "/joint_states")]}
             for d in expected]
 
 
@@ -121,7 +140,8 @@ def bringup(ros_env, ros_client, tmp_path_factory):
     params = tmp / "params.yaml"
     params.write_text(PARAMS)
     argv = [sys.executable, "-m", "robot_dynamics_ros.cli", "bringup", "--robot", "puma560",
-            "--namespace", NS, "--params-file", str(params), "--ros-args", "-p", "qos_depth:=5"]
+            "--namespace", NS, "--params-file", str(params), "--joint-states", f"{NS}/joint_states",
+            "--ros-args", "-p", "qos_depth:=5"]
     proc = NodeProcess(argv, ros_env, tmp / "bringup.log")
     try:
         yield proc, ros_client

@@ -5,7 +5,8 @@
 #
 # Idempotent: .venv/.setup-stamp holds hashes of the inputs; when nothing
 # changed the script exits at once, and when only the project's packaging files
-# changed (setup.py, setup.cfg, resource/) only the project is reinstalled.
+# changed (setup.py, setup.cfg, resource/, package.xml, launch/, config/) only the project is
+# reinstalled.
 #
 # Usage: tools/setup_venv.sh [--bench] [--force]
 #   --bench   also install requirements/bench.txt (pinocchio, roboticstoolbox, toppra)
@@ -49,7 +50,7 @@ hash_files() {  # hash_files PATH... (relative to ROOT; missing paths are skippe
 }
 # Environment = interpreter + pins + interface package; project = its packaging files.
 ENV_HASH="bench=$BENCH,$(hash_files tools/setup_venv.sh "${REQS[@]}" robot_dynamics_interfaces)"
-PROJ_HASH="$(hash_files setup.py setup.cfg pyproject.toml resource)"
+PROJ_HASH="$(hash_files setup.py setup.cfg pyproject.toml resource package.xml launch config)"
 OLD_ENV="" OLD_PROJ=""
 if [[ $FORCE == 0 && -x "$VENV/bin/python" && -f "$STAMP" ]]; then
   { read -r OLD_ENV || true; read -r OLD_PROJ || true; } <"$STAMP"
@@ -88,8 +89,10 @@ install_pins() {
   log "installing pinned requirements: ${REQS[*]}"
   pip_install "${args[@]}"
   if [[ $BENCH == 1 ]]; then touch "$VENV/.bench"; fi
-  # The unrelated PyPI package 'launch' would shadow ROS's launch module.
-  if "$PY" -m pip show -q launch >/dev/null 2>&1; then
+  # The unrelated PyPI package 'launch' would shadow ROS's launch module (ROS's own, installed
+  # by hand from source for the ros2 command line, has the same name and is kept).
+  if "$PY" -m pip show -q launch >/dev/null 2>&1 \
+      && ! "$PY" -c 'from launch import LaunchDescription' >/dev/null 2>&1; then
     log "removing unrelated PyPI package 'launch'"
     "$PY" -m pip uninstall -y -q launch
   fi
@@ -168,22 +171,38 @@ EOF
 }
 
 # Editable install (PEP 660): code changes are live and console scripts land in
-# .venv/bin. Editable installs skip setup.py's data_files, so the ament index
-# marker is copied and package.xml, launch/, config/ are symlinked into
-# .venv/share/robot_dynamics_ros (like `colcon build --symlink-install`).
+# .venv/bin. Editable installs skip setup.py's data_files and setup.cfg's script
+# directory, so the rest of an ament_python package's install layout is made here,
+# as colcon (without --symlink-install) makes it, so that ros2launch, ros2run and
+# ament_index_python find the package:
+#   share/ament_index/resource_index/packages/robot_dynamics_ros   (the index entry)
+#   share/robot_dynamics_ros/{package.xml, launch/*, config/**}    (copies: ros2launch's
+#       os.walk does not follow directory symlinks)
+#   lib/robot_dynamics_ros/<console script>                        (what `ros2 run` runs)
+# test/test_ros_install_layout.py checks this layout the way those tools look it up.
 install_project() {
   if [[ ! -f "$ROOT/setup.py" ]]; then
     log "no setup.py yet: project not installed"
     return
   fi
-  log "pip install -e . (+ share/robot_dynamics_ros links)"
+  log "pip install -e . (+ the ament_python layout: share/, lib/robot_dynamics_ros/)"
   pip_install --no-deps --no-build-isolation --use-pep517 -e "$ROOT"
-  local share="$VENV/share/robot_dynamics_ros" index="$VENV/share/ament_index/resource_index/packages"
-  mkdir -p "$share" "$index"
+  local share="$VENV/share/robot_dynamics_ros" lib="$VENV/lib/robot_dynamics_ros"
+  local index="$VENV/share/ament_index/resource_index/packages"
+  rm -rf "$share" "$lib"
+  mkdir -p "$share" "$lib" "$index"
   cp "$ROOT/resource/robot_dynamics_ros" "$index/robot_dynamics_ros"
+  cp "$ROOT/package.xml" "$share/"
   local item
-  for item in package.xml launch config; do
-    if [[ -e "$ROOT/$item" ]]; then ln -sfn "$ROOT/$item" "$share/$item"; fi
+  for item in launch config; do
+    if [[ -d "$ROOT/$item" ]]; then cp -R "$ROOT/$item" "$share/$item"; fi
+  done
+  local script
+  for script in $("$PY" -c 'from importlib.metadata import distribution
+for ep in distribution("robot_dynamics_ros").entry_points:
+    if ep.group == "console_scripts":
+        print(ep.name)'); do
+    cp "$VENV/bin/$script" "$lib/$script"
   done
 }
 

@@ -1,15 +1,18 @@
-"""robot-dynamics bringup: the nodes of launch/robot_dynamics.launch.py, all in one process.
+"""
+robot-dynamics bringup: the nodes of launch/robot_dynamics.launch.py, all in one process.
 
-Same arguments and the same node list (``robot_dynamics_ros.bringup.node_descriptions``) as the
-launch file; the nodes share one multi-threaded executor.  Extra ``--ros-args ...`` (remappings,
-parameters) apply to every node.
+Same arguments, defaults and node list (``robot_dynamics_ros.bringup.node_descriptions``) as the
+launch file; each node spins in its own thread.  Extra ``--ros-args ...`` (remappings,
+parameters) apply to every node.  Ctrl-C (also twice) ends it cleanly with exit code 0.
 """
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 
-from ..bringup import DEFAULT_NAMESPACE, DEFAULT_NODES, DEFAULT_ROBOT, NODE_TYPES, ROBOT_TOPIC
+from ..bringup import (DEFAULT_NAMESPACE, DEFAULT_NODES, DEFAULT_ROBOT, NODE_TYPES, ROBOT_TOPIC,
+                       TOPIC_ARGUMENTS)
 
 HELP = "run the dynamics nodes (as the launch file would) in one process"
 
@@ -20,47 +23,73 @@ def add_arguments(parser):
                              f"(the URDF on /robot_description) (default {DEFAULT_ROBOT})")
     parser.add_argument("--root-link", default="", help="URDF: first link of the chain")
     parser.add_argument("--tip-link", default="", help="URDF: last link of the chain")
-    parser.add_argument("--namespace", default=DEFAULT_NAMESPACE, help=f"node namespace (default {DEFAULT_NAMESPACE})")
+    parser.add_argument("--namespace", default=DEFAULT_NAMESPACE,
+                        help=f"node namespace (default {DEFAULT_NAMESPACE})")
     parser.add_argument("--nodes", default=",".join(DEFAULT_NODES),
-                        help=f"comma-separated nodes to run, from {sorted(NODE_TYPES)} (default: %(default)s)")
-    parser.add_argument("--use-sim-time", action="store_true", help="use /clock (use_sim_time:=true)")
+                        help=f"comma-separated nodes to run, from {sorted(NODE_TYPES)} "
+                             "(default: %(default)s)")
+    parser.add_argument("--use-sim-time", action="store_true",
+                        help="use /clock (use_sim_time:=true)")
     parser.add_argument("--params-file", default=None,
-                        help="ROS parameter file (default: the shipped config/robot_dynamics.params.yaml; '' for none)")
-    parser.add_argument("--duration", type=float, default=None, help="stop after this many seconds")
+                        help="ROS parameter file (default: the shipped "
+                             "config/robot_dynamics.params.yaml; '' for none)")
+    for name, topic in TOPIC_ARGUMENTS.items():
+        parser.add_argument(f"--{name.replace('_', '-')}", dest=f"topic_{name}",
+                            default=topic.default, metavar="TOPIC",
+                            help=f"{topic.description} (default {topic.default})")
+    parser.add_argument("--duration", type=float, default=None,
+                        help="stop after this many seconds")
     parser.add_argument("--ros-args", dest="ros_args", nargs=argparse.REMAINDER, default=[],
-                        help="ROS arguments for every node (remappings, -p name:=value, ...); must come last")
+                        help="ROS arguments for every node (remappings, -p name:=value, ...); "
+                             "must come last")
 
 
 def run(args) -> int:
-    import rclpy
-
-    from ..bringup import create_nodes, node_descriptions, ros_args, spin
-    from ..nodes.base import CONFIGURATION_ERRORS
+    from ..bringup import node_descriptions
     try:
-        descriptions = node_descriptions(args.robot, args.namespace, args.nodes, args.use_sim_time,
-                                         args.params_file, root_link=args.root_link,
-                                         tip_link=args.tip_link)
+        descriptions = node_descriptions(
+            args.robot, args.namespace, args.nodes, args.use_sim_time, args.params_file,
+            root_link=args.root_link, tip_link=args.tip_link,
+            topics={name: getattr(args, f"topic_{name}") for name in TOPIC_ARGUMENTS})
     except ValueError as exc:
         print(f"bringup: {exc}", file=sys.stderr)
         return 2
-    extra = list(args.ros_args)
+    try:
+        return _run(args, descriptions)
+    except KeyboardInterrupt:          # Ctrl-C while rclpy was still being imported
+        return 0
+
+
+def _run(args, descriptions) -> int:
+    import rclpy
+
+    from ..bringup import create_nodes, ros_args, spin
+    from ..nodes.base import CONFIGURATION_ERRORS
     init_args = ros_args(descriptions)
-    if extra:
-        init_args = (init_args or ["--ros-args"]) + extra
+    if args.ros_args:
+        init_args = (init_args or ["--ros-args"]) + list(args.ros_args)
     rclpy.init(args=["robot-dynamics"] + init_args)
+    nodes = []
     try:
         try:
             nodes = create_nodes(descriptions)
-        except CONFIGURATION_ERRORS as exc:
+        except Exception as exc:  # noqa: BLE001 -- sorted below
+            if not rclpy.ok():            # interrupted while starting: not an error
+                return 0
+            if not isinstance(exc, CONFIGURATION_ERRORS):
+                raise
             print(f"bringup: configuration error: {exc}", file=sys.stderr)
             return 2
         nodes[0].get_logger().info(
-            "bringup: " + ", ".join(n.get_fully_qualified_name() for n in nodes) + f" (robot {args.robot})")
-        try:
-            spin(nodes, args.duration)
-        finally:
-            for node in nodes:
-                node.destroy_node()
+            "bringup: " + ", ".join(n.get_fully_qualified_name() for n in nodes)
+            + f" (robot {args.robot})")
+        spin(nodes, args.duration)
+    except KeyboardInterrupt:
+        pass
     finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)      # a second Ctrl-C during the clean-up
+        for node in nodes:
+            node.destroy_node()
         rclpy.try_shutdown()
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     return 0

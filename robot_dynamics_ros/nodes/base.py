@@ -32,20 +32,23 @@ Common parameters:
   ``use_generated_model`` (read-only) compute with the generated straight-line model (default)
       or the core's algorithms (see ``nodes.dynamics``);
   ``warning_period`` s between two warnings of the same kind about rejected inputs;
+  ``diagnostics_period`` (read-only) s between two reports on ``/diagnostics``;
   ``payload.mass`` / ``payload.com`` (3, tool frame) / ``payload.inertia`` (6: ixx iyy izz ixy
       ixz iyz about the payload's CoM, tool frame), changeable at run time.
 """
 from __future__ import annotations
 
+import signal
 import sys
 import time
 
 import rclpy
+from diagnostic_msgs.msg import DiagnosticArray
 from rclpy.clock import Clock, ClockType
 from rclpy.exceptions import (InvalidParameterValueException, NameValidationException,
                               ParameterException)
 from rclpy._rclpy_pybind11 import RCLError
-from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.qos_overriding_options import QoSOverridingOptions
@@ -54,8 +57,10 @@ from std_msgs.msg import String
 from ..core import RobotDescriptionError, RobotDynamicsError, joint_index
 from ..core.joint_names import inverse
 from ..ros_messages import JointOrder
+from .diagnostics import DiagnosticsReporter, diagnostic_array
 from .dynamics import Payload, load_robot, model_from_topic, select_dynamics
 from .errors import describe
+from .executor import make_executor
 from .outputs import EffortOutputs
 from .parameters import NodeParameters
 from .watchdog import RejectionLog, Watchdog
@@ -139,6 +144,12 @@ class DynamicsNode(Node):
                         f"{self.dynamics.implementation} dynamics")
         self._steady = Clock(clock_type=ClockType.STEADY_TIME)
         self.create_timer(WATCHDOG_PERIOD, self.watchdog.check, clock=self._steady)
+        period = declare("diagnostics_period", 1.0, "s between two reports on /diagnostics",
+                         read_only=True, bounds=(0.1, 60.0))
+        self.diagnostics = DiagnosticsReporter(f"{self.get_fully_qualified_name()[1:]}: dynamics",
+                                               self.watchdog, self.rejections)
+        self._diagnostics_publisher = self.advertise(DiagnosticArray, "/diagnostics")
+        self.create_timer(period, self.publish_diagnostics, clock=self._steady)
 
     def _common_parameters(self, values: dict):
         timeout, period = float(values["input_timeout"]), float(values["warning_period"])
@@ -233,6 +244,12 @@ class DynamicsNode(Node):
             f"{dynamics.implementation} dynamics"
             + (f", replacing '{previous.name}'" if previous is not None else ""))
 
+    def publish_diagnostics(self):
+        """Publish this node's status on /diagnostics (see ``nodes.diagnostics``)."""
+        status = self.diagnostics.status(self.dynamics)
+        self._diagnostics_publisher.publish(
+            diagnostic_array(self.get_clock().now().to_msg(), status))
+
     # -- inputs --------------------------------------------------------------------------------
     def qos(self, best_effort: bool = False) -> QoSProfile:
         """
@@ -289,16 +306,27 @@ CONFIGURATION_ERRORS = (RobotDynamicsError, ValueError, ParameterException,
 
 
 def run_node(node_class, args=None) -> int:
-    """Create ``node_class()`` and spin it until shutdown; a configuration error exits with 2."""
+    """
+    Create ``node_class()`` and spin it until shutdown; return the exit code.
+
+    0 after SIGINT / SIGTERM (also when they arrive while the node is still being created, and
+    a second one during the clean-up: ``ros2 launch`` sends SIGINT to the process group, so each
+    node gets it from the terminal and from launch), 2 for a configuration error (one line on
+    stderr saying what is wrong, no traceback).
+    """
     rclpy.init(args=args)
     node = None
     try:
         try:
             node = node_class()
-        except CONFIGURATION_ERRORS as exc:
+        except Exception as exc:  # noqa: BLE001 -- sorted below
+            if not rclpy.ok():            # interrupted while starting: not an error
+                return 0
+            if not isinstance(exc, CONFIGURATION_ERRORS):
+                raise
             print(f"{node_class.__name__}: configuration error: {exc}", file=sys.stderr)
             return 2
-        executor = SingleThreadedExecutor()
+        executor = make_executor()
         executor.add_node(node)
         executor.spin()
     except (KeyboardInterrupt, ExternalShutdownException):
@@ -309,14 +337,24 @@ def run_node(node_class, args=None) -> int:
         if rclpy.ok():
             raise
     finally:
-        if node is not None:
-            node.destroy_node()
-        rclpy.try_shutdown()
+        _clean_up(node)
     return 0
 
 
+def _clean_up(node):
+    """Destroy ``node`` and shut rclpy down, ignoring further Ctrl-C meanwhile."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        if node is not None:
+            node.destroy_node()
+        rclpy.try_shutdown()
+    except KeyboardInterrupt:
+        pass
+    signal.signal(signal.SIGINT, signal.SIG_IGN)      # rclpy restores Python's handler
+
+
 def main_for(node_class):
-    """Make the console-script ``main()`` of ``node_class``."""
+    """Make the ``main()`` of ``node_class`` (``python -m robot_dynamics_ros.nodes.<kind>``)."""
     def main(args=None):
         sys.exit(run_node(node_class, args))
     return main

@@ -1,0 +1,32 @@
+"""
+The executor the node executables and the bringup spin with: the one place it is chosen.
+
+rclpy's SingleThreadedExecutor, or its EventsExecutor (``rclpy.experimental``): measured in
+bench/bench_ros_latency.py (README, "Throughput"), the choice is made by :data:`DEFAULT`.
+"""
+from __future__ import annotations
+
+import os
+
+EXECUTORS = ("single", "events")
+# The executor used unless ROBOT_DYNAMICS_EXECUTOR names another (for benchmarks and comparisons).
+DEFAULT = "single"
+
+
+def executor_kind() -> str:
+    """Return the executor kind in use: ROBOT_DYNAMICS_EXECUTOR if set, else DEFAULT."""
+    kind = os.environ.get("ROBOT_DYNAMICS_EXECUTOR", DEFAULT) or DEFAULT
+    if kind not in EXECUTORS:
+        raise ValueError(f"ROBOT_DYNAMICS_EXECUTOR: expected one of {list(EXECUTORS)}, "
+                         f"got '{kind}'")
+    return kind
+
+
+def make_executor(context=None, kind: str | None = None):
+    """Create an executor of ``kind`` (default: :func:`executor_kind`) for ``context``."""
+    kind = kind or executor_kind()
+    if kind == "events":
+        from rclpy.experimental import EventsExecutor
+        return EventsExecutor(context=context)
+    from rclpy.executors import SingleThreadedExecutor
+    return SingleThreadedExecutor(context=context)
