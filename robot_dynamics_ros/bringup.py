@@ -288,12 +288,11 @@ class Spinner:
             self._threads.append(thread)
         return self
 
-    @staticmethod
-    def _run(executor):
-        from rclpy.executors import ExternalShutdownException
+    def _run(self, executor):
+        from .nodes.executor import spin
         try:
-            executor.spin()
-        except (ExternalShutdownException, KeyboardInterrupt):
+            spin(executor, self.context, lambda: self._stopped)
+        except KeyboardInterrupt:
             pass
 
     def wait(self, duration: float | None = None):
@@ -311,10 +310,10 @@ class Spinner:
         if self._stopped:
             return
         self._stopped = True
-        for executor in self._executors:
-            executor.shutdown(timeout_sec=timeout)
         for thread in self._threads:
             thread.join(timeout)
+        for executor in self._executors:
+            executor.shutdown(timeout_sec=timeout)
 
     def __enter__(self) -> "Spinner":
         return self.start()

@@ -30,7 +30,7 @@ from rclpy.parameter_client import AsyncParameterClient  # noqa: E402
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-TIMEOUT = 10.0
+TIMEOUT = 20.0                   # s: generous, the machine is shared (bounded all the same)
 
 
 def ros_environment() -> dict:
@@ -97,13 +97,14 @@ class NodeProcess:
         return self.proc.poll() is None
 
     def log_text(self) -> str:
-        self._log.flush()
+        if not self._log.closed:
+            self._log.flush()
         try:
             return self.log_path.read_text(errors="replace")
         except OSError:
             return ""
 
-    def stop(self, timeout: float = 5.0) -> int | None:
+    def stop(self, timeout: float = TIMEOUT) -> int | None:
         if self.proc.poll() is None:
             self.proc.terminate()
             try:

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from ros_fixtures import *  # noqa: F401,F403
-from ros_fixtures import NodeProcess, private_namespace
+from ros_fixtures import TIMEOUT, NodeProcess, private_namespace
 
 from robot_dynamics_ros.core import RobotModel
 
@@ -51,7 +51,7 @@ def node(ros_env, ros_client, tmp_path_factory):
     assert proc.proc.returncode in (0, -15), proc.log_text()
 
 
-def next_report(client, reports, predicate, timeout=10.0):
+def next_report(client, reports, predicate, timeout=TIMEOUT):
     """Wait for the first report from now on that satisfies ``predicate`` (None: none in time)."""
     start = len(reports)
     found = []

@@ -178,11 +178,15 @@ def test_bad_urdf_parameter_stops_the_node_with_the_reason(ros_env, tmp_path):
     assert "tip_link 'no_such_link': no such link" in proc.log_path.read_text()
 
 
-def test_bringup_arguments():
-    urdf = node_descriptions("/robots/arm.urdf", nodes="gravity_compensation", params_file="",
-                             root_link="base", tip_link="tool0")
-    assert urdf[0].parameters == {"robot_description": "/robots/arm.urdf", "root_link": "base",
+def test_bringup_arguments(tmp_path):
+    path = tmp_path / "arm.urdf"
+    path.write_text(PUMA_URDF)
+    urdf = node_descriptions(str(path), nodes="gravity_compensation", params_file="",
+                             root_link="base_link", tip_link="tool0")
+    assert urdf[0].parameters == {"robot_description": str(path), "root_link": "base_link",
                                   "tip_link": "tool0", "use_sim_time": False}
+    with pytest.raises(ValueError, match="robot: .*missing.urdf: cannot read"):   # before any start
+        node_descriptions(str(tmp_path / "missing.urdf"), params_file="")
     topic = node_descriptions("topic", nodes="gravity_compensation", params_file="")
     assert topic[0].parameters["robot_description"] == ""
     with pytest.raises(ValueError, match="robot: empty"):

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from ros_fixtures import *  # noqa: F401,F403
-from ros_fixtures import NodeProcess, private_namespace
+from ros_fixtures import TIMEOUT, NodeProcess, private_namespace
 
 from robot_dynamics_ros.core import RobotModel, gravity_torques, rnea
 
@@ -257,10 +257,10 @@ def test_every_bad_message_kind_is_rejected_and_nothing_wrong_is_published(bring
                            lambda: gravity.messages and feedforward.messages), proc.log_text()
     for msg, reason in BAD_REFERENCES:
         assert c.publish_until(lambda: refs.publish(msg), lambda: logs(c, ns, reason),
-                               timeout=10.0), (reason, proc.log_text())
+                               timeout=TIMEOUT), (reason, proc.log_text())
     for stamp, (msg, reason) in BAD_JOINT_STATES.items():
         assert c.publish_until(lambda: states.publish(msg), lambda: logs(c, ns, reason),
-                               timeout=10.0), (reason, proc.log_text())
+                               timeout=TIMEOUT), (reason, proc.log_text())
     # the nodes are alive and answer a valid message correctly, with the good reference kept
     q, qd = np.array([0.3, 0.8, -1.0, 0.4, 0.5, -0.2]), np.array([0.2, -0.3, 0.1, 0.5, -0.4, 0.3])
     last = joint_state(999, position=q, velocity=qd)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from ros_fixtures import *  # noqa: F401,F403
-from ros_fixtures import NodeProcess, private_namespace
+from ros_fixtures import TIMEOUT, NodeProcess, private_namespace
 
 from robot_dynamics_ros.core import RobotModel, rnea
 from robot_dynamics_ros.core import Limits, uniform_scaling
@@ -34,7 +34,7 @@ def scaler(ros_env, ros_client, tmp_path_factory):
                             {"robot_description": "puma560", "method": "uniform", "effort_margin": 0.9})
     try:
         client = ros_client.node.create_client(ScaleTrajectory, f"{NS}/{NODE}/scale_trajectory")
-        assert client.wait_for_service(timeout_sec=10.0), "scale_trajectory not up:\n" + proc.log_text()
+        assert client.wait_for_service(timeout_sec=TIMEOUT), "scale_trajectory not up:\n" + proc.log_text()
         yield proc, ros_client, client
     finally:
         proc.stop()
@@ -143,7 +143,7 @@ def test_topic_round_trip(scaler):
     pub = client.publisher(JointTrajectoryMsg, f"{NS}/reference_trajectory")
     assert client.wait_for_subscriber(pub)
     msg = trajectory_to_msg(REFERENCE)
-    assert client.publish_until(lambda: pub.publish(msg), lambda: got.messages, timeout=10.0)
+    assert client.publish_until(lambda: pub.publish(msg), lambda: got.messages, timeout=TIMEOUT)
     traj, effort = received(got.messages[0])
     assert traj.duration > REFERENCE.duration
     check_within_limits(traj)

@@ -60,7 +60,7 @@ from ..ros_messages import JointOrder
 from .diagnostics import DiagnosticsReporter, diagnostic_array
 from .dynamics import Payload, load_robot, model_from_topic, select_dynamics
 from .errors import describe
-from .executor import make_executor
+from .executor import make_executor, spin
 from .outputs import EffortOutputs
 from .parameters import NodeParameters
 from .watchdog import RejectionLog, Watchdog
@@ -326,9 +326,9 @@ def run_node(node_class, args=None) -> int:
                 raise
             print(f"{node_class.__name__}: configuration error: {exc}", file=sys.stderr)
             return 2
-        executor = make_executor()
+        executor = make_executor(node.context)
         executor.add_node(node)
-        executor.spin()
+        spin(executor, node.context)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     except RCLError:

@@ -30,3 +30,18 @@ def make_executor(context=None, kind: str | None = None):
         return EventsExecutor(context=context)
     from rclpy.executors import SingleThreadedExecutor
     return SingleThreadedExecutor(context=context)
+
+
+def spin(executor, context, stopped=lambda: False):
+    """
+    Spin ``executor`` until ``context`` shuts down (SIGINT, SIGTERM) or ``stopped()`` is true.
+
+    One ``spin_once`` at a time: rclpy 9.1.2's ``EventsExecutor.spin()`` dispatches nothing, its
+    ``spin_once`` works; for the SingleThreadedExecutor this is what ``spin()`` does.
+    """
+    from rclpy.executors import ExternalShutdownException
+    try:
+        while context.ok() and not stopped():
+            executor.spin_once(timeout_sec=0.1)
+    except ExternalShutdownException:
+        pass
