@@ -45,3 +45,6 @@ def spin(executor, context, stopped=lambda: False):
             executor.spin_once(timeout_sec=0.1)
     except ExternalShutdownException:
         pass
+    except Exception:  # noqa: BLE001 -- e.g. RCLError "context is not valid": shut down meanwhile
+        if context.ok():
+            raise
