@@ -120,7 +120,11 @@ def test_playback_into_the_nodes_equals_offline_processing(ros_env, tmp_path):
     source = tmp_path / "input"
     input_bag(source, model, duration=1.0, rate=50.0)
     namespace = private_namespace("online")
-    params = {"robot_description": "puma560", "use_sim_time": True, "input_timeout": 0.0}
+    # The nodes' joint_states subscriptions are best effort by default (they accept sensor-data
+    # publishers too); a best-effort reader drops what arrives before it has matched the player,
+    # so for a bag played the moment subscribers appear, the QoS override makes them reliable.
+    params = {"robot_description": "puma560", "use_sim_time": True, "input_timeout": 0.0,
+              f"qos_overrides.{namespace}/joint_states.subscription.reliability": "reliable"}
     nodes = [NodeProcess.node(f"robot_dynamics_ros.nodes.{module}", ros_env, tmp_path, module,
                               namespace, params)
              for module in ("gravity_compensation", "inverse_dynamics")]
