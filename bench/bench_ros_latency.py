@@ -51,7 +51,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-NAMESPACE = f"/bench_{os.getpid()}"
+NAMESPACE = os.environ.get("BENCH_NAMESPACE", f"/bench_{os.getpid()}")   # children: the parent's
 WARMUP = 2.0
 JOINT_NAMES = ["joint1", "joint2", "joint3", "joint4", "joint5", "joint6"]
 Q = [0.3, 0.8, -1.0, 0.4, 0.5, -0.2]
@@ -64,7 +64,8 @@ def ros_env(log_dir: str, executor: str) -> dict:
     env.update(ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST", ROS_LOG_DIR=log_dir,
                PYTHONUNBUFFERED="1",
                ROS_DOMAIN_ID=env.get("BENCH_ROS_DOMAIN_ID", str(1 + (os.getpid() + 50) % 100)),
-               RMW_IMPLEMENTATION="rmw_fastrtps_cpp", ROBOT_DYNAMICS_EXECUTOR=executor)
+               RMW_IMPLEMENTATION="rmw_fastrtps_cpp", ROBOT_DYNAMICS_EXECUTOR=executor,
+               BENCH_NAMESPACE=NAMESPACE)
     return env
 
 

@@ -171,7 +171,14 @@ class RosClient:
         return self.node.create_publisher(msg_type, topic, depth)
 
     def wait_for_subscriber(self, publisher, timeout: float = TIMEOUT) -> bool:
-        return self.spin_until(lambda: publisher.get_subscription_count() > 0, timeout)
+        """Wait until ``publisher`` has a subscriber, and a little more.
+
+        The publisher sees the subscription first; a best-effort subscription (the nodes'
+        joint_states) drops what arrives before it has matched the publisher in turn.
+        """
+        matched = self.spin_until(lambda: publisher.get_subscription_count() > 0, timeout)
+        self.spin_for(0.3)
+        return matched
 
     def publish_until(self, publish, predicate, timeout: float = TIMEOUT, period: float = 0.1):
         """Call ``publish()`` every ``period`` s until ``predicate()`` returns a truthy value."""
