@@ -21,8 +21,11 @@ with B the mass matrix (rotors included).  That is the minimiser of the strictly
   the instant the friction can hold it, without overshooting through zero;
 * the step is unconditionally stable: no friction parameter has to fit the step size.
 
-The common case (every joint with friction keeps its direction of motion) is one extra linear
-solve with the last B of the step.  Otherwise an active-set method finds which joints stick:
+The common case, every joint with friction sliding the same way through the whole step, needs no
+extra work at all: there the law is the constant F_s sgn(qd), and the simulator integrates it with
+the rest of the dynamics (``Simulator._sliding_step``), falling back to the implicit step when a
+joint starts at rest or would stop within the step.  In the implicit step, when every joint keeps
+its direction of motion it costs one extra linear solve with the last B of the step.  Otherwise an active-set method finds which joints stick:
 with the sticking set S guessed (starting from the previous step's), the sliding joints' friction
 is known (F_s in the direction of motion) and the sticking joints' velocity is 0, which is one
 linear system for the sliding velocities and the sticking joints' friction torques; a sliding
@@ -53,6 +56,10 @@ class CoulombStep:
         self._zero_bias = (0.0,) * model.n
         self._friction = [float(model.coulomb[i]) for i in range(model.n)]
         self._stuck = [False] * model.n               # the previous step's sticking joints
+
+    def sliding(self):
+        """Note a step in which every joint with friction slid (for the next warm start)."""
+        self._stuck[:] = [False] * self.n
 
     def __call__(self, terms, velocity: list, dt: float) -> list:
         """Return the velocity after the step's friction impulse (``terms``: B's lower rows)."""

@@ -177,17 +177,21 @@ class Simulator:
         """
         applied = self.saturate(self.torque_list(tau))
         q0, qd0 = self._q, self._qd
-        q, qd, qdd, first = self._step(self.dynamics, q0, qd0, applied, self.dt)
-        if self.coulomb.joints:
-            after = self.coulomb(self.dynamics.last_terms, qd, self.dt)
-            if after is not qd:
-                # a joint that was at rest and stays at rest (stuck) keeps its position exactly
-                share = self._friction_share
-                q = [x0 if a == 0.0 and v0 == 0.0 else x + share * (a - b)
-                     for x, a, b, x0, v0 in zip(q, after, qd, q0, qd0)]
-                qd = after
-            if acceleration:
-                qdd = self._with_coulomb(qdd, first, qd0)
+        sliding = self._sliding_step(q0, qd0, applied) if self.coulomb.joints else None
+        if sliding is not None:
+            q, qd, qdd = sliding
+        else:
+            q, qd, qdd, first = self._step(self.dynamics, q0, qd0, applied, self.dt)
+            if self.coulomb.joints:
+                after = self.coulomb(self.dynamics.last_terms, qd, self.dt)
+                if after is not qd:
+                    # a joint at rest that stays at rest (stuck) keeps its position exactly
+                    share = self._friction_share
+                    q = [x0 if a == 0.0 and v0 == 0.0 else x + share * (a - b)
+                         for x, a, b, x0, v0 in zip(q, after, qd, q0, qd0)]
+                    qd = after
+                if acceleration:
+                    qdd = self._with_coulomb(qdd, first, qd0)
         if self.joint_limits:
             self._stop_at_limits(q, qd)
         if not math.isfinite(sum(q) + sum(qd)):
@@ -200,6 +204,29 @@ class Simulator:
         self.steps += 1
         self.last_applied = applied
         return applied, qdd
+
+    def _sliding_step(self, q0: list, qd0: list, applied: list):
+        """
+        Take the step with F_s sgn(qd) held in the integrated torque, if nothing stops.
+
+        While every joint with Coulomb friction slides the same way through the whole step, its
+        friction is the constant F_s sgn(qd) and the set-valued step of ``friction.py`` has
+        exactly that solution; integrating it with the rest keeps the integrator's order and
+        costs nothing extra.  Returns None (the caller takes the implicit step instead) if a
+        joint starts at rest or its velocity would reach zero or reverse within the step.
+        """
+        tau = list(applied)
+        for i, fs in self.coulomb.joints:
+            v = qd0[i]
+            if v == 0.0:
+                return None
+            tau[i] -= fs if v > 0.0 else -fs
+        q, qd, qdd, _ = self._step(self.dynamics, q0, qd0, tau, self.dt)
+        for i, _ in self.coulomb.joints:
+            if (qd[i] > 0.0) != (qd0[i] > 0.0) or qd[i] == 0.0:
+                return None
+        self.coulomb.sliding()
+        return q, qd, qdd
 
     def _stop_at_limits(self, q: list, qd: list):
         """Put a joint beyond a limit on it and remove its velocity into it (inelastic stop)."""
