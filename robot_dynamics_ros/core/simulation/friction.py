@@ -26,12 +26,13 @@ extra work at all: there the law is the constant F_s sgn(qd), and the simulator 
 the rest of the dynamics (``Simulator._sliding_step``), falling back to the implicit step when a
 joint starts at rest or would stop within the step.  In the implicit step, when every joint keeps
 its direction of motion it costs one extra linear solve with the last B of the step.
-Otherwise an active-set method finds which joints stick: with the sticking set S guessed (starting from the previous step's), the sliding joints' friction
-is known (F_s in the direction of motion) and the sticking joints' velocity is 0, which is one
-linear system for the sliding velocities and the sticking joints' friction torques; a sliding
-joint whose velocity would change sign is moved to S, a sticking joint whose torque exceeds F_s
-leaves it, until the solution is consistent (one or two passes in practice).  Should that ever
-cycle, coordinate descent (each joint in turn: the one-dimensional minimiser is a soft
+Otherwise an active-set method finds which joints stick: with the sticking set S guessed
+(starting from the previous step's), the sliding joints' friction is known (F_s in the direction
+of motion) and the sticking joints' velocity is 0, which is one linear system for the sliding
+velocities and the sticking joints' friction torques; a sliding joint whose velocity would change
+sign is moved to S, a sticking joint whose torque exceeds F_s leaves it, until the solution is
+consistent (one or two passes in practice).  Should that ever cycle, coordinate descent (each
+joint in turn: the one-dimensional minimiser is a soft
 threshold) solves the problem to 1e-13 relative.
 
 The velocity change is then also applied to the positions over half the step (the impulse is
