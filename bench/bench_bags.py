@@ -120,7 +120,8 @@ else:
     from robot_dynamics_ros.bags.types import typestore
     store = typestore()
     with open_bag(bag) as reader:
-        for connection, _, raw in reader.messages():
+        states = [c for c in reader.connections if c.topic == "/joint_states"]
+        for connection, _, raw in reader.messages(connections=states):
             store.deserialize_cdr(raw, connection.msgtype)
 print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """
