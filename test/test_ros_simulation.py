@@ -45,12 +45,18 @@ def lockstep_simulator(env, log_dir, namespace, q0, **params):
     return NodeProcess.node(SIM, env, log_dir, "dynamics_simulator", namespace, values)
 
 
-def run_until(client, states, seconds, processes):
-    """Spin until the simulated time reaches ``seconds`` (bounded by the wall clock)."""
+def run_until(client, states, seconds, processes, min_messages=100):
+    """Spin until the simulated time reaches ``seconds`` and ``min_messages`` arrived.
+
+    Bounded by the wall clock.  The count matters on a loaded machine, where discovery may match
+    the test's subscription to the simulator only after most of the run went by (once only the
+    last message arrived and the assertions had nothing to look at).
+    """
     def done():
         for p in processes:
             assert p.alive(), p.log_text()
-        return states.messages and stamp_ns(states.messages[-1]) >= seconds * 1e9
+        return (len(states.messages) >= min_messages
+                and stamp_ns(states.messages[-1]) >= seconds * 1e9)
     assert client.spin_until(done, timeout=60.0), "simulation too slow:\n" + \
         "\n".join(p.log_text()[-2000:] for p in processes)
 
@@ -75,7 +81,8 @@ def tracking_error(ros_env, ros_client, tmp_path, tag, controller_robot, robot):
             "inverse_dynamics", "new reference"), timeout=30.0), controller.log_text()
         processes.append(lockstep_simulator(ros_env, tmp_path, namespace, traj.positions[0],
                                             robot_description=robot))
-        run_until(ros_client, states, DURATION, processes)
+        run_until(ros_client, states, DURATION, processes,
+                  min_messages=int(0.5 * DURATION * 1000) + 1)
     finally:
         for p in processes:
             p.stop()
@@ -120,7 +127,7 @@ def test_gravity_compensation_alone_holds_the_arm(ros_env, ros_client, tmp_path)
         states = ros_client.collect(JointState, f"{namespace}/joint_states", depth=5000)
         processes.append(lockstep_simulator(ros_env, tmp_path, namespace, q0, publish_rate=500.0,
                                             effort_command_topics=["gravity_effort_command"]))
-        run_until(ros_client, states, 0.5, processes)
+        run_until(ros_client, states, 0.5, processes, min_messages=200)
     finally:
         for p in processes:
             p.stop()
@@ -129,6 +136,7 @@ def test_gravity_compensation_alone_holds_the_arm(ros_env, ros_client, tmp_path)
     assert np.abs(qd).max() < 1e-6
     assert np.abs(q - q0).max() < 1e-6
     effort = np.array([m.effort for m in states.messages[1:]])
+    assert len(effort) >= 199
     np.testing.assert_allclose(effort, np.tile(gravity_torques(RobotModel.named("puma560"), q0),
                                                (len(effort), 1)), atol=1e-6)
 
