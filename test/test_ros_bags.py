@@ -133,6 +133,11 @@ def test_playback_into_the_nodes_equals_offline_processing(ros_env, tmp_path):
                    *outputs)
     try:
         wait_for_log(recorder, "recording to")
+        # the recorder subscribes once it has discovered each node's publisher; a message the
+        # node publishes before that match is not recorded (once 44 of 51 arrived under load)
+        for topic in outputs:
+            wait_for_log(recorder, f"recording '{topic}'")
+        time.sleep(1.0)
         # slowly (80 ms between messages): the clock leads each message by 40 ms, so even a
         # node slowed down by a busy machine handles every message at its recorded time
         player = cli(ros_env, tmp_path, "play", "play", source, "--clock", "--rate", 0.25,
