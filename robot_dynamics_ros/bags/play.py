@@ -13,8 +13,8 @@ for every message, its recorded time shortly before it (half the interval to the
 at most ``CLOCK_LEAD``): /clock and the message travel on different topics, and the lead makes a
 node with ``use_sim_time`` see the clock first, so it handles each message at its recorded time
 (where ``bag process`` samples references).  ``wait_for_subscribers`` waits (up to
-that many seconds) until every topic has a subscriber before starting, so that reliable
-subscribers that are still matching miss nothing.  Ctrl-C / SIGTERM stop it cleanly.
+that many seconds) until every topic has matched all the subscribers the graph shows before
+starting, so that reliable subscribers that are still matching miss nothing.  Ctrl-C / SIGTERM stop it cleanly.
 """
 from __future__ import annotations
 
@@ -101,7 +101,7 @@ def play(bag, rate: float = 1.0, loop: bool = False, topics=None, clock: float |
                 from rosgraph_msgs.msg import Clock
                 clock_publisher = node.create_publisher(Clock, "/clock", 10)
             with stop_on_signals(stop):
-                _wait_for_subscribers(list(by_topic.values()), wait_for_subscribers, stop)
+                _wait_for_subscribers(node, list(by_topic.values()), wait_for_subscribers, stop)
                 player = _Player(publishers, clock_publisher, rate, clock, stop)
                 if ready is not None:
                     ready()
@@ -174,11 +174,17 @@ class _Player:
         self.clock_publisher.publish(msg)
 
 
-def _wait_for_subscribers(publishers, timeout: float, stop):
+def _wait_for_subscribers(node, publishers, timeout: float, stop):
+    """
+    Wait until every topic has a subscriber and has matched all that the graph shows.
+
+    With several subscribers on one topic (say two nodes on joint_states), "one has matched"
+    is not enough: the other would miss the first messages.
+    """
     end = time.monotonic() + timeout
     while timeout > 0.0 and not stop.is_set() and time.monotonic() < end:
-        if all(p.get_subscription_count() > 0 for p in publishers):
+        if all(0 < node.count_subscribers(p.topic_name) <= p.get_subscription_count()
+               for p in publishers):
             time.sleep(0.2)               # let the subscribers' side finish matching too
             return
         time.sleep(0.02)
-
