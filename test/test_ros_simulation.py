@@ -37,6 +37,11 @@ def stamp_ns(msg) -> int:
     return msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
 
 
+def log_name(namespace: str, node: str) -> str:
+    """A node's name in /rosout: namespaced, as earlier tests' nodes of the same name log too."""
+    return f"{namespace.strip('/').replace('/', '.')}.{node}"
+
+
 def lockstep_simulator(env, log_dir, namespace, q0, **params):
     values = {"robot_description": "puma560", "rate": 1000.0, "publish_rate": 1000.0,
               "real_time_factor": 0.0, "publish_clock": True, "lockstep": True,
@@ -78,7 +83,7 @@ def tracking_error(ros_env, ros_client, tmp_path, tag, controller_robot, robot):
         ros_client.spin_for(0.5)
         publisher.publish(trajectory_to_msg(traj))       # stamp 0: starts at the first sample
         assert ros_client.spin_until(lambda: ros_client.logs_from(
-            "inverse_dynamics", "new reference"), timeout=30.0), controller.log_text()
+            log_name(namespace, "inverse_dynamics"), "new reference"), timeout=30.0), controller.log_text()
         processes.append(lockstep_simulator(ros_env, tmp_path, namespace, traj.positions[0],
                                             robot_description=robot))
         run_until(ros_client, states, DURATION, processes,
@@ -155,7 +160,8 @@ def test_without_commands_zero_torque_is_said_once_and_noise_is_added(
         assert ros_client.spin_until(lambda: len(states.messages) > 50, timeout=60.0), \
             sim.log_text()
         ros_client.spin_for(0.3)
-        warnings = ros_client.logs_from("dynamics_simulator", "applying zero torque")
+        warnings = ros_client.logs_from(log_name(namespace, "dynamics_simulator"),
+                                        "applying zero torque")
         assert len(warnings) == 1 and "no message yet" in warnings[0].msg
         # at rest in a hanging pose nothing moves but the noise: its spread is the parameter
         hold = RobotModel.named("puma560")
