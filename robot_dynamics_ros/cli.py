@@ -1,6 +1,8 @@
-"""The `robot-dynamics` command: one subcommand per module in robot_dynamics_ros.commands.
+"""
+The `robot-dynamics` command: one subcommand per module in robot_dynamics_ros.commands.
 
-Each command module defines ``HELP`` (one line), ``add_arguments(parser)`` and ``run(args) -> int``.
+Each command module defines ``HELP`` (one line), ``add_arguments(parser)`` and
+``run(args) -> int``.
 """
 from __future__ import annotations
 

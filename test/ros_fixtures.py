@@ -1,4 +1,5 @@
-"""Test support for the ROS integration tests: a private ROS environment, node processes, a client.
+"""
+Test support for the ROS integration tests: a private ROS environment, node processes, a client.
 
 * :func:`ros_environment` -- the environment every DDS process of a test session gets:
   ``ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST`` (loopback only), a private ``ROS_DOMAIN_ID`` for the
@@ -22,7 +23,8 @@ from pathlib import Path
 
 import pytest
 
-rclpy = pytest.importorskip("rclpy", reason="rclpy not installed (run the tests with .venv/bin/python)")
+rclpy = pytest.importorskip(
+    "rclpy", reason="rclpy not installed (run the tests with .venv/bin/python)")
 
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
@@ -34,8 +36,11 @@ TIMEOUT = 20.0                   # s: generous, the machine is shared (bounded a
 
 
 def ros_environment() -> dict:
-    """os.environ with the private ROS settings of this test session, which conftest.py fixed
-    before anything could import rclpy (see module docstring)."""
+    """
+    Return os.environ with the private ROS settings of this test session.
+
+    conftest.py fixed them before anything could import rclpy (see module docstring).
+    """
     env = dict(os.environ)
     env["PYTHONUNBUFFERED"] = "1"
     for key in ("ROS_AUTOMATIC_DISCOVERY_RANGE", "ROS_DOMAIN_ID", "ROS_LOG_DIR"):
@@ -44,7 +49,7 @@ def ros_environment() -> dict:
 
 
 def private_namespace(tag: str) -> str:
-    """A namespace private to this test session and module."""
+    """Return a namespace private to this test session and module."""
     return f"/rdt_{os.getpid()}_{tag}"
 
 
@@ -68,7 +73,8 @@ def _param_arg(name, value) -> str:
     if isinstance(value, bool):
         text = "true" if value else "false"
     elif isinstance(value, (list, tuple)):
-        text = "[" + ",".join(repr(v) if isinstance(v, str) else str(float(v)) if isinstance(v, float)
+        text = "[" + ",".join(repr(v) if isinstance(v, str)
+                              else str(float(v)) if isinstance(v, float)
                               else str(v) for v in value) + "]"
     else:
         text = str(value)
@@ -82,12 +88,13 @@ class NodeProcess:
         self.argv = list(argv)
         self.log_path = Path(log_path)
         self._log = open(self.log_path, "wb")
-        self.proc = subprocess.Popen(self.argv, env=env, stdout=self._log, stderr=subprocess.STDOUT,
-                                     cwd=str(ROOT))
+        self.proc = subprocess.Popen(self.argv, env=env, stdout=self._log,
+                                     stderr=subprocess.STDOUT, cwd=str(ROOT))
 
     @classmethod
     def node(cls, module, env, log_dir, name, namespace, params=None, extra_args=()):
-        argv = [sys.executable, "-m", module, "--ros-args", "-r", f"__node:={name}", "-r", f"__ns:={namespace}"]
+        argv = [sys.executable, "-m", module, "--ros-args",
+                "-r", f"__node:={name}", "-r", f"__ns:={namespace}"]
         for key, value in (params or {}).items():
             argv += ["-p", _param_arg(key, value)]
         argv += list(extra_args)
@@ -142,7 +149,8 @@ class RosClient:
         self.rosout = Collector()
         from rcl_interfaces.msg import Log
         self.node.create_subscription(Log, "/rosout", self.rosout, QoSProfile(
-            depth=1000, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL))
+            depth=1000, reliability=ReliabilityPolicy.RELIABLE,
+            durability=DurabilityPolicy.TRANSIENT_LOCAL))
 
     def close(self):
         self.executor.shutdown(timeout_sec=1.0)
@@ -171,7 +179,8 @@ class RosClient:
         return self.node.create_publisher(msg_type, topic, depth)
 
     def wait_for_subscriber(self, publisher, timeout: float = TIMEOUT) -> bool:
-        """Wait until ``publisher`` has a subscriber, and a little more.
+        """
+        Wait until ``publisher`` has a subscriber, and a little more.
 
         The publisher sees the subscription first; a best-effort subscription (the nodes'
         joint_states) drops what arrives before it has matched the publisher in turn.
@@ -200,15 +209,18 @@ class RosClient:
 
     def call(self, client, request, timeout: float = TIMEOUT):
         """Call a service (waiting for it first); returns the response (fails on timeout)."""
-        assert client.wait_for_service(timeout_sec=timeout), f"service {client.srv_name} not available"
+        assert client.wait_for_service(
+            timeout_sec=timeout), f"service {client.srv_name} not available"
         future = client.call_async(request)
-        assert self.spin_until(future.done, timeout), f"no answer from {client.srv_name} in {timeout} s"
+        assert self.spin_until(
+            future.done, timeout), f"no answer from {client.srv_name} in {timeout} s"
         return future.result()
 
     def set_parameters(self, node_fqn: str, values: dict):
         """Set parameters of a remote node; returns the list of SetParametersResult."""
         client = AsyncParameterClient(self.node, node_fqn)
-        assert client.wait_for_services(timeout_sec=TIMEOUT), f"parameter services of {node_fqn} not up"
+        assert client.wait_for_services(
+            timeout_sec=TIMEOUT), f"parameter services of {node_fqn} not up"
         params = [Parameter(name, value=value) for name, value in values.items()]
         future = client.set_parameters(params)
         assert self.spin_until(future.done, TIMEOUT), f"set_parameters on {node_fqn} timed out"
@@ -216,7 +228,8 @@ class RosClient:
 
     def get_parameters(self, node_fqn: str, *names):
         client = AsyncParameterClient(self.node, node_fqn)
-        assert client.wait_for_services(timeout_sec=TIMEOUT), f"parameter services of {node_fqn} not up"
+        assert client.wait_for_services(
+            timeout_sec=TIMEOUT), f"parameter services of {node_fqn} not up"
         future = client.get_parameters(list(names))
         assert self.spin_until(future.done, TIMEOUT), f"get_parameters on {node_fqn} timed out"
         from rclpy.parameter import parameter_value_to_python
@@ -225,21 +238,27 @@ class RosClient:
     def logs_from(self, node_name: str, contains: str = "", level: int | None = None):
         """/rosout messages of a node (name as in the Log message, e.g. 'ns.node' or 'node')."""
         return [m for m in self.rosout.messages
-                if m.name.endswith(node_name) and contains in m.msg and (level is None or m.level == level)]
+                if m.name.endswith(node_name) and contains in m.msg
+                and (level is None or m.level == level)]
 
 
 @contextmanager
 def service_node(ros_env, ros_client, log_dir, namespace: str, services: dict, params: dict,
-                 module: str = "robot_dynamics_ros.nodes.dynamics_service", name: str = "dynamics_service"):
-    """A service node process with a client per service (``services``: name -> type), all up.
+                 module: str = "robot_dynamics_ros.nodes.dynamics_service",
+                 name: str = "dynamics_service"):
+    """
+    Start a service node process with a client per service (``services``: name -> type).
 
     Yields (process, ros_client, clients); the process is always stopped, and must have exited
-    cleanly."""
+    cleanly.
+    """
     proc = NodeProcess.node(module, ros_env, log_dir, name, namespace, params)
     try:
-        clients = {s: ros_client.node.create_client(srv, f"{namespace}/{s}") for s, srv in services.items()}
+        clients = {s: ros_client.node.create_client(
+            srv, f"{namespace}/{s}") for s, srv in services.items()}
         for c in clients.values():
-            assert c.wait_for_service(timeout_sec=TIMEOUT), f"{c.srv_name} not up:\n" + proc.log_text()
+            assert c.wait_for_service(
+                timeout_sec=TIMEOUT), f"{c.srv_name} not up:\n" + proc.log_text()
         yield proc, ros_client, clients
     finally:
         proc.stop()

@@ -10,7 +10,6 @@ Tests of bag record / play with DDS: separate simulator, node, recorder and play
 """
 import os
 import signal
-import subprocess
 import sys
 import time
 
@@ -18,7 +17,8 @@ import numpy as np
 import pytest
 from rclpy.serialization import serialize_message
 
-from ros_fixtures import NodeProcess, private_namespace, ros_client, ros_env  # noqa: F401
+from ros_fixtures import *  # noqa: F401,F403
+from ros_fixtures import NodeProcess, private_namespace
 from robot_dynamics_ros.bags import bag_info, load_joint_states, write_joint_states
 from robot_dynamics_ros.bags.joint_state_cdr import JOINT_STATE, JointStateEncoder
 from robot_dynamics_ros.bags.process import REFERENCE, process_bag

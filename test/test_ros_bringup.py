@@ -1,4 +1,5 @@
-"""Bringup: the node list shared by the launch file and `robot-dynamics bringup`, run for real.
+"""
+Bringup: the node list shared by the launch file and `robot-dynamics bringup`, run for real.
 
 * node_descriptions (no ROS needed) and the launch file, executed against minimal stand-ins for
   launch / launch_ros (not installable here) that record the actions it creates;
@@ -17,7 +18,8 @@ import pytest
 from ros_fixtures import *  # noqa: F401,F403
 from ros_fixtures import ROOT, NodeProcess, private_namespace
 
-from robot_dynamics_ros.bringup import NODE_TYPES, TOPIC_ARGUMENTS, default_params_file, node_descriptions
+from robot_dynamics_ros.bringup import (NODE_TYPES, TOPIC_ARGUMENTS, default_params_file,
+                                        node_descriptions)
 from robot_dynamics_ros.core import RobotModel, gravity_torques, nonlinear_effects, rnea
 
 MODEL = RobotModel.named("puma560")
@@ -29,15 +31,17 @@ NS = private_namespace("bu")
 def test_node_descriptions_defaults_and_arguments():
     ds = node_descriptions()
     assert [d.kind for d in ds] == ["inverse_dynamics", "gravity_compensation", "dynamics_service",
-                                  "trajectory_scaler"]
+                                    "trajectory_scaler"]
     assert {d.namespace for d in ds} == {"/robot_dynamics"}
     assert all(d.parameters == {"robot_description": "puma560", "use_sim_time": False} for d in ds)
-    assert Path(ds[0].params_file) == Path(default_params_file()) and Path(ds[0].params_file).is_file()
+    assert Path(ds[0].params_file) == Path(
+        default_params_file()) and Path(ds[0].params_file).is_file()
     for d in ds:
         assert d.executable == NODE_TYPES[d.kind][0]
         assert d.node_class().__module__ == NODE_TYPES[d.kind][1]
     setup_py = (ROOT / "setup.py").read_text()
-    for kind, (executable, module, _) in NODE_TYPES.items():     # every kind resolves and is installed
+    # every kind resolves and is installed
+    for kind, (executable, module, _) in NODE_TYPES.items():
         d, = node_descriptions(nodes=kind)
         assert d.node_class().__module__ == module
         assert f'"{executable} = robot_dynamics_ros.nodes.executables:main"' in setup_py
@@ -82,8 +86,9 @@ def _launch_stand_ins():
         def perform(self, context):
             return context.launch_configurations[self.name]
 
-    mods = {name: types.ModuleType(name) for name in
-            ("launch", "launch.actions", "launch.substitutions", "launch_ros", "launch_ros.actions")}
+    mods = {name: types.ModuleType(name)
+            for name in ("launch", "launch.actions", "launch.substitutions", "launch_ros",
+                         "launch_ros.actions")}
     mods["launch"].LaunchDescription = lambda entities: list(entities)
     mods["launch.actions"].DeclareLaunchArgument = record("DeclareLaunchArgument")
     mods["launch.actions"].OpaqueFunction = record("OpaqueFunction")
@@ -101,12 +106,13 @@ def test_launch_file_builds_the_same_node_list(monkeypatch, tmp_path):
     import runpy
     launch = runpy.run_path(str(ROOT / "launch" / "robot_dynamics.launch.py"))
     entities = launch["generate_launch_description"]()
-    arguments = {e.args[0]: e.kwargs["default_value"] for e in entities if e.kind == "DeclareLaunchArgument"}
+    arguments = {e.args[0]: e.kwargs["default_value"]
+                 for e in entities if e.kind == "DeclareLaunchArgument"}
     assert set(arguments) == {"robot", "namespace", "nodes", "use_sim_time", "params_file",
                               "root_link", "tip_link", *TOPIC_ARGUMENTS}
     opaque, = [e for e in entities if e.kind == "OpaqueFunction"]
-    for values in [arguments, dict(arguments, robot="stanford", namespace="lab", use_sim_time="true",
-                                   nodes="dynamics_service"),
+    for values in [arguments, dict(arguments, robot="stanford", namespace="lab",
+                                   use_sim_time="true", nodes="dynamics_service"),
                    dict(arguments, robot=str(urdf), root_link="base_link", tip_link="tool0")]:
         context = types.SimpleNamespace(launch_configurations=values)
         nodes = opaque.kwargs["function"](context)
@@ -116,12 +122,12 @@ def test_launch_file_builds_the_same_node_list(monkeypatch, tmp_path):
                                      topics={name: values[name] for name in TOPIC_ARGUMENTS})
         assert [n.kwargs for n in nodes] == [
             {"package": "robot_dynamics_ros", "executable": d.executable, "name": d.name,
-             "namespace": d.namespace, "parameters": [d.params_file, d.parameters], "output": "screen",
-             "remappings": [("joint_states", "/joint_states")]}
+             "namespace": d.namespace, "parameters": [d.params_file, d.parameters],
+             "output": "screen", "remappings": [("joint_states", "/joint_states")]}
             for d in expected]
 
 
-# ------------------------------------------------------------------------------ the bringup, for real
+# -------------------------------------------------------------------------- the bringup, for real
 PARAMS = """\
 /**:
   ros__parameters:
@@ -140,7 +146,8 @@ def bringup(ros_env, ros_client, tmp_path_factory):
     params = tmp / "params.yaml"
     params.write_text(PARAMS)
     argv = [sys.executable, "-m", "robot_dynamics_ros.cli", "bringup", "--robot", "puma560",
-            "--namespace", NS, "--params-file", str(params), "--joint-states", f"{NS}/joint_states",
+            "--namespace", NS, "--params-file", str(
+                params), "--joint-states", f"{NS}/joint_states",
             "--ros-args", "-p", "qos_depth:=5"]
     proc = NodeProcess(argv, ros_env, tmp / "bringup.log")
     try:
@@ -153,10 +160,11 @@ def bringup(ros_env, ros_client, tmp_path_factory):
 def test_all_nodes_up_with_file_and_argument_parameters(bringup):
     proc, client = bringup
     wanted = {("inverse_dynamics", NS), ("gravity_compensation", NS), ("dynamics_service", NS)}
-    assert client.spin_until(lambda: wanted <= set(client.node.get_node_names_and_namespaces())), proc.log_text()
+    assert client.spin_until(lambda: wanted <= set(
+        client.node.get_node_names_and_namespaces())), proc.log_text()
     for node in ("inverse_dynamics", "gravity_compensation", "dynamics_service"):
-        robot, timeout, depth = client.get_parameters(f"{NS}/{node}", "robot_description", "input_timeout",
-                                                      "qos_depth")
+        robot, timeout, depth = client.get_parameters(
+            f"{NS}/{node}", "robot_description", "input_timeout", "qos_depth")
         assert (robot, timeout, depth) == ("puma560", 0.9, 5), node
     assert client.get_parameters(f"{NS}/gravity_compensation", "friction_compensation") == [True]
     assert client.get_parameters(f"{NS}/inverse_dynamics", "mode") == ["feedforward"]
@@ -168,7 +176,9 @@ def test_bringup_nodes_answer(bringup):
     from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
     proc, client = bringup
     # a constant-acceleration reference (exact under quintic interpolation), starting on receipt
-    p0, v0, a = np.array([0.0, 0.4, -0.5, 0.1, 0.2, 0.0]), np.full(6, 0.05), np.array([0.1, -0.1, 0.2, 0.3, -0.2, 0.1])
+    p0 = np.array([0.0, 0.4, -0.5, 0.1, 0.2, 0.0])
+    v0 = np.full(6, 0.05)
+    a = np.array([0.1, -0.1, 0.2, 0.3, -0.2, 0.1])
     traj = JointTrajectory(joint_names=NAMES)
     for t in (0.0, 30.0, 60.0):
         traj.points.append(JointTrajectoryPoint(
@@ -191,10 +201,12 @@ def test_bringup_nodes_answer(bringup):
     out = gravity.messages[-1]
     assert out.header.stamp.sec == 77
     friction = nonlinear_effects(MODEL, q, qd) - nonlinear_effects(MODEL.without_friction(), q, qd)
-    np.testing.assert_allclose(out.effort, gravity_torques(MODEL, q) + friction, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(out.effort, gravity_torques(
+        MODEL, q) + friction, rtol=1e-10, atol=1e-10)
     out = ff.messages[-1]
     pos, vel = np.array(out.position), np.array(out.velocity)
-    t = (vel - v0) / a                                      # the sampling instant, the same for every joint
+    # the sampling instant, the same for every joint
+    t = (vel - v0) / a
     assert np.ptp(t) < 1e-9 and 0.0 <= t[0] < 30.0
     np.testing.assert_allclose(pos, p0 + v0 * t[0] + 0.5 * a * t[0] ** 2, atol=1e-9)
     np.testing.assert_allclose(out.effort, rnea(MODEL, pos, vel, a), rtol=1e-9, atol=1e-9)
@@ -205,8 +217,8 @@ def test_bringup_nodes_answer(bringup):
 
 
 def _cli(*args, env, timeout=60):
-    return subprocess.run([sys.executable, "-m", "robot_dynamics_ros.cli", *args], env=env, cwd=str(ROOT),
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run([sys.executable, "-m", "robot_dynamics_ros.cli", *args], env=env,
+                          cwd=str(ROOT), capture_output=True, text=True, timeout=timeout)
 
 
 def test_bringup_rejects_bad_arguments(ros_env):
@@ -216,7 +228,8 @@ def test_bringup_rejects_bad_arguments(ros_env):
     assert result.returncode == 2 and "no_such_robot" in result.stderr, result
     result = _cli("bringup", "--nodes", "gravity_compensation", "--duration", "1", "--namespace",
                   private_namespace("bad"), "--ros-args", "-p", "input_timeout:=1", env=ros_env)
-    assert result.returncode == 2 and "input_timeout" in result.stderr and "Traceback" not in result.stderr, result
+    assert result.returncode == 2 and "input_timeout" in result.stderr, result
+    assert "Traceback" not in result.stderr, result
 
 
 def test_demo_runs_and_shows_outputs_and_a_mass_matrix(ros_env):
@@ -230,7 +243,8 @@ def test_demo_runs_and_shows_outputs_and_a_mass_matrix(ros_env):
     words = out.split("received ")[1].split()
     feedforward, gravity, states = int(words[0]), int(words[3]), int(words[7])
     assert states > 150 and min(feedforward, gravity) > 0.6 * states, out
-    rows = out.split("mass_matrix [kg m^2] (row-major, shown as rows):")[1].strip().splitlines()[:6]
+    rows = out.split(
+        "mass_matrix [kg m^2] (row-major, shown as rows):")[1].strip().splitlines()[:6]
     B = np.array([[float(v) for v in row.split()] for row in rows])
     np.testing.assert_allclose(B, B.T, atol=2e-3)           # printed with 3 decimals
     assert np.linalg.eigvalsh(B).min() > 0.0

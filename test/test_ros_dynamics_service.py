@@ -1,4 +1,5 @@
-"""dynamics_service_node over DDS: every service called from this process, good and bad requests.
+"""
+dynamics_service_node over DDS: every service called from this process, good and bad requests.
 
 Oracles: B(q) column by column from RNEA (B e_j = RNEA(q, 0, e_j) - g(q)), which is a different
 algorithm from the node's composite-rigid-body mass matrix; forward dynamics checked by feeding
@@ -26,7 +27,8 @@ SERVICES = {"get_mass_matrix": GetMassMatrix, "get_inverse_dynamics": GetInverse
 
 @pytest.fixture(scope="module")
 def svc(ros_env, ros_client, tmp_path_factory):
-    with service_node(ros_env, ros_client, tmp_path_factory.mktemp("ds"), NS, SERVICES, {"robot_description": "puma560"}) as node:
+    with service_node(ros_env, ros_client, tmp_path_factory.mktemp("ds"), NS, SERVICES,
+                      {"robot_description": "puma560"}) as node:
         yield node
 
 
@@ -57,16 +59,19 @@ def test_mass_matrix(svc):
 def test_mass_matrix_in_the_request_order(svc):
     q = random_q()
     order = [4, 2, 0, 5, 1, 3]
-    answer = call(svc, "get_mass_matrix", joint_names=[NAMES[i] for i in order], position=q[order].tolist())
+    answer = call(svc, "get_mass_matrix", joint_names=[
+                  NAMES[i] for i in order], position=q[order].tolist())
     assert answer.success, answer.message
     assert list(answer.joint_names) == [NAMES[i] for i in order]
     B = np.array(answer.mass_matrix).reshape(6, 6)
-    np.testing.assert_allclose(B, mass_matrix_by_rnea(MODEL, q)[np.ix_(order, order)], rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(B, mass_matrix_by_rnea(
+        MODEL, q)[np.ix_(order, order)], rtol=1e-9, atol=1e-10)
 
 
 def test_inverse_dynamics_and_gravity(svc):
     q, qd, qdd = random_q(), RNG.uniform(-1, 1, 6), RNG.uniform(-2, 2, 6)
-    answer = call(svc, "get_inverse_dynamics", position=q.tolist(), velocity=qd.tolist(), acceleration=qdd.tolist())
+    answer = call(svc, "get_inverse_dynamics", position=q.tolist(),
+                  velocity=qd.tolist(), acceleration=qdd.tolist())
     assert answer.success, answer.message
     np.testing.assert_allclose(answer.effort, rnea(MODEL, q, qd, qdd), rtol=1e-12, atol=1e-12)
     at_rest = call(svc, "get_inverse_dynamics", position=q.tolist())          # empty = zeros
@@ -82,12 +87,15 @@ def test_inverse_dynamics_and_gravity(svc):
 
 def test_forward_dynamics_inverts_inverse_dynamics(svc):
     q, qd, tau = random_q(), RNG.uniform(-1, 1, 6), RNG.uniform(-20, 20, 6)
-    answer = call(svc, "get_forward_dynamics", position=q.tolist(), velocity=qd.tolist(), effort=tau.tolist())
+    answer = call(svc, "get_forward_dynamics", position=q.tolist(),
+                  velocity=qd.tolist(), effort=tau.tolist())
     assert answer.success, answer.message
-    np.testing.assert_allclose(rnea(MODEL, q, qd, np.array(answer.acceleration)), tau, rtol=1e-8, atol=1e-8)
+    np.testing.assert_allclose(rnea(MODEL, q, qd, np.array(
+        answer.acceleration)), tau, rtol=1e-8, atol=1e-8)
     free_fall = call(svc, "get_forward_dynamics", position=q.tolist())       # no torque, at rest
     assert free_fall.success
-    np.testing.assert_allclose(rnea(MODEL, q, np.zeros(6), np.array(free_fall.acceleration)), 0.0, atol=1e-8)
+    np.testing.assert_allclose(rnea(MODEL, q, np.zeros(
+        6), np.array(free_fall.acceleration)), 0.0, atol=1e-8)
 
 
 NAN = float("nan")
@@ -96,16 +104,26 @@ NAN = float("nan")
 @pytest.mark.parametrize("service, fields, reason", [
     ("get_mass_matrix", {"position": [0.0] * 5}, "position: expected 6 values"),
     ("get_mass_matrix", {"position": []}, "position: expected 6 values"),
-    ("get_mass_matrix", {"position": [0.0, 0.0, NAN, 0.0, 0.0, 0.0]}, "position: value for joint 'joint3' is nan"),
-    ("get_mass_matrix", {"joint_names": NAMES[:5], "position": [0.0] * 5}, "missing joint(s) ['joint6']"),
-    ("get_gravity_torques", {"joint_names": NAMES[:5] + ["elbow"], "position": [0.0] * 6}, "unknown joint(s) ['elbow']"),
-    ("get_gravity_torques", {"joint_names": NAMES[:5] + ["joint1"], "position": [0.0] * 6}, "joint 'joint1' appears twice"),
-    ("get_inverse_dynamics", {"position": [0.0] * 6, "velocity": [1.0]}, "velocity: expected 6 values"),
-    ("get_inverse_dynamics", {"position": [0.0] * 6, "acceleration": [float("inf")] * 6}, "acceleration: value"),
-    ("get_forward_dynamics", {"position": [0.0] * 6, "effort": [0.0] * 7}, "effort: expected 6 values"),
-    ("get_forward_dynamics", {"position": [0.0] * 6, "velocity": [NAN] * 6}, "velocity: value for joint 'joint1'"),
-    ("get_inverse_dynamics", {"position": [0.0] * 6, "velocity": [1e200] * 6}, "effort: result not finite"),
-    ("get_forward_dynamics", {"position": [0.0] * 6, "velocity": [1e200] * 6}, "acceleration: result not finite"),
+    ("get_mass_matrix", {"position": [0.0, 0.0, NAN, 0.0, 0.0, 0.0]},
+     "position: value for joint 'joint3' is nan"),
+    ("get_mass_matrix", {"joint_names": NAMES[:5], "position": [
+     0.0] * 5}, "missing joint(s) ['joint6']"),
+    ("get_gravity_torques", {
+     "joint_names": NAMES[:5] + ["elbow"], "position": [0.0] * 6}, "unknown joint(s) ['elbow']"),
+    ("get_gravity_torques", {"joint_names": NAMES[:5] + ["joint1"], "position": [0.0] * 6},
+     "joint 'joint1' appears twice"),
+    ("get_inverse_dynamics", {"position": [0.0] * 6,
+     "velocity": [1.0]}, "velocity: expected 6 values"),
+    ("get_inverse_dynamics", {"position": [0.0] * 6,
+     "acceleration": [float("inf")] * 6}, "acceleration: value"),
+    ("get_forward_dynamics", {"position": [0.0] * 6,
+     "effort": [0.0] * 7}, "effort: expected 6 values"),
+    ("get_forward_dynamics", {"position": [
+     0.0] * 6, "velocity": [NAN] * 6}, "velocity: value for joint 'joint1'"),
+    ("get_inverse_dynamics", {"position": [0.0] * 6,
+     "velocity": [1e200] * 6}, "effort: result not finite"),
+    ("get_forward_dynamics", {"position": [
+     0.0] * 6, "velocity": [1e200] * 6}, "acceleration: result not finite"),
 ])
 def test_bad_requests_get_success_false_and_a_reason(svc, service, fields, reason):
     answer = call(svc, service, **fields)
@@ -119,14 +137,16 @@ def test_bad_requests_get_success_false_and_a_reason(svc, service, fields, reaso
 def test_payload_parameter_changes_the_answers(svc):
     _, client, _ = svc
     q = random_q()
-    results = client.set_parameters(f"{NS}/{NODE}", {"payload.mass": 3.0, "payload.com": [0.0, 0.05, 0.08]})
+    results = client.set_parameters(
+        f"{NS}/{NODE}", {"payload.mass": 3.0, "payload.com": [0.0, 0.05, 0.08]})
     assert all(r.successful for r in results), results
     try:
         heavy = MODEL.with_payload(3.0, [0.0, 0.05, 0.08])
         answer = call(svc, "get_mass_matrix", position=q.tolist())
-        np.testing.assert_allclose(np.array(answer.mass_matrix).reshape(6, 6), mass_matrix_by_rnea(heavy, q),
-                                   rtol=1e-9, atol=1e-10)
+        np.testing.assert_allclose(np.array(answer.mass_matrix).reshape(6, 6),
+                                   mass_matrix_by_rnea(heavy, q), rtol=1e-9, atol=1e-10)
         gravity = call(svc, "get_gravity_torques", position=q.tolist())
-        np.testing.assert_allclose(gravity.effort, gravity_torques(heavy, q), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(gravity.effort, gravity_torques(
+            heavy, q), rtol=1e-12, atol=1e-12)
     finally:
         client.set_parameters(f"{NS}/{NODE}", {"payload.mass": 0.0})

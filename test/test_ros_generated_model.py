@@ -1,6 +1,9 @@
-"""The nodes on the generated straight-line model (parameter use_generated_model, issue 5): a
-dynamics_service_node process answers like the core, also after a run-time payload change (which
-regenerates the model), and rejects what the core rejects."""
+"""
+The nodes on the generated straight-line model (parameter use_generated_model, issue 5).
+
+A dynamics_service_node process answers like the core, also after a run-time payload change
+(which regenerates the model), and rejects what the core rejects.
+"""
 import numpy as np
 import pytest
 
@@ -9,7 +12,8 @@ from ros_fixtures import call_service, private_namespace, service_node
 
 from robot_dynamics_ros.core import RobotModel, gravity_torques, mass_matrix, rnea
 
-from robot_dynamics_interfaces.srv import GetGravityTorques, GetInverseDynamics, GetMassMatrix  # noqa: E402
+from robot_dynamics_interfaces.srv import (  # noqa: E402
+    GetGravityTorques, GetInverseDynamics, GetMassMatrix)
 
 MODEL = RobotModel.named("puma560")
 NS = private_namespace("gen") + "/robot_dynamics"
@@ -20,7 +24,8 @@ SERVICES = {"get_mass_matrix": GetMassMatrix, "get_inverse_dynamics": GetInverse
 
 @pytest.fixture(scope="module")
 def svc(ros_env, ros_client, tmp_path_factory):
-    with service_node(ros_env, ros_client, tmp_path_factory.mktemp("gen"), NS, SERVICES, {"robot_description": "puma560", "use_generated_model": True}) as node:
+    with service_node(ros_env, ros_client, tmp_path_factory.mktemp("gen"), NS, SERVICES,
+                      {"robot_description": "puma560", "use_generated_model": True}) as node:
         yield node
 
 
@@ -34,19 +39,23 @@ def test_node_says_it_uses_the_generated_model(svc):
 
 def test_generated_model_answers_like_the_core(svc):
     rng = np.random.default_rng(11)
-    q, qd, qdd = rng.uniform(MODEL.lower, MODEL.upper), rng.uniform(-2, 2, 6), rng.uniform(-5, 5, 6)
-    answer = call(svc, "get_inverse_dynamics", position=q.tolist(), velocity=qd.tolist(), acceleration=qdd.tolist())
+    q, qd, qdd = rng.uniform(MODEL.lower, MODEL.upper), rng.uniform(-2,
+                                                                    2, 6), rng.uniform(-5, 5, 6)
+    answer = call(svc, "get_inverse_dynamics", position=q.tolist(),
+                  velocity=qd.tolist(), acceleration=qdd.tolist())
     assert answer.success, answer.message
     np.testing.assert_allclose(answer.effort, rnea(MODEL, q, qd, qdd), rtol=1e-12, atol=1e-10)
     answer = call(svc, "get_mass_matrix", position=q.tolist())
     assert answer.success, answer.message
-    np.testing.assert_allclose(np.reshape(answer.mass_matrix, (6, 6)), mass_matrix(MODEL, q), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(np.reshape(answer.mass_matrix, (6, 6)),
+                               mass_matrix(MODEL, q), rtol=1e-12, atol=1e-12)
 
 
 def test_payload_change_regenerates_the_model(svc):
     _, client, _ = svc
     q = np.array([0.3, -0.4, 0.5, 0.2, -0.6, 0.1])
-    results = client.set_parameters(f"{NS}/{NODE}", {"payload.mass": 2.0, "payload.com": [0.0, 0.0, 0.1]})
+    results = client.set_parameters(
+        f"{NS}/{NODE}", {"payload.mass": 2.0, "payload.com": [0.0, 0.0, 0.1]})
     assert all(r.successful for r in results), results
     try:
         answer = call(svc, "get_gravity_torques", position=q.tolist())

@@ -1,4 +1,5 @@
-"""gravity_compensation_node over DDS: the node runs in its own process, this process publishes.
+"""
+gravity_compensation_node over DDS: the node runs in its own process, this process publishes.
 
 Oracles: g(q) from the core; friction from the difference of two core models (with and without
 friction); the payload from RobotModel.with_payload.
@@ -28,13 +29,15 @@ RNG = np.random.default_rng(7)
 def gc(ros_env, ros_client, tmp_path_factory):
     proc = NodeProcess.node("robot_dynamics_ros.nodes.gravity_compensation", ros_env,
                             tmp_path_factory.mktemp("gc"), NODE, NS,
-                            {"robot_description": "puma560", "input_timeout": 0.4, "warning_period": 0.0})
+                            {"robot_description": "puma560", "input_timeout": 0.4,
+                             "warning_period": 0.0})
     try:
         client = ros_client
         pub = client.publisher(JointState, f"{NS}/joint_states")
         state = client.collect(JointState, f"{NS}/gravity_effort")
         command = client.collect(Float64MultiArray, f"{NS}/gravity_effort_command")
-        assert client.wait_for_subscriber(pub), "gravity node did not subscribe:\n" + proc.log_text()
+        assert client.wait_for_subscriber(
+            pub), "gravity node did not subscribe:\n" + proc.log_text()
         yield proc, client, pub, state, command
     finally:
         proc.stop()
@@ -43,6 +46,7 @@ def gc(ros_env, ros_client, tmp_path_factory):
 
 class Stamps:
     """Unique stamps identify each published message in the outputs."""
+
     sec = 1000
 
     @classmethod
@@ -64,7 +68,9 @@ def send(gc, msg):
     """Publish ``msg`` (repeatedly, until answered) and return the JointState output for it."""
     _, client, pub, state, _ = gc
     sec = msg.header.stamp.sec
-    find = lambda: next((m for m in state.messages if m.header.stamp.sec == sec), None)  # noqa: E731
+
+    def find():
+        return next((m for m in state.messages if m.header.stamp.sec == sec), None)
     out = client.publish_until(lambda: pub.publish(msg), find)
     assert out is not None, f"no output for stamp {sec}:\n" + gc[0].log_text()
     return out
@@ -82,7 +88,8 @@ def test_gravity_matches_core_and_command_has_same_order(gc):
     np.testing.assert_allclose(out.effort, gravity_torques(MODEL, q), rtol=1e-12, atol=1e-12)
     assert np.abs(out.effort).max() > 1.0          # a real load, not zeros
     # the command message is published right after the state message
-    assert client.spin_until(lambda: any(np.allclose(m.data, out.effort, atol=1e-12) for m in command.messages))
+    assert client.spin_until(lambda: any(np.allclose(
+        m.data, out.effort, atol=1e-12) for m in command.messages))
 
 
 def test_reordered_and_superset_names(gc):
@@ -95,8 +102,10 @@ def test_reordered_and_superset_names(gc):
 
 
 @pytest.mark.parametrize("bad, reason", [
-    (lambda q: joint_state(NAMES, [*q[:2], float("nan"), *q[3:]]), "position of joint 'joint3' is nan"),
-    (lambda q: joint_state(NAMES, q, velocity=[0, 0, 0, float("inf"), 0, 0]), "velocity of joint 'joint4' is inf"),
+    (lambda q: joint_state(NAMES, [*q[:2], float("nan"), *q[3:]]),
+     "position of joint 'joint3' is nan"),
+    (lambda q: joint_state(NAMES, q, velocity=[0, 0, 0, float(
+        "inf"), 0, 0]), "velocity of joint 'joint4' is inf"),
     (lambda q: joint_state(NAMES[:5], q[:5]), "missing joint(s) ['joint6']"),
     (lambda q: joint_state(NAMES, q[:5]), "6 names but 5 positions"),
     (lambda q: joint_state(NAMES + ["joint1"], [*q, 0.0]), "joint 'joint1' appears twice"),
@@ -125,7 +134,8 @@ def test_warnings_are_throttled_per_kind(gc):
     assert all(r.successful for r in client.set_parameters(FQN, {"warning_period": 0.0}))
     pub.publish(joint_state(NAMES, [*q[:4], float("nan"), q[5]]))
     send(gc, joint_state(NAMES, q))
-    assert client.spin_until(lambda: client.logs_from(NODE, "more like this since the last warning"))
+    assert client.spin_until(lambda: client.logs_from(
+        NODE, "more like this since the last warning"))
     counted = client.logs_from(NODE, "more like this")[-1].msg
     assert int(counted.split("(")[-1].split()[0]) >= 9, counted
 
@@ -162,15 +172,18 @@ def test_friction_compensation(gc):
     try:
         q, qd = random_q(), RNG.uniform(-1.0, 1.0, MODEL.n)
         out = send(gc, joint_state(NAMES, q, qd))
-        friction = nonlinear_effects(MODEL, q, qd) - nonlinear_effects(MODEL.without_friction(), q, qd)
-        np.testing.assert_allclose(out.effort, gravity_torques(MODEL, q) + friction, rtol=1e-10, atol=1e-10)
+        friction = (nonlinear_effects(MODEL, q, qd)
+                    - nonlinear_effects(MODEL.without_friction(), q, qd))
+        np.testing.assert_allclose(out.effort, gravity_torques(MODEL, q) + friction,
+                                   rtol=1e-10, atol=1e-10)
         assert np.abs(friction).min() > 0.1
         # without velocities, friction cannot be computed: rejected
         no_velocity = joint_state(NAMES, q)
         client.publish_until(lambda: gc[2].publish(no_velocity),
                              lambda: client.logs_from(NODE, "no velocity"), timeout=TIMEOUT)
         assert client.logs_from(NODE, "no velocity"), proc.log_text()
-        assert not [m for m in gc[3].messages if m.header.stamp.sec == no_velocity.header.stamp.sec]
+        assert not [m for m in gc[3].messages if m.header.stamp.sec ==
+                    no_velocity.header.stamp.sec]
         # a finite but huge velocity (its friction torque would overflow): refused, never published
         huge = joint_state(NAMES, q, [1e308, *qd[1:]])
         words = "velocity of joint 'joint1' is 1e+308, beyond"
@@ -194,17 +207,19 @@ def test_bad_common_parameters_are_rejected(gc):
 
 
 @pytest.mark.parametrize("param, words", [
-    ("input_timeout:=1", ["input_timeout", "INTEGER", "DOUBLE"]),          # YAML/CLI '1' instead of '1.0'
+    # YAML/CLI '1' instead of '1.0'
+    ("input_timeout:=1", ["input_timeout", "INTEGER", "DOUBLE"]),
     ("joint_names:=[joint1,joint2]", ["joint_names", "joint3"]),
 ])
 def test_bad_parameter_at_start_is_a_clear_configuration_error(ros_env, param, words):
     import subprocess
     import sys
-    result = subprocess.run([sys.executable, "-m", "robot_dynamics_ros.nodes.gravity_compensation", "--ros-args",
-                             "-r", f"__ns:={NS}_bad", "-p", param], env=ros_env, capture_output=True, text=True,
-                            timeout=60)
+    result = subprocess.run([sys.executable, "-m", "robot_dynamics_ros.nodes.gravity_compensation",
+                             "--ros-args", "-r", f"__ns:={NS}_bad", "-p", param],
+                            env=ros_env, capture_output=True, text=True, timeout=60)
     assert result.returncode == 2, result.stdout + result.stderr
-    assert "configuration error" in result.stderr and "Traceback" not in result.stderr, result.stderr
+    assert "configuration error" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr, result.stderr
     assert all(w in result.stderr for w in words), result.stderr
 
 

@@ -1,4 +1,5 @@
-"""inverse_dynamics_node over DDS, on simulated time so that the sampling instant is exact.
+"""
+inverse_dynamics_node over DDS, on simulated time so that the sampling instant is exact.
 
 The node runs in its own process with use_sim_time; this process publishes /clock, the reference
 trajectory and joint states.  The reference is a constant-acceleration motion
@@ -15,7 +16,8 @@ import pytest
 from ros_fixtures import *  # noqa: F401,F403
 from ros_fixtures import NodeProcess, private_namespace
 
-from robot_dynamics_ros.core import RobotModel, gravity_torques, mass_matrix, nonlinear_effects, rnea
+from robot_dynamics_ros.core import (RobotModel, gravity_torques, mass_matrix, nonlinear_effects,
+                                     rnea)
 
 from rosgraph_msgs.msg import Clock  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
@@ -46,8 +48,9 @@ def pd(t):
 def idn(ros_env, ros_client, tmp_path_factory):
     proc = NodeProcess.node("robot_dynamics_ros.nodes.inverse_dynamics", ros_env,
                             tmp_path_factory.mktemp("id"), NODE, NS,
-                            {"robot_description": "puma560", "use_sim_time": True, "joint_names": OUT_NAMES,
-                             "warning_period": 0.0, "input_timeout": 0.0})
+                            {"robot_description": "puma560", "use_sim_time": True,
+                             "joint_names": OUT_NAMES, "warning_period": 0.0,
+                             "input_timeout": 0.0})
     try:
         c = ros_client
         h = type("Harness", (), {})()
@@ -58,7 +61,8 @@ def idn(ros_env, ros_client, tmp_path_factory):
         h.out = c.collect(JointState, f"{NS}/feedforward_effort")
         h.command = c.collect(Float64MultiArray, f"{NS}/effort_command")
         h.stamp = 5000
-        assert c.wait_for_subscriber(h.states) and c.wait_for_subscriber(h.reference), proc.log_text()
+        assert c.wait_for_subscriber(h.states) and c.wait_for_subscriber(
+            h.reference), proc.log_text()
         yield h
     finally:
         proc.stop()
@@ -72,7 +76,7 @@ def model_order(msg_values):
 
 def trajectory_msg(stamp_sec=T0, names=None, fields=("positions", "velocities", "accelerations"),
                    times=(0.0, 1.0, 2.0)):
-    """The closed-form motion as a JointTrajectory; ``names`` reorders/extends the joints."""
+    """Return the closed-form motion as a JointTrajectory (``names`` reorders/extends joints)."""
     names = names or NAMES
     msg = JointTrajectory()
     msg.header.stamp.sec = stamp_sec
@@ -95,9 +99,12 @@ def clock_msg(sim_time):
 
 
 def set_reference(h, msg, clock="stamp"):
-    """Publish a reference; returns once the node has logged it (bounded).  ``clock``: /clock
-    published before each try ("stamp": the reference's stamp if non-zero, so that it does not
-    end in the past; None: leave the node's clock as it is)."""
+    """
+    Publish a reference; return once the node has logged it (bounded).
+
+    ``clock``: /clock published before each try ("stamp": the reference's stamp if non-zero, so
+    that it does not end in the past; None: leave the node's clock as it is).
+    """
     if clock == "stamp":
         clock = msg.header.stamp.sec or None
     before = len(h.client.logs_from(NODE, "new reference"))
@@ -106,13 +113,18 @@ def set_reference(h, msg, clock="stamp"):
         if clock is not None:
             h.clock.publish(clock_msg(clock))
         h.reference.publish(msg)
-    h.client.publish_until(publish, lambda: len(h.client.logs_from(NODE, "new reference")) > before)
+    h.client.publish_until(publish, lambda: len(
+        h.client.logs_from(NODE, "new reference")) > before)
     assert len(h.client.logs_from(NODE, "new reference")) > before, h.proc.log_text()
 
 
 def output_at(h, sim_time, expected_position, q=None, qd=None, names=None):
-    """Set /clock to ``sim_time``, publish joint states until the output's reference position is
-    ``expected_position`` (the clock has reached the node), return that output message."""
+    """
+    Set /clock to ``sim_time`` and return the output for it.
+
+    Joint states are published until the output's reference position is ``expected_position``
+    (the clock has reached the node).
+    """
     q = P0 if q is None else q
     qd = np.zeros(6) if qd is None else qd
     names = names or NAMES
@@ -133,8 +145,8 @@ def output_at(h, sim_time, expected_position, q=None, qd=None, names=None):
 
     def found():
         for m in reversed(h.out.messages):
-            if m.header.stamp.sec >= first and np.allclose(model_order(m.position), expected_position,
-                                                                 atol=1e-12):
+            if m.header.stamp.sec >= first and np.allclose(model_order(m.position),
+                                                           expected_position, atol=1e-12):
                 return m
         return None
     out = h.client.publish_until(publish, found)
@@ -152,53 +164,69 @@ def test_feedforward_is_rnea_of_the_sampled_reference(idn):
     expected = rnea(MODEL, p(t), pd(t), A)
     np.testing.assert_allclose(model_order(out.effort), expected, rtol=1e-9, atol=1e-9)
     stamp = out.header.stamp.sec
-    assert idn.client.spin_until(lambda: any(np.allclose(c.data, out.effort) for c in idn.command.messages))
-    assert stamp > 5000                                   # the output carries the joint_states stamp
+    assert idn.client.spin_until(lambda: any(np.allclose(c.data, out.effort)
+                                 for c in idn.command.messages))
+    assert stamp > 5000                         # the output carries the joint_states stamp
 
 
 def test_after_the_end_the_last_point_as_given(idn):
-    """JTC, once "the whole animation has played out", keeps the last point as given (its velocity and
-    acceleration too); a reference that ends at rest then holds its end with the gravity torques."""
+    """
+    JTC, once "the whole animation has played out", keeps the last point as given.
+
+    Its velocity and acceleration too; a reference that ends at rest then holds its end with the
+    gravity torques.
+    """
     set_reference(idn, trajectory_msg())
     out = output_at(idn, T0 + 5.0, p(2.0))
     np.testing.assert_allclose(model_order(out.velocity), pd(2.0), atol=1e-12)
-    np.testing.assert_allclose(model_order(out.effort), rnea(MODEL, p(2.0), pd(2.0), A), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(model_order(out.effort), rnea(
+        MODEL, p(2.0), pd(2.0), A), rtol=1e-9, atol=1e-9)
     at_rest = trajectory_msg(fields=("positions",), times=(0.0, 2.0))
     set_reference(idn, at_rest)
     out = output_at(idn, T0 + 5.0, p(2.0))
     np.testing.assert_allclose(model_order(out.velocity), 0.0, atol=0)
-    np.testing.assert_allclose(model_order(out.effort), gravity_torques(MODEL, p(2.0)), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(model_order(out.effort), gravity_torques(
+        MODEL, p(2.0)), rtol=1e-9, atol=1e-9)
 
 
 def test_zero_stamp_starts_on_receipt(idn):
     set_reference(idn, trajectory_msg())
-    output_at(idn, T0 + 50.0, p(2.0))                     # node clock now at T0 + 50 (old reference held)
+    # node clock now at T0 + 50 (old reference held)
+    output_at(idn, T0 + 50.0, p(2.0))
     set_reference(idn, trajectory_msg(stamp_sec=0))       # starts at the first sample: t = 0
     out = output_at(idn, T0 + 50.0, P0)
     np.testing.assert_allclose(model_order(out.velocity), V0, atol=1e-12)   # inside, moving
-    np.testing.assert_allclose(model_order(out.effort), rnea(MODEL, P0, V0, A), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(model_order(out.effort), rnea(
+        MODEL, P0, V0, A), rtol=1e-9, atol=1e-9)
 
 
 def test_before_the_first_point_it_moves_from_the_measured_state_like_jtc(idn):
-    """JTC (Trajectory::sample) interpolates from the state at the first sample to the first point
-    when that point is not yet due: cubic Hermite from (q, qd) measured to (p, v) of the point.
-    Oracle: scipy's CubicHermiteSpline.  A clock going back before that first sample gives nothing."""
+    """
+    Before the first point is due, JTC (Trajectory::sample) interpolates from the measured state.
+
+    Cubic Hermite from (q, qd) measured at the first sample to (p, v) of the first point.
+    Oracle: scipy's CubicHermiteSpline.  A clock going back before that first sample gives
+    nothing.
+    """
     from scipy.interpolate import CubicHermiteSpline
     c = idn.client
     set_reference(idn, trajectory_msg(stamp_sec=T0 + 19))
     output_at(idn, T0 + 20.0, p(1.0))                     # the node's clock is now exactly T0 + 20
     # due at T0 + 21 + 0.5: 1.5 s after the first sample, which happens at T0 + 20
     set_reference(idn, trajectory_msg(stamp_sec=T0 + 21, times=(0.5, 1.5, 2.5)), clock=None)
-    q_b, qd_b = P0 + np.array([0.2, -0.1, 0.15, -0.3, 0.1, 0.05]), np.array([0.4, 0.1, -0.3, 0.0, 0.2, -0.1])
+    q_b, qd_b = P0 + np.array([0.2, -0.1, 0.15, -0.3, 0.1, 0.05]
+                              ), np.array([0.4, 0.1, -0.3, 0.0, 0.2, -0.1])
     approach = CubicHermiteSpline([0.0, 1.5], [q_b, p(0.5)], [qd_b, pd(0.5)])
     for dt in (0.0, 0.9):
         out = output_at(idn, T0 + 20.0 + dt, approach(dt), q=q_b, qd=qd_b)
         np.testing.assert_allclose(model_order(out.velocity), approach(dt, 1), atol=1e-9)
-        np.testing.assert_allclose(model_order(out.effort), rnea(MODEL, approach(dt), approach(dt, 1), approach(dt, 2)),
+        np.testing.assert_allclose(model_order(out.effort),
+                                   rnea(MODEL, approach(dt), approach(dt, 1), approach(dt, 2)),
                                    rtol=1e-9, atol=1e-9)
     assert not np.allclose(approach(0.0, 2), 0.0)         # really accelerating, not holding
     out = output_at(idn, T0 + 22.0, p(1.0), q=q_b, qd=qd_b)    # then the trajectory itself
-    np.testing.assert_allclose(model_order(out.effort), rnea(MODEL, p(1.0), pd(1.0), A), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(model_order(out.effort), rnea(
+        MODEL, p(1.0), pd(1.0), A), rtol=1e-9, atol=1e-9)
     # the clock goes back before the first sample (a simulator reset): rejected, nothing published
     state = JointState(name=NAMES, position=q_b.tolist(), velocity=qd_b.tolist())
     c.publish_until(lambda: (idn.clock.publish(clock_msg(T0 + 10.0)), idn.states.publish(state)),
@@ -217,7 +245,8 @@ def test_positions_only_is_linear(idn):
     slope = (p(2.0) - p(0.0)) / 2.0
     out = output_at(idn, T0 + 0.5, P0 + 0.5 * slope)
     np.testing.assert_allclose(model_order(out.velocity), slope, atol=1e-12)
-    np.testing.assert_allclose(model_order(out.effort), rnea(MODEL, P0 + 0.5 * slope, slope, np.zeros(6)),
+    np.testing.assert_allclose(model_order(out.effort),
+                               rnea(MODEL, P0 + 0.5 * slope, slope, np.zeros(6)),
                                rtol=1e-9, atol=1e-9)
 
 
@@ -228,7 +257,8 @@ def test_computed_torque_mode_and_gain_parameters(idn):
     to_cfg = [NAMES.index(n) for n in OUT_NAMES]
     # bad values are refused with a reason; nothing changes
     for values, reason in [({"kp": [1.0] * 5}, "kp: expected 6 gains"),
-                           ({"kd": [1.0, -2.0, 1.0, 1.0, 1.0, 1.0]}, "kd: each value must be in [0, 10000], got -2.0"),
+                           ({"kd": [1.0, -2.0, 1.0, 1.0, 1.0, 1.0]},
+                            "kd: each value must be in [0, 10000], got -2.0"),
                            ({"mode": "impedance"}, "mode: 'impedance' is not one of")]:
         result, = c.set_parameters(FQN, values)
         assert not result.successful and reason in result.reason, (values, result.reason)
@@ -275,14 +305,16 @@ def test_bad_reference_is_rejected_and_the_old_one_kept(idn, mutate, reason):
     c.publish_until(lambda: idn.reference.publish(bad), lambda: c.logs_from(NODE, reason))
     assert c.logs_from(NODE, reason), idn.proc.log_text()
     out = output_at(idn, T0 + 0.4, p(0.4))               # still the good reference
-    np.testing.assert_allclose(model_order(out.effort), rnea(MODEL, p(0.4), pd(0.4), A), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(model_order(out.effort), rnea(
+        MODEL, p(0.4), pd(0.4), A), rtol=1e-9, atol=1e-9)
     assert idn.proc.alive()
 
 
 def test_empty_trajectory_clears_the_reference(idn):
     c = idn.client
     set_reference(idn, trajectory_msg())
-    c.publish_until(lambda: idn.reference.publish(JointTrajectory()), lambda: c.logs_from(NODE, "reference cleared"))
+    c.publish_until(lambda: idn.reference.publish(JointTrajectory()),
+                    lambda: c.logs_from(NODE, "reference cleared"))
     before = len(idn.out.messages)
     for _ in range(5):
         msg = JointState()

@@ -185,7 +185,8 @@ def test_bringup_arguments(tmp_path):
                              root_link="base_link", tip_link="tool0")
     assert urdf[0].parameters == {"robot_description": str(path), "root_link": "base_link",
                                   "tip_link": "tool0", "use_sim_time": False}
-    with pytest.raises(ValueError, match="robot: .*missing.urdf: cannot read"):   # before any start
+    # refused before anything starts
+    with pytest.raises(ValueError, match="robot: .*missing.urdf: cannot read"):
         node_descriptions(str(tmp_path / "missing.urdf"), params_file="")
     topic = node_descriptions("topic", nodes="gravity_compensation", params_file="")
     assert topic[0].parameters["robot_description"] == ""

@@ -1,4 +1,5 @@
-"""trajectory_scaler_node over DDS: topic and service round trips, good and bad trajectories.
+"""
+trajectory_scaler_node over DDS: topic and service round trips, good and bad trajectories.
 
 Oracles: inverse dynamics recomputed in this process on the received trajectory (the limits hold,
 the effort field equals RNEA of each point), the uniform law q(t / c) against the reference, and
@@ -31,10 +32,12 @@ NODE = "trajectory_scaler"
 def scaler(ros_env, ros_client, tmp_path_factory):
     proc = NodeProcess.node("robot_dynamics_ros.nodes.trajectory_scaler", ros_env,
                             tmp_path_factory.mktemp("ts"), NODE, NS,
-                            {"robot_description": "puma560", "method": "uniform", "effort_margin": 0.9})
+                            {"robot_description": "puma560", "method": "uniform",
+                             "effort_margin": 0.9})
     try:
         client = ros_client.node.create_client(ScaleTrajectory, f"{NS}/{NODE}/scale_trajectory")
-        assert client.wait_for_service(timeout_sec=TIMEOUT), "scale_trajectory not up:\n" + proc.log_text()
+        assert client.wait_for_service(
+            timeout_sec=TIMEOUT), "scale_trajectory not up:\n" + proc.log_text()
         yield proc, ros_client, client
     finally:
         proc.stop()
@@ -48,7 +51,8 @@ def request(traj_msg, method=""):
 
 
 def received(msg):
-    return trajectory_from_msg(msg, JointOrder(MODEL.joint_names)), [list(p.effort) for p in msg.points]
+    return (trajectory_from_msg(msg, JointOrder(MODEL.joint_names)),
+            [list(p.effort) for p in msg.points])
 
 
 def check_within_limits(traj, margin=0.9, tol=0.005):
@@ -69,7 +73,8 @@ def test_service_uniform(scaler):
     np.testing.assert_allclose(traj.positions, REFERENCE.positions, atol=1e-12)
     np.testing.assert_allclose(traj.times, REFERENCE.times * c, atol=2e-9)
     np.testing.assert_allclose(traj.velocities, REFERENCE.velocities / c, atol=1e-9)
-    np.testing.assert_allclose(np.array(effort), rnea(MODEL, traj.positions, traj.velocities, traj.accelerations),
+    np.testing.assert_allclose(np.array(effort),
+                               rnea(MODEL, traj.positions, traj.velocities, traj.accelerations),
                                atol=1e-4)
     check_within_limits(traj)
 
@@ -86,7 +91,8 @@ def test_service_time_optimal(scaler):
 
 
 @pytest.mark.parametrize("edit, reason", [
-    (lambda m: setattr(m.points[3].time_from_start, "sec", 0) or setattr(m.points[3].time_from_start, "nanosec", 0),
+    (lambda m: (setattr(m.points[3].time_from_start, "sec", 0)
+                or setattr(m.points[3].time_from_start, "nanosec", 0)),
      "not after point"),
     (lambda m: m.joint_names.__setitem__(2, "elbow"), "elbow"),
     (lambda m: m.points[5].positions.__setitem__(1, float("nan")), "not finite"),
@@ -102,7 +108,7 @@ def test_service_rejects_malformed(scaler, edit, reason):
 
 
 def with_extra_joint(msg):
-    """The reference with a seventh joint 'gripper' the Puma model does not have."""
+    """Return the reference with a seventh joint 'gripper' the Puma model does not have."""
     msg.joint_names.append("gripper")
     for p in msg.points:
         p.positions = list(p.positions) + [0.0]
@@ -121,8 +127,11 @@ def test_service_rejects_unknown_joint(scaler, method):
 
 
 def test_service_time_optimal_refuses_positions_only(scaler):
-    """Linear interpolation has velocity jumps at the waypoints: time_optimal refuses it with the
-    reason, uniform scales it."""
+    """
+    Linear interpolation has velocity jumps at the waypoints.
+
+    time_optimal refuses it with the reason, uniform scales it.
+    """
     _, client, srv = scaler
     linear = JointTrajectory(REFERENCE.joint_names, REFERENCE.times, REFERENCE.positions)
     answer = client.call(srv, request(trajectory_to_msg(linear), "time_optimal"))

@@ -19,7 +19,8 @@ import numpy as np
 import pytest
 import yaml
 
-from ros_fixtures import NodeProcess, private_namespace, ros_client, ros_env  # noqa: F401
+from ros_fixtures import *  # noqa: F401,F403
+from ros_fixtures import NodeProcess, private_namespace
 from robot_dynamics_ros.commands.demo import demo_trajectory
 from robot_dynamics_ros.core import RobotModel, gravity_torques
 from robot_dynamics_ros.ros_messages import trajectory_to_msg
@@ -38,7 +39,7 @@ def stamp_ns(msg) -> int:
 
 
 def log_name(namespace: str, node: str) -> str:
-    """A node's name in /rosout: namespaced, as earlier tests' nodes of the same name log too."""
+    """Return a node's name in /rosout: namespaced, other tests' nodes of that name log too."""
     return f"{namespace.strip('/').replace('/', '.')}.{node}"
 
 
@@ -51,7 +52,8 @@ def lockstep_simulator(env, log_dir, namespace, q0, **params):
 
 
 def run_until(client, states, seconds, processes, min_messages=100):
-    """Spin until the simulated time reaches ``seconds`` and ``min_messages`` arrived.
+    """
+    Spin until the simulated time reaches ``seconds`` and ``min_messages`` arrived.
 
     Bounded by the wall clock.  The count matters on a loaded machine, where discovery may match
     the test's subscription to the simulator only after most of the run went by (once only the
@@ -83,7 +85,8 @@ def tracking_error(ros_env, ros_client, tmp_path, tag, controller_robot, robot):
         ros_client.spin_for(0.5)
         publisher.publish(trajectory_to_msg(traj))       # stamp 0: starts at the first sample
         assert ros_client.spin_until(lambda: ros_client.logs_from(
-            log_name(namespace, "inverse_dynamics"), "new reference"), timeout=30.0), controller.log_text()
+            log_name(namespace, "inverse_dynamics"), "new reference"),
+            timeout=30.0), controller.log_text()
         processes.append(lockstep_simulator(ros_env, tmp_path, namespace, traj.positions[0],
                                             robot_description=robot))
         run_until(ros_client, states, DURATION, processes,

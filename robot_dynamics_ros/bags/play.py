@@ -14,7 +14,8 @@ at most ``CLOCK_LEAD``): /clock and the message travel on different topics, and 
 node with ``use_sim_time`` see the clock first, so it handles each message at its recorded time
 (where ``bag process`` samples references).  ``wait_for_subscribers`` waits (up to
 that many seconds) until every topic has matched all the subscribers the graph shows before
-starting, so that reliable subscribers that are still matching miss nothing.  Ctrl-C / SIGTERM stop it cleanly.
+starting, so that reliable subscribers that are still matching miss nothing.  Ctrl-C / SIGTERM
+stop it cleanly.
 """
 from __future__ import annotations
 

@@ -138,4 +138,3 @@ def record(bag, topics, storage: str = DEFAULT_STORAGE, duration: float | None =
         rclpy.try_shutdown(context=context)
     return RecordReport(str(bag), dict(recorder.counts) if recorder else {},
                         time.monotonic() - started, stop.is_set())
-

@@ -1,4 +1,5 @@
-"""ROS-free dynamics core: robot models and the algorithms on them.
+"""
+ROS-free dynamics core: robot models and the algorithms on them.
 
 Layout (see README, "Where things are"): ``model/`` the constant model and how it is built,
 ``algorithms/`` one file per algorithm, ``trajectories/`` sampling and re-timing of trajectories,
@@ -9,14 +10,14 @@ hierarchy.
 from .algorithms import (coriolis_matrix, end_effector_twist, forward_dynamics, forward_kinematics,
                          frame_names, frame_pose, gravity_torques, jacobian, jacobian_dot_qd,
                          mass_matrix, nonlinear_effects, rnea, tool_pose)
-from .errors import (InfeasibleError, InputError, RobotDescriptionError, RobotDynamicsError, SingularityError,
-                     TrajectoryError)
+from .errors import (InfeasibleError, InputError, RobotDescriptionError, RobotDynamicsError,
+                     SingularityError, TrajectoryError)
 from .joint_names import joint_index
 from .model import RobotModel, resolve_robot_path, shipped_robots
 from .simulation import SimulationResult, Simulator, simulate
 from .trajectories import Reference, ReferenceSample
-from .trajectories import (JointTrajectory, Limits, ScaledTrajectory, ScalingError, time_optimal_scaling,
-                           uniform_scaling)
+from .trajectories import (JointTrajectory, Limits, ScaledTrajectory, ScalingError,
+                           time_optimal_scaling, uniform_scaling)
 from .trajectories import JointPath, TimeLaw
 
 __all__ = ["RobotModel", "resolve_robot_path", "shipped_robots",

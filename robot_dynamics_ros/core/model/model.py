@@ -1,4 +1,5 @@
-"""The robot model: a constant, validated description built once from YAML.
+"""
+The robot model: a constant, validated description built once from YAML.
 
 Algorithms are plain functions of ``(model, q, ...)`` and never change a model (its arrays are
 read-only).  Two sets of data are kept:
@@ -43,10 +44,12 @@ def _frozen(a, dtype=float) -> np.ndarray:
 
 @dataclass(frozen=True, eq=False)
 class Chain:
-    """Internal modified-DH chain (see module docstring). Arrays have length n (or n x 3, n x 3 x 3).
+    """
+    Internal modified-DH chain (see module docstring): arrays of length n (n x 3, n x 3 x 3).
 
     T_{i-1,i}(q) = Rx(alpha_prev) Tx(a_prev) Rz(theta0 + q [revolute]) Tz(d0 + q [prismatic]).
     """
+
     alpha_prev: np.ndarray
     a_prev: np.ndarray
     theta0: np.ndarray
@@ -55,7 +58,7 @@ class Chain:
     mass: np.ndarray               # link mass (payload folded into the last link)
     com: np.ndarray                # centre of mass in internal frame i
     inertia: np.ndarray            # rotational inertia about the CoM, internal frame i axes
-    rotor_inertia: np.ndarray      # I_m, axial rotor inertia on the motor side (seed 002, 7.22-7.30)
+    rotor_inertia: np.ndarray      # I_m, axial, motor side (seed 002, 7.22-7.30)
     gear_ratio: np.ndarray         # k_r: motor velocity = k_r * joint velocity
     viscous: np.ndarray            # F_v, joint side
     coulomb: np.ndarray            # F_s, joint side
@@ -90,7 +93,8 @@ class RobotModel:
         self.upper = col("limits", "upper", math.inf)
         self.velocity_limit, self.effort_limit = col("limits", "velocity"), col("limits", "effort")
         self.acceleration_limit = col("limits", "acceleration", math.inf)    # optional: inf = none
-        self.rotor_inertia, self.gear_ratio = col("motor", "rotor_inertia"), col("motor", "gear_ratio")
+        self.rotor_inertia = col("motor", "rotor_inertia")
+        self.gear_ratio = col("motor", "gear_ratio")
         self.viscous, self.coulomb = col("friction", "viscous"), col("friction", "coulomb")
         self.payload: dict | None = copy.deepcopy(spec["payload"])
 
@@ -147,16 +151,16 @@ class RobotModel:
 
     @classmethod
     def named(cls, name_or_path: str | Path) -> "RobotModel":
-        """A robot shipped in config/robots (e.g. 'puma560') or a path to a YAML file."""
+        """Load a robot shipped in config/robots (e.g. 'puma560') or a YAML file's path."""
         return cls.from_yaml(resolve_robot_path(name_or_path))
 
     # -- derived models -----------------------------------------------------------------------
     def to_dict(self) -> dict:
-        """The normalised description (a deep copy), suitable for :meth:`from_dict`."""
+        """Return the normalised description (a deep copy), suitable for :meth:`from_dict`."""
         return copy.deepcopy(self._spec)
 
     def rigid(self) -> "RobotModel":
-        """The same robot without motor (rotor) inertia and friction: the rigid-body model."""
+        """Return the rigid-body model: the same robot without rotor inertia and friction."""
         spec = self.to_dict()
         for j in spec["joints"]:
             j["motor"] = {"rotor_inertia": 0.0, "gear_ratio": 1.0}
@@ -170,7 +174,8 @@ class RobotModel:
         return RobotModel(spec)
 
     def with_payload(self, mass: float, com=(0.0, 0.0, 0.0), inertia=None) -> "RobotModel":
-        """A copy with this payload (replacing any previous one) on the last link.
+        """
+        Return a copy with this payload (replacing any previous one) on the last link.
 
         ``com`` and ``inertia`` (about the payload's CoM; a mapping ixx..iyz or a 3x3 array) are
         in the tool frame, which is the last link frame when the file gives no tool transform.
@@ -178,12 +183,14 @@ class RobotModel:
         if inertia is None:
             inertia = {"ixx": 0.0, "iyy": 0.0, "izz": 0.0}
         elif not isinstance(inertia, dict):
-            I = np.asarray(inertia, dtype=float)
-            if I.shape != (3, 3):
-                raise InputError(f"payload inertia must be a mapping or a 3x3 matrix, got shape {I.shape}")
-            if not np.allclose(I, I.T, rtol=1e-12, atol=0.0):
-                raise InputError(f"payload inertia must be a symmetric 3x3 matrix, got {I.tolist()}")
-            inertia = inertia_entries(I)
+            tensor = np.asarray(inertia, dtype=float)
+            if tensor.shape != (3, 3):
+                raise InputError("payload inertia must be a mapping or a 3x3 matrix, "
+                                 f"got shape {tensor.shape}")
+            if not np.allclose(tensor, tensor.T, rtol=1e-12, atol=0.0):
+                raise InputError(
+                    f"payload inertia must be a symmetric 3x3 matrix, got {tensor.tolist()}")
+            inertia = inertia_entries(tensor)
         spec = self.to_dict()
         com = list(com) if np.ndim(com) == 1 else com      # anything else: the validator names it
         spec["payload"] = {"mass": mass, "com": com, "inertia": dict(inertia)}
@@ -210,7 +217,8 @@ class RobotModel:
         inertia = np.einsum("nij,njk,nlk->nil", R, self.inertia, R)
         return Chain(
             alpha_prev=_frozen(alpha_prev), a_prev=_frozen(a_prev),
-            theta0=_frozen(self.dh_theta), d0=_frozen(self.dh_d), prismatic=_frozen(prismatic, bool),
+            theta0=_frozen(self.dh_theta), d0=_frozen(self.dh_d),
+            prismatic=_frozen(prismatic, bool),
             mass=self.mass, com=_frozen(com), inertia=_frozen(inertia),
             rotor_inertia=self.rotor_inertia, gear_ratio=self.gear_ratio,
             viscous=self.viscous, coulomb=self.coulomb,
@@ -235,7 +243,7 @@ def shipped_robots() -> list[str]:
 
 
 def resolve_robot_path(name_or_path: str | Path) -> Path:
-    """A shipped robot name ('puma560') or a file path -> the YAML path (error if neither)."""
+    """Map a shipped robot name ('puma560') or a file path to the YAML path (else error)."""
     candidate = Path(name_or_path)
     if candidate.suffix in (".yaml", ".yml") or candidate.exists():
         return candidate
@@ -243,4 +251,5 @@ def resolve_robot_path(name_or_path: str | Path) -> Path:
         shipped = directory / f"{name_or_path}.yaml"
         if shipped.exists():
             return shipped
-    raise RobotDescriptionError(f"{name_or_path}: no such robot file, and not a shipped robot {shipped_robots()}")
+    raise RobotDescriptionError(
+        f"{name_or_path}: no such robot file, and not a shipped robot {shipped_robots()}")

@@ -1,4 +1,5 @@
-"""Reading and validating robot description files (YAML).
+"""
+Reading and validating robot description files (YAML).
 
 The schema is documented in README.md ("Robot description files").  Every rule here raises
 :class:`RobotDescriptionError` with the file, the joint and the field that is wrong, so that
@@ -49,7 +50,8 @@ CONTINUOUS_LIMIT_KEYS = {"velocity": True, "effort": True, "acceleration": False
 DEFAULT_GRAVITY = [0.0, 0.0, -9.81]
 
 # "pi", "-pi/2", "0.5*pi", "3*pi/4": angles may be written the way DH tables print them.
-_PI_EXPR = re.compile(r"^\s*([+-])?\s*(?:(\d+(?:\.\d*)?)\s*\*\s*)?pi\s*(?:/\s*(\d+(?:\.\d*)?))?\s*$")
+_PI_EXPR = re.compile(
+    r"^\s*([+-])?\s*(?:(\d+(?:\.\d*)?)\s*\*\s*)?pi\s*(?:/\s*(\d+(?:\.\d*)?))?\s*$")
 
 
 class _Where:
@@ -77,20 +79,23 @@ def _check_keys(d: Any, spec: dict, where: str, loc: _Where) -> dict:
 # Magnitudes beyond these are typing errors, not robots, and would overflow the dynamics (a mass of
 # 1e308 kg makes rnea return inf): each is refused with the field named.  Within them every
 # product the algorithms form stays far inside the floating-point range.
-BOUNDS = {"length": (1e3, "m"), "angle": (1e4, "rad"), "mass": (1e6, "kg"), "inertia": (1e6, "kg m^2"),
-          "gravity": (1e3, "m/s^2"), "velocity": (1e6, "rad/s or m/s"), "effort": (1e9, "N m or N"),
-          "acceleration": (1e8, "rad/s^2 or m/s^2"),
-          "gear_ratio": (1e5, ""), "rotor_inertia": (1e3, "kg m^2"), "friction": (1e9, "N m s/rad or N")}
+BOUNDS = {"length": (1e3, "m"), "angle": (1e4, "rad"), "mass": (1e6, "kg"),
+          "inertia": (1e6, "kg m^2"), "gravity": (1e3, "m/s^2"),
+          "velocity": (1e6, "rad/s or m/s"), "effort": (1e9, "N m or N"),
+          "acceleration": (1e8, "rad/s^2 or m/s^2"), "gear_ratio": (1e5, ""),
+          "rotor_inertia": (1e3, "kg m^2"), "friction": (1e9, "N m s/rad or N")}
 
 
-def _number(value: Any, where: str, loc: _Where, kind: str | None = None, *, angle: bool = False) -> float:
-    """A finite float (``angle``: also 'pi/2'-style expressions) within ``BOUNDS[kind]``."""
+def _number(value: Any, where: str, loc: _Where, kind: str | None = None, *,
+            angle: bool = False) -> float:
+    """Read a finite float (``angle``: also 'pi/2'-style expressions) within ``BOUNDS[kind]``."""
     if isinstance(value, bool):
         raise loc.error(where, f"must be a number, got a boolean ({value})")
     if isinstance(value, str) and angle:
         m = _PI_EXPR.match(value)
         if not m:
-            raise loc.error(where, f"must be a number or an expression like 'pi/2', got {_shown(value)}")
+            raise loc.error(
+                where, f"must be a number or an expression like 'pi/2', got {_shown(value)}")
         sign, factor, divisor = m.groups()
         if divisor is not None and float(divisor) == 0.0:
             raise loc.error(where, f"divides by zero: {_shown(value)}")
@@ -109,17 +114,19 @@ def _number(value: Any, where: str, loc: _Where, kind: str | None = None, *, ang
     if kind is not None:
         bound, unit = BOUNDS[kind]
         if abs(x) > bound:
-            raise loc.error(where, f"{x:g} is out of range: at most {bound:g} {unit} in magnitude".rstrip())
+            raise loc.error(
+                where, f"{x:g} is out of range: at most {bound:g} {unit} in magnitude".rstrip())
     return x
 
 
 def _shown(value: Any) -> str:
-    """repr of a bad value, cut to a readable length (a bad file can hold megabytes in one value)."""
+    """Repr of a bad value, cut to a readable length (a bad file can hold megabytes in one)."""
     text = repr(value)
     return text if len(text) <= 80 else f"{text[:60]}... ({len(text)} characters)"
 
 
-def _vector3(value: Any, where: str, loc: _Where, kind: str, *, angle: bool = False) -> list[float]:
+def _vector3(value: Any, where: str, loc: _Where, kind: str, *,
+             angle: bool = False) -> list[float]:
     if not isinstance(value, (list, tuple)) or len(value) != 3:
         raise loc.error(where, f"must be a list of 3 numbers, got {_shown(value)}")
     return [_number(v, f"{where}[{k}]", loc, kind, angle=angle) for k, v in enumerate(value)]
@@ -161,11 +168,13 @@ def _joint(value: Any, index: int, loc: _Where, accept_inconsistent: bool = Fals
         raise loc.error(f"{label}.name", f"must be a non-empty string, got {_shown(name)}")
     jtype = value["type"]
     if jtype not in JOINT_TYPES:
-        raise loc.error(f"{label}.type", f"must be one of {list(JOINT_TYPES)}, got {_shown(jtype)}")
+        raise loc.error(f"{label}.type",
+                        f"must be one of {list(JOINT_TYPES)}, got {_shown(jtype)}")
 
     dh_in = _check_keys(value["dh"], DH_KEYS, f"{label}.dh", loc)
-    dh = {k: _number(dh_in[k], f"{label}.dh.{k}", loc, "angle" if k in ("alpha", "theta") else "length",
-                    angle=k in ("alpha", "theta")) for k in DH_KEYS}
+    angles = ("alpha", "theta")
+    dh = {k: _number(dh_in[k], f"{label}.dh.{k}", loc, "angle" if k in angles else "length",
+                     angle=k in angles) for k in DH_KEYS}
 
     continuous = jtype == "continuous"
     limits_in = value["limits"]
@@ -179,7 +188,8 @@ def _joint(value: Any, index: int, loc: _Where, accept_inconsistent: bool = Fals
                          angle=jtype != "prismatic" and k in ("lower", "upper"))
               for k in lim_in}
     if not continuous and limits["lower"] > limits["upper"]:
-        raise loc.error(f"{label}.limits", f"lower ({limits['lower']}) is above upper ({limits['upper']})")
+        raise loc.error(f"{label}.limits",
+                        f"lower ({limits['lower']}) is above upper ({limits['upper']})")
     for k in ("velocity", "effort", "acceleration"):     # acceleration: optional
         if k in limits and limits[k] <= 0:
             raise loc.error(f"{label}.limits.{k}", f"must be > 0, got {limits[k]}")
@@ -195,7 +205,8 @@ def _joint(value: Any, index: int, loc: _Where, accept_inconsistent: bool = Fals
         m_in = _check_keys(value["motor"], MOTOR_KEYS, f"{label}.motor", loc)
         motor = {k: _number(m_in[k], f"{label}.motor.{k}", loc, k) for k in MOTOR_KEYS}
         if motor["rotor_inertia"] < 0:
-            raise loc.error(f"{label}.motor.rotor_inertia", f"must be >= 0, got {motor['rotor_inertia']}")
+            raise loc.error(f"{label}.motor.rotor_inertia",
+                            f"must be >= 0, got {motor['rotor_inertia']}")
         if motor["gear_ratio"] == 0:
             raise loc.error(f"{label}.motor.gear_ratio", "must be non-zero")
 
@@ -220,7 +231,8 @@ def parse_robot(data: Any, source: str = "<dict>") -> dict:
         raise loc.error("name", f"must be a non-empty string, got {_shown(name)}")
     convention = data["dh_convention"]
     if convention not in CONVENTIONS:
-        raise loc.error("dh_convention", f"must be one of {list(CONVENTIONS)}, got {_shown(convention)}")
+        raise loc.error("dh_convention",
+                        f"must be one of {list(CONVENTIONS)}, got {_shown(convention)}")
     gravity = _vector3(data.get("gravity", DEFAULT_GRAVITY), "gravity", loc, "gravity")
     accept = data.get("accept_inconsistent_inertia", False)
     if not isinstance(accept, bool):
@@ -246,7 +258,8 @@ def parse_robot(data: Any, source: str = "<dict>") -> dict:
     if not isinstance(description, str):
         raise loc.error("description", f"must be a string, got {type(description).__name__}")
     return {"name": name, "dh_convention": convention, "gravity": gravity,
-            "base": _pose(data.get("base"), "base", loc), "tool": _pose(data.get("tool"), "tool", loc),
+            "base": _pose(data.get("base"), "base", loc),
+            "tool": _pose(data.get("tool"), "tool", loc),
             "joints": joints, "payload": payload, "description": description,
             "accept_inconsistent_inertia": accept}
 
