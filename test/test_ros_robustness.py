@@ -19,6 +19,7 @@ import pytest
 
 from ros_fixtures import *  # noqa: F401,F403
 from ros_fixtures import TIMEOUT, NodeProcess, private_namespace
+from test_joint_names import CountingName
 
 from robot_dynamics_ros.core import RobotModel, gravity_torques, rnea
 
@@ -92,18 +93,7 @@ def test_n2_payload_is_validated_as_a_whole_at_every_change(local_nodes):
 
 
 # ------------------------------------------------------------------------------ N3: O(N) names
-class CountingName(str):
-    """A joint name that counts the comparisons and hashes made on it."""
-
-    ops = 0
-
-    def __eq__(self, other):
-        CountingName.ops += 1
-        return str.__eq__(self, other)
-
-    def __hash__(self):
-        CountingName.ops += 1
-        return str.__hash__(self)
+# CountingName (test_joint_names.py): a joint name that counts comparisons and hashes
 
 
 def test_n3_service_joint_names_are_checked_in_linear_time():
