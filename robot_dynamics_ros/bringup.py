@@ -50,6 +50,10 @@ NODE_TYPES = {
                                  "DynamicsServiceNode"),
     "trajectory_scaler": NodeType("trajectory_scaler_node", f"{PACKAGE}.nodes.trajectory_scaler",
                                   "TrajectoryScalerNode"),
+    # the stand-in for the robot (not started by default): publishes joint_states, takes
+    # effort_command, so the topic arguments below wire it to the other nodes
+    "simulator": NodeType("dynamics_simulator_node", f"{PACKAGE}.nodes.simulator",
+                          "DynamicsSimulatorNode"),
 }
 DEFAULT_NODES = ("inverse_dynamics", "gravity_compensation", "dynamics_service",
                  "trajectory_scaler")
@@ -70,13 +74,15 @@ class TopicArgument(NamedTuple):
 TOPIC_ARGUMENTS = {
     "joint_states": TopicArgument(
         "/joint_states", "sensor_msgs/JointState input of inverse_dynamics and "
-        "gravity_compensation (joint_state_broadcaster publishes /joint_states)"),
+        "gravity_compensation (joint_state_broadcaster publishes /joint_states), output of the "
+        "simulator"),
     "reference_trajectory": TopicArgument(
         "reference_trajectory", "trajectory_msgs/JointTrajectory input of inverse_dynamics and "
         "trajectory_scaler (relative: under the namespace)"),
     "effort_command": TopicArgument(
         "effort_command", "std_msgs/Float64MultiArray feedforward torques of inverse_dynamics, "
-        "e.g. /effort_controller/commands of a JointGroupEffortController"),
+        "e.g. /effort_controller/commands of a JointGroupEffortController; the simulator's "
+        "torque input"),
     "gravity_effort_command": TopicArgument(
         "gravity_effort_command", "std_msgs/Float64MultiArray holding torques of "
         "gravity_compensation, e.g. /effort_controller/commands"),
@@ -191,7 +197,8 @@ def node_descriptions(robot: str = DEFAULT_ROBOT, namespace: str = DEFAULT_NAMES
     the shipped config/robot_dynamics.params.yaml, '' = none; ``parameters``: extra parameters
     for every node; ``topics``: {TOPIC_ARGUMENTS name: topic} remappings (None: none, the
     nodes' relative names; the launch file and the bringup pass DEFAULT_TOPICS overridden by
-    the user's).  Raises ValueError naming a bad argument.
+    the user's).  The simulator publishes /clock when the nodes use simulated time (someone
+    must).  Raises ValueError naming a bad argument.
     """
     kinds = _as_list(nodes)
     if kinds == ["all"]:
@@ -220,8 +227,10 @@ def node_descriptions(robot: str = DEFAULT_ROBOT, namespace: str = DEFAULT_NAMES
     common.update({name: str(link) for name, link in links.items() if link})
     common.update(parameters or {})
     remappings = tuple((name, topic) for name, topic in topics.items() if topic != name)
-    return [NodeDescription(kind, NODE_TYPES[kind].executable, kind, namespace, dict(common),
-                            params_file, remappings) for kind in kinds]
+    own = {"simulator": {"publish_clock": sim_time}}
+    return [NodeDescription(kind, NODE_TYPES[kind].executable, kind, namespace,
+                            {**own.get(kind, {}), **common}, params_file, remappings)
+            for kind in kinds]
 
 
 # ------------------------------------------------------------------------------- in one process

@@ -4,8 +4,8 @@ Bringup: the node list shared by the launch file and `robot-dynamics bringup`, r
 * node_descriptions (no ROS needed) and the launch file, executed against minimal stand-ins for
   launch / launch_ros (not installable here) that record the actions it creates;
 * `robot-dynamics bringup` as a child process with a parameter file: every node answers over DDS,
-  the file's values and the command-line overrides are in effect, outputs match the core;
-* `robot-dynamics demo` runs and exits 0.
+  the file's values and the command-line overrides are in effect, outputs match the core
+  (`robot-dynamics demo`: test_ros_demo.py).
 """
 import subprocess
 import sys
@@ -45,6 +45,9 @@ def test_node_descriptions_defaults_and_arguments():
         d, = node_descriptions(nodes=kind)
         assert d.node_class().__module__ == module
         assert f'"{executable} = robot_dynamics_ros.nodes.executables:main"' in setup_py
+    sim, = node_descriptions(nodes="simulator", use_sim_time=True)   # /clock for the others
+    assert sim.executable == "dynamics_simulator_node" and sim.parameters["publish_clock"]
+    assert "simulator" not in [d.kind for d in node_descriptions()]      # not by default
     ds = node_descriptions("panda", "/arm/", "gravity_compensation, dynamics_service", "true", "")
     assert [(d.name, d.namespace, d.params_file) for d in ds] == [
         ("gravity_compensation", "/arm", ""), ("dynamics_service", "/arm", "")]
@@ -230,21 +233,3 @@ def test_bringup_rejects_bad_arguments(ros_env):
                   private_namespace("bad"), "--ros-args", "-p", "input_timeout:=1", env=ros_env)
     assert result.returncode == 2 and "input_timeout" in result.stderr, result
     assert "Traceback" not in result.stderr, result
-
-
-def test_demo_runs_and_shows_outputs_and_a_mass_matrix(ros_env):
-    result = _cli("demo", "--duration", "3", "--namespace", private_namespace("demo"), env=ros_env)
-    assert result.returncode == 0, result.stdout + result.stderr
-    out = result.stdout
-    assert "feedforward_effort" in out and "gravity_effort" in out and "mass_matrix" in out
-    assert float(out.split("vs core g(q): max |difference|")[1].split()[0]) < 1e-9
-    # "received N feedforward_effort and M gravity_effort messages for K joint states": the nodes kept
-    # up with the 100 Hz joint states (apart from discovery at the start)
-    words = out.split("received ")[1].split()
-    feedforward, gravity, states = int(words[0]), int(words[3]), int(words[7])
-    assert states > 150 and min(feedforward, gravity) > 0.6 * states, out
-    rows = out.split(
-        "mass_matrix [kg m^2] (row-major, shown as rows):")[1].strip().splitlines()[:6]
-    B = np.array([[float(v) for v in row.split()] for row in rows])
-    np.testing.assert_allclose(B, B.T, atol=2e-3)           # printed with 3 decimals
-    assert np.linalg.eigvalsh(B).min() > 0.0

@@ -33,10 +33,7 @@ def add_arguments(parser):
     parser.add_argument("--params-file", default=None,
                         help="ROS parameter file (default: the shipped "
                              "config/robot_dynamics.params.yaml; '' for none)")
-    for name, topic in TOPIC_ARGUMENTS.items():
-        parser.add_argument(f"--{name.replace('_', '-')}", dest=f"topic_{name}",
-                            default=topic.default, metavar="TOPIC",
-                            help=f"{topic.description} (default {topic.default})")
+    add_topic_arguments(parser)
     parser.add_argument("--duration", type=float, default=None,
                         help="stop after this many seconds")
     parser.add_argument("--ros-args", dest="ros_args", nargs=argparse.REMAINDER, default=[],
@@ -44,13 +41,26 @@ def add_arguments(parser):
                              "must come last")
 
 
+def add_topic_arguments(parser, defaults: dict | None = None):
+    """Add an option per launch-file topic argument (``--joint-states TOPIC``, ...)."""
+    for name, topic in TOPIC_ARGUMENTS.items():
+        default = (defaults or {}).get(name, topic.default)
+        parser.add_argument(f"--{name.replace('_', '-')}", dest=f"topic_{name}",
+                            default=default, metavar="TOPIC",
+                            help=f"{topic.description} (default {default})")
+
+
+def topic_values(args) -> dict:
+    """Return the {topic argument: topic} of the options added by add_topic_arguments."""
+    return {name: getattr(args, f"topic_{name}") for name in TOPIC_ARGUMENTS}
+
+
 def run(args) -> int:
     from ..bringup import node_descriptions
     try:
         descriptions = node_descriptions(
             args.robot, args.namespace, args.nodes, args.use_sim_time, args.params_file,
-            root_link=args.root_link, tip_link=args.tip_link,
-            topics={name: getattr(args, f"topic_{name}") for name in TOPIC_ARGUMENTS})
+            root_link=args.root_link, tip_link=args.tip_link, topics=topic_values(args))
     except ValueError as exc:
         print(f"bringup: {exc}", file=sys.stderr)
         return 2

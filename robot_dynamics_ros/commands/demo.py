@@ -1,32 +1,70 @@
-"""robot-dynamics demo: the bringup on a robot, driven by a small demo publisher, for a few seconds.
+"""
+robot-dynamics demo: computed-torque tracking of the simulated robot, wired as a real stack.
 
-One process runs the bringup nodes (the same list as the launch file) and a demo node that
-publishes a reference trajectory and joint states following it (100 Hz); it prints what the
-inverse-dynamics and gravity-compensation nodes publish, checks the gravity torques against the
-core, asks the mass-matrix service once and exits.  Everything stays on this machine
-(ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST).
+The bringup's nodes (the launch file's node list, all in one process) close the loop through the
+simulator node, the stand-in for ros2_control: ``dynamics_simulator_node`` publishes
+``/joint_states`` (as joint_state_broadcaster does) and takes its torques from
+``/effort_controller/commands`` (a JointGroupEffortController's topic), where inverse_dynamics in
+``computed_torque`` mode sends them; gravity_compensation watches the same joint states.  The
+simulator runs as fast as the loop allows (lockstep: one controller answer per step) and
+publishes ``/clock``, the nodes use it (``use_sim_time``), so the run and its tracking error are
+the same on a loaded machine.  A recorder in the same process writes a bag of the run (joint
+states, reference, the nodes' outputs, the effort command; simulated time), and the demo prints
+what the nodes publish, the tracking error against the core's sampling of the reference, the
+gravity torques against the core, a mass-matrix answer and a re-timed trajectory.  Everything
+stays on this machine (ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST).
 """
 from __future__ import annotations
 
+import bisect
 import os
 import sys
 import tempfile
+import threading
 import time
+from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 
-from ..bringup import DEFAULT_NODES, DEFAULT_ROBOT
+from ..bringup import DEFAULT_NAMESPACE, DEFAULT_ROBOT
+from .bringup import add_topic_arguments, topic_values
 
-HELP = "run the nodes on a robot with a demo publisher and show their outputs and a mass-matrix answer"
-JOINT_STATE_RATE = 100.0      # Hz
-START_DELAY = 0.5             # s between start-up and the start of the reference
+HELP = ("computed-torque tracking of the simulated robot through the nodes, printing what they "
+        "publish and the tracking error, and writing a bag of the run")
+NODES = ("inverse_dynamics", "gravity_compensation", "dynamics_service", "trajectory_scaler")
+# Wired as a ros2_control stack: the simulator stands in for joint_state_broadcaster (which
+# publishes /joint_states) and a JointGroupEffortController named effort_controller.
+TOPICS = {"joint_states": "/joint_states", "effort_command": "/effort_controller/commands"}
+RATE = 1000.0                   # Hz: integration steps of the simulator
+SETTLE = 0.5                    # s of simulated time after the reference ends
+STALL_TIMEOUT = 60.0            # s of wall clock without a new joint state: give up
+RECORDED = ("joint_states", "effort_command", "reference_trajectory", "feedforward_effort",
+            "gravity_effort", "scaled_trajectory")
 
 
 def add_arguments(parser):
-    parser.add_argument("--robot", default=DEFAULT_ROBOT, help=f"robot (default {DEFAULT_ROBOT})")
-    parser.add_argument("--namespace", default="robot_dynamics", help="namespace of the nodes (default %(default)s)")
-    parser.add_argument("--duration", type=float, default=5.0, help="seconds to run (default %(default)s)")
-    parser.add_argument("--print-period", type=float, default=0.5, help="seconds between printed lines")
+    """Add the demo's options (and the launch file's topic arguments)."""
+    parser.add_argument("--robot", default=DEFAULT_ROBOT,
+                        help=f"shipped robot name or robot file (default {DEFAULT_ROBOT})")
+    parser.add_argument("--namespace", default=DEFAULT_NAMESPACE,
+                        help="namespace of the nodes (default %(default)s)")
+    parser.add_argument("--duration", type=float, default=4.0,
+                        help="seconds of the reference trajectory (simulated time; the run "
+                             f"goes on {SETTLE:g} s longer) (default %(default)s)")
+    parser.add_argument("--control-rate", type=float, default=500.0,
+                        help="joint states per simulated second, each answered by the "
+                             "controller (a divisor of the 1 kHz integration) "
+                             "(default %(default)s)")
+    parser.add_argument("--print-period", type=float, default=0.5,
+                        help="simulated seconds between printed samples (default %(default)s)")
+    parser.add_argument("--bag", default=None,
+                        help="bag directory to write (new; default ./demo_bag_<date>_<time>)")
+    parser.add_argument("--storage", default="mcap", choices=("mcap", "sqlite3"),
+                        help="bag storage (default %(default)s)")
+    parser.add_argument("--without-friction", action="store_true",
+                        help="simulate and control the robot without its friction")
+    add_topic_arguments(parser, TOPICS)
 
 
 def demo_trajectory(model, duration: float):
@@ -45,134 +83,336 @@ def demo_trajectory(model, duration: float):
 
 
 def _fmt(values) -> str:
-    return " ".join(f"{v:9.3f}" for v in values)
+    return " ".join(f"{v:9.4f}" for v in values)
+
+
+def _stamp_ns(msg) -> int:
+    return msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
+
+
+class Monitor:
+    """What the demo watches, by stamp: joint states and the two effort outputs."""
+
+    def __init__(self):
+        self.stamps: list[int] = []             # joint-state stamps in arrival (= time) order
+        self.position: dict[int, list] = {}
+        self.feedforward: dict[int, object] = {}
+        self.gravity: dict[int, list] = {}
+        self.arrived = time.monotonic()
+
+    def on_joint_state(self, msg):
+        stamp = _stamp_ns(msg)
+        if stamp not in self.position:
+            self.stamps.append(stamp)
+        self.position[stamp] = list(msg.position)
+        self.arrived = time.monotonic()
+
+    def on_feedforward(self, msg):
+        self.feedforward[_stamp_ns(msg)] = msg
+
+    def on_gravity(self, msg):
+        self.gravity[_stamp_ns(msg)] = list(msg.effort)
+
+    def latest(self) -> int:
+        return self.stamps[-1] if self.stamps else -1
+
+    def at_or_after(self, stamp: int) -> int | None:
+        """Return the first joint-state stamp >= ``stamp`` whose outputs have arrived."""
+        i = bisect.bisect_left(self.stamps, stamp)
+        if i == len(self.stamps):
+            return None
+        found = self.stamps[i]
+        complete = found in self.feedforward and found in self.gravity
+        return found if complete or self.latest() > found + 50_000_000 else None
+
+
+def _without_friction_file(model, directory: Path) -> str:
+    """Write ``model`` without friction as a robot file for the nodes; return its path."""
+    import yaml
+    path = directory / f"{model.name}_without_friction.yaml"
+    path.write_text(yaml.safe_dump(model.without_friction().to_dict()))
+    return str(path)
 
 
 def run(args) -> int:
+    """Run the closed loop, print what happens, write the bag; 0 when everything answered."""
+    started = time.monotonic()
     os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"      # a local demo: loopback only
-    os.environ.setdefault("ROS_LOG_DIR", tempfile.mkdtemp(prefix="robot-dynamics-demo-log-"))
-    import rclpy
-    from robot_dynamics_interfaces.srv import GetMassMatrix, ScaleTrajectory
-    from sensor_msgs.msg import JointState
+    work = Path(tempfile.mkdtemp(prefix="robot-dynamics-demo-"))
+    os.environ.setdefault("ROS_LOG_DIR", str(work / "log"))
+    from ..bags.interrupt import stop_on_signals
+    from ..bags.storage import check_output
+    from ..bringup import node_descriptions
+    from ..core import RobotModel
 
-    from ..bringup import Spinner, create_nodes, node_descriptions, ros_args
-    from ..core import RobotDescriptionError, RobotModel, gravity_torques
-    from ..core import JointTrajectory
-    from ..ros_messages import seconds_to_stamp, stamp_seconds, trajectory_to_msg
-
+    if not args.duration > 0.0 or not args.print_period > 0.0:
+        print("demo: --duration and --print-period must be > 0", file=sys.stderr)
+        return 2
+    if not 0.0 < args.control_rate <= RATE or (RATE / args.control_rate) % 1.0:
+        print(f"demo: --control-rate must divide {RATE:g} Hz, got {args.control_rate:g}",
+              file=sys.stderr)
+        return 2
+    model = RobotModel.from_description(args.robot)
+    robot = args.robot
+    if args.without_friction:                   # the plant and the controller's model
+        robot, model = _without_friction_file(model, work), model.without_friction()
+    bag = Path(args.bag or time.strftime("demo_bag_%Y%m%d_%H%M%S"))
+    check_output(bag, overwrite=False)                  # before anything starts
+    traj = demo_trajectory(model, args.duration)
+    topics = topic_values(args)
     try:
-        model = RobotModel.named(args.robot)
-        descriptions = node_descriptions(args.robot, args.namespace, DEFAULT_NODES)
-    except (RobotDescriptionError, ValueError) as exc:
+        descriptions = node_descriptions(robot, args.namespace, NODES + ("simulator",),
+                                         use_sim_time=True, topics=topics)
+    except ValueError as exc:
         print(f"demo: {exc}", file=sys.stderr)
         return 2
-    ns = descriptions[0].namespace.rstrip("/")
-    duration = max(args.duration, 1.0)
-    traj = demo_trajectory(model, duration - 2 * START_DELAY)
+    own = {"inverse_dynamics": {"mode": "computed_torque"},
+           "simulator": {"rate": RATE, "publish_rate": float(args.control_rate),
+                         "real_time_factor": 0.0,
+                         "lockstep": True, "hold_until_command": True, "command_timeout": 1.0,
+                         "initial_position": [float(x) for x in traj.positions[0]]}}
+    # (input_timeout 0: simulated time stands still while the arm is held at the start)
+    common = {"qos_depth": 1000, "input_timeout": 0.0}
+    descriptions = [replace(d, parameters={**d.parameters, **common, **own.get(d.kind, {})})
+                    for d in descriptions]
+    stop = threading.Event()
+    with stop_on_signals(stop):      # Ctrl-C ends the run between messages; the bag is closed
+        code = _run(args, model, traj, descriptions, bag, stop)
+    print(f"demo: {time.monotonic() - started:.1f} s in all, exit code {code}")
+    return code
 
-    rclpy.init(args=["robot-dynamics"] + ros_args(descriptions))
-    nodes, spinner = [], None
+
+def _run(args, model, traj, descriptions, bag: Path, stop: threading.Event) -> int:
+    import rclpy
+    from rclpy.signals import SignalHandlerOptions
+
+    from ..bags.record import Recorder
+    from ..bags.storage import output_bag
+    from ..bringup import Spinner, create_nodes, ros_args
+
+    controllers, simulator = descriptions[:-1], descriptions[-1:]
+    rclpy.init(args=["robot-dynamics"] + ros_args(descriptions),
+               signal_handler_options=SignalHandlerOptions.NO)
+    nodes, spinners = [], []
     try:
-        nodes = create_nodes(descriptions)
-        demo = rclpy.create_node("demo_publisher", namespace=ns)
-        nodes.append(demo)
-        t_start = demo.get_clock().now().nanoseconds * 1e-9 + START_DELAY
-        reference = trajectory_to_msg(traj, seconds_to_stamp(t_start))
-        ref_pub = demo.create_publisher(type(reference), f"{ns}/reference_trajectory", 10)
-        state_pub = demo.create_publisher(JointState, f"{ns}/joint_states", 10)
-        sent = {}                                   # stamp -> q of the joint states we published
-
-        def publish_reference():    # until the node answers (same absolute start: idempotent)
-            if not received["feedforward_effort"]:
-                ref_pub.publish(reference)
-
-        def publish_state():
-            now = demo.get_clock().now().nanoseconds * 1e-9
-            q, qd, _ = traj.sample(now - t_start)
-            q = q + 0.01 * np.sin(2.0 * np.pi * now)      # the "robot" tracks with a small error
-            msg = JointState(name=list(model.joint_names), position=q.tolist(), velocity=qd.tolist())
-            msg.header.stamp = seconds_to_stamp(now)
-            sent[(msg.header.stamp.sec, msg.header.stamp.nanosec)] = q
-            state_pub.publish(msg)
-
-        received = {"feedforward_effort": [], "gravity_effort": []}
-        demo.create_timer(1.0, publish_reference)
-        demo.create_timer(1.0 / JOINT_STATE_RATE, publish_state)
-        publish_reference()
-        for topic, store in received.items():
-            demo.create_subscription(JointState, f"{ns}/{topic}", store.append, 100)
-        mass_client = demo.create_client(GetMassMatrix, f"{ns}/get_mass_matrix")
-        scale_client = demo.create_client(ScaleTrajectory, f"{ns}/trajectory_scaler/scale_trajectory")
-
-        names = model.joint_names
-        print(f"robot-dynamics demo: {model.name} ({model.n} joints), nodes "
-              + ", ".join(n.get_fully_qualified_name() for n in nodes[:-1])
-              + f"; demo publisher: {ns}/reference_trajectory ({traj.num_points} points, {traj.duration:g} s, "
-              f"starting in {START_DELAY} s) and {ns}/joint_states at {JOINT_STATE_RATE:g} Hz; {duration:g} s")
-        print(f"{'t [s]':>6}  {'topic':<36}" + "".join(f"{n:>10}" for n in names) + "   [N m]")
-        spinner = Spinner(nodes).start()
-        t0 = time.monotonic()
-        next_print = t0 + START_DELAY + args.print_period
-        while time.monotonic() - t0 < duration and rclpy.ok():
-            time.sleep(max(0.0, min(next_print, t0 + duration) - time.monotonic()))
-            if time.monotonic() >= next_print:
-                next_print += args.print_period
-                t = time.monotonic() - t0
-                for topic, store in received.items():
-                    if store:
-                        print(f"{t:6.2f}  {ns + '/' + topic:<36} {_fmt(store[-1].effort)}")
-
-        # the gravity outputs, checked against the core at the q we sent with the same stamp
-        errors = [np.abs(np.asarray(m.effort) - gravity_torques(model, sent[key])).max()
-                  for m in received["gravity_effort"]
-                  if (key := (m.header.stamp.sec, m.header.stamp.nanosec)) in sent]
-        print(f"received {len(received['feedforward_effort'])} feedforward_effort and "
-              f"{len(received['gravity_effort'])} gravity_effort messages for {len(sent)} joint states; "
-              f"gravity_effort vs core g(q): max |difference| {max(errors, default=float('nan')):.2e} N m")
-
-        def call(client, request):    # answered while the spinner runs; bounded wait
-            if not client.wait_for_service(timeout_sec=5.0):
-                return None
-            future = client.call_async(request)
-            end = time.monotonic() + 5.0
-            while not future.done() and time.monotonic() < end:
-                time.sleep(0.01)
-            return future.result() if future.done() else None
-
-        # The same path, ten times too fast for the actuators, re-timed by the trajectory scaler.
-        fast = JointTrajectory(traj.joint_names, traj.times / 10.0, traj.positions, traj.velocities * 10.0,
-                               traj.accelerations * 100.0)
-        scaled = {method: call(scale_client, ScaleTrajectory.Request(trajectory=trajectory_to_msg(fast),
-                                                                     method=method))
-                  for method in ("uniform", "time_optimal")}
-        q = traj.sample(0.5 * traj.duration)[0]
-        answer = call(mass_client, GetMassMatrix.Request(position=q.tolist()))
-        spinner.stop()
-        print(f"\n$ ros2 service call {ns}/get_mass_matrix robot_dynamics_interfaces/srv/GetMassMatrix "
-              f"\"{{position: [{', '.join(f'{v:.3f}' for v in q)}]}}\"")
-        if answer is None:
-            print("no answer from the mass-matrix service", file=sys.stderr)
-            return 1
-        print(f"success: {answer.success}  joint_names: {list(answer.joint_names)}  size: {answer.size}")
-        B = np.asarray(answer.mass_matrix).reshape(answer.size, answer.size)
-        print("mass_matrix [kg m^2] (row-major, shown as rows):")
-        for row in B:
-            print("   " + _fmt(row))
-        print(f"\n$ ros2 service call {ns}/trajectory_scaler/scale_trajectory robot_dynamics_interfaces/srv/"
-              f"ScaleTrajectory  # the demo path in {fast.duration:g} s instead of {traj.duration:g} s")
-        for method, result in scaled.items():
-            if result is None or not result.success:
-                print(f"{method}: no answer" if result is None else f"{method}: {result.message}")
-                continue
-            print(f"{method:>12}: success, {len(result.trajectory.points)} points, duration {result.duration:.3f} s"
-                  + (f" (scale factor c = {result.scale_factor:.3f})" if method == "uniform" else "")
-                  + ", effort filled in for every point")
-        ok = (answer.success and received["feedforward_effort"] and received["gravity_effort"]
-              and all(r is not None and r.success for r in scaled.values()))
-        return 0 if ok else 1
+        nodes = create_nodes(controllers)
+        sim_time = [rclpy.parameter.Parameter("use_sim_time", value=True)]
+        demo, recorder_node = (
+            rclpy.create_node(name, namespace=controllers[0].namespace,
+                              parameter_overrides=sim_time, start_parameter_services=False)
+            for name in ("demo", "demo_recorder"))
+        nodes += [demo, recorder_node]
+        monitor, reference_publisher = _wire_demo_node(demo, controllers[0])
+        with output_bag(bag, args.storage) as writer:
+            recorder = Recorder(recorder_node, writer, [
+                _resolved(controllers[0], name) for name in RECORDED])
+            recorder.discover()
+            spinners.append(Spinner(nodes).start())
+            _print_header(args, model, traj, controllers[0], bag)
+            if not _deliver_reference(demo, reference_publisher, traj, stop):
+                return 1
+            # the simulator last: it holds the arm at the start until the controller answers
+            nodes += create_nodes(simulator)
+            recorder.discover()
+            spinners.append(Spinner(nodes[-1:]).start())
+            wall = _follow(args, model, traj, monitor, stop)
+            spinners.pop().stop()                   # the simulation ends here
+            nodes.pop().destroy_node()
+            answered = stop.is_set() or _services(demo, controllers[0], traj, stop)
+            spinners.pop().stop()
+            recorder.stop()
+        reported = _report(model, traj, monitor, controllers[0], bag, wall, stop.is_set())
+        return 130 if stop.is_set() else 0 if reported and answered else 1
     finally:
-        if spinner is not None:
+        for spinner in spinners:
             spinner.stop()
-        for node in nodes:
+        for node in reversed(nodes):
             node.destroy_node()
         rclpy.try_shutdown()
+
+
+def _resolved(description, name: str) -> str:
+    """Return the absolute topic of the nodes' relative ``name`` under the demo's wiring."""
+    remapped = dict(description.remappings).get(name, name)
+    return remapped if remapped.startswith("/") else \
+        f"{description.namespace.rstrip('/')}/{remapped}"
+
+
+def _wire_demo_node(demo, description):
+    """Subscribe the demo node to what it prints; return (Monitor, reference publisher)."""
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
+    from sensor_msgs.msg import JointState
+    from trajectory_msgs.msg import JointTrajectory as JointTrajectoryMsg
+    monitor = Monitor()
+    qos = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
+    for name, callback in (("joint_states", monitor.on_joint_state),
+                           ("feedforward_effort", monitor.on_feedforward),
+                           ("gravity_effort", monitor.on_gravity)):
+        demo.create_subscription(JointState, _resolved(description, name), callback, qos)
+    publisher = demo.create_publisher(JointTrajectoryMsg,
+                                      _resolved(description, "reference_trajectory"), 10)
+    return monitor, publisher
+
+
+def _print_header(args, model, traj, description, bag: Path):
+    ns = description.namespace.rstrip("/")
+    joint_states = _resolved(description, "joint_states")
+    command = _resolved(description, "effort_command")
+    friction = "without friction" if args.without_friction else \
+        "as shipped, friction included"
+    print(f"robot-dynamics demo: computed-torque tracking on the simulated {model.name} "
+          f"({model.n} joints, {friction})")
+    print(f"  plant       {ns}/simulator: {RATE:g} Hz RK4, joint states at "
+          f"{args.control_rate:g} Hz, lockstep with its controller, /clock (as fast as the loop "
+          "runs)")
+    print(f"  controller  {ns}/inverse_dynamics: computed_torque (Kp 100, Kd 20), use_sim_time")
+    print(f"  wiring      simulator -> {joint_states} -> inverse_dynamics, gravity_compensation;"
+          f" inverse_dynamics -> {command} -> simulator")
+    print(f"  reference   {ns}/reference_trajectory: quintic out and back, {traj.duration:g} s"
+          f" ({traj.num_points} points), then {SETTLE:g} s holding the last point")
+    print(f"  bag         {bag} ({args.storage}), written as the run goes")
+    header = "".join(f"{n:>10}" for n in model.joint_names)
+    print(f"\n{'t [s]':>7}  {'signal':<44}{header}")
+
+
+def _deliver_reference(demo, publisher, traj, stop) -> bool:
+    """Publish the reference once inverse_dynamics, the scaler and the recorder listen."""
+    from ..ros_messages import trajectory_to_msg
+    end = time.monotonic() + 30.0
+    while publisher.get_subscription_count() < 3 and not stop.is_set():
+        if time.monotonic() > end:
+            print("demo: nobody subscribed to the reference trajectory in 30 s", file=sys.stderr)
+            return False
+        time.sleep(0.02)
+    time.sleep(0.2)                     # let the other side finish matching too
+    publisher.publish(trajectory_to_msg(traj))  # stamp 0: starts at the first joint state
+    return not stop.is_set()
+
+
+def _follow(args, model, traj, monitor: Monitor, stop) -> float:
+    """Print samples until the simulated run is over; return the wall-clock seconds it took."""
+    end_ns = round((traj.duration + SETTLE) * 1e9)
+    period_ns = round(args.print_period * 1e9)
+    next_print, started = 0, None
+    while not stop.is_set():
+        time.sleep(0.02)
+        if started is None and monitor.stamps:
+            started = time.monotonic()
+        while next_print <= end_ns and (stamp := monitor.at_or_after(next_print)) is not None:
+            _print_sample(model, traj, monitor, stamp)
+            next_print += period_ns
+        if monitor.latest() >= end_ns and next_print > end_ns:
+            break
+        if time.monotonic() - monitor.arrived > STALL_TIMEOUT:
+            print(f"demo: no joint state for {STALL_TIMEOUT:g} s: stopping", file=sys.stderr)
+            break
+    return time.monotonic() - (started or time.monotonic())
+
+
+def _print_sample(model, traj, monitor: Monitor, stamp: int):
+    t = stamp * 1e-9
+    q = monitor.position[stamp]
+    feedforward = monitor.feedforward.get(stamp)
+    gravity = monitor.gravity.get(stamp)
+    rows = [("/joint_states position [rad]", q),
+            ("reference position [rad] (core)", traj.sample(t)[0])]
+    if feedforward is not None:
+        rows.append(("inverse_dynamics: feedforward_effort [N m]", feedforward.effort))
+    if gravity is not None:
+        rows.append(("gravity_compensation: gravity_effort [N m]", gravity))
+    for k, (label, values) in enumerate(rows):
+        print(f"{t:7.3f}  " if k == 0 else " " * 9, end="")
+        print(f"{label:<44}{_fmt(values)}")
+
+
+def _services(demo, description, traj, stop) -> bool:
+    """Ask the mass matrix at mid-path and have the scaler re-time a too-fast path; print them."""
+    from robot_dynamics_interfaces.srv import GetMassMatrix, ScaleTrajectory
+
+    from ..core import JointTrajectory
+    from ..ros_messages import trajectory_to_msg
+    ns = description.namespace.rstrip("/")
+
+    def call(client, request):          # answered while the spinner runs; bounded waits
+        if stop.is_set() or not client.wait_for_service(timeout_sec=10.0):
+            return None
+        future = client.call_async(request)
+        end = time.monotonic() + 30.0
+        while not future.done() and time.monotonic() < end and not stop.is_set():
+            time.sleep(0.01)
+        return future.result() if future.done() else None
+
+    q = traj.sample(0.5 * traj.duration)[0]
+    answer = call(demo.create_client(GetMassMatrix, f"{ns}/get_mass_matrix"),
+                  GetMassMatrix.Request(position=q.tolist()))
+    print(f"\n$ ros2 service call {ns}/get_mass_matrix robot_dynamics_interfaces/srv/"
+          f"GetMassMatrix \"{{position: [{', '.join(f'{v:.3f}' for v in q)}]}}\"")
+    if answer is None or not answer.success:
+        print("no answer from the mass-matrix service" if answer is None else answer.message)
+        return False
+    print(f"success: {answer.success}  joint_names: {list(answer.joint_names)}  "
+          f"size: {answer.size}")
+    print("mass_matrix [kg m^2] (row-major, shown as rows):")
+    for row in np.asarray(answer.mass_matrix).reshape(answer.size, answer.size):
+        print("   " + " ".join(f"{v:9.3f}" for v in row))
+    # The same path, ten times too fast for the actuators, re-timed by the trajectory scaler.
+    fast = JointTrajectory(traj.joint_names, traj.times / 10.0, traj.positions,
+                           traj.velocities * 10.0, traj.accelerations * 100.0)
+    client = demo.create_client(ScaleTrajectory, f"{ns}/trajectory_scaler/scale_trajectory")
+    print(f"\n$ ros2 service call {ns}/trajectory_scaler/scale_trajectory robot_dynamics_"
+          f"interfaces/srv/ScaleTrajectory  # the demo path in {fast.duration:g} s instead of "
+          f"{traj.duration:g} s")
+    # (method time_optimal takes seconds here: `robot-dynamics scale` shows it)
+    result = call(client, ScaleTrajectory.Request(trajectory=trajectory_to_msg(fast),
+                                                  method="uniform"))
+    if result is None or not result.success:
+        print("uniform: " + ("no answer" if result is None else result.message))
+        return False
+    print(f"uniform: success, {len(result.trajectory.points)} points, duration "
+          f"{result.duration:.3f} s (scale factor c = {result.scale_factor:.3f}), effort filled "
+          "in for every point")
+    return True
+
+
+def tracking_error(traj, stamps_ns, positions):
+    """Return |q_ref(t) - q| per joint state (N, n), the reference sampled by the core at t."""
+    q_ref, _, _ = traj.sample(np.asarray(stamps_ns) * 1e-9)
+    return np.abs(q_ref - np.asarray(positions))
+
+
+def _report(model, traj, monitor: Monitor, description, bag: Path, wall: float,
+            interrupted: bool) -> bool:
+    """Print the tracking error, the gravity check and the bag's contents from the bag."""
+    from ..bags import bag_info, load_joint_states
+    from ..core import gravity_torques
+    states = load_joint_states(bag, _resolved(description, "joint_states"),
+                               joint_names=model.joint_names)
+    stamps, first = np.unique(states.stamp, return_index=True)   # (the held start repeats t=0)
+    if stamps.size == 0:
+        print(f"\nno joint states in {bag}", file=sys.stderr)
+        return False
+    error = tracking_error(traj, stamps, states.position[first])
+    worst = np.unravel_index(np.argmax(error), error.shape)
+    simulated = stamps[-1] * 1e-9
+    print(f"\nsimulated {simulated:.3f} s ({stamps.size} joint states) in "
+          f"{wall:.1f} s of wall clock (real-time factor {simulated / max(wall, 1e-9):.2f})"
+          + ("; interrupted by Ctrl-C" if interrupted else ""))
+    print(f"tracking error |q_ref(t) - q(t)| (reference sampled by the core at each joint "
+          f"state's stamp): max {error.max():.2e} rad ({model.joint_names[worst[1]]}, t = "
+          f"{stamps[worst[0]] * 1e-9:.3f} s), RMS {np.sqrt(np.mean(error ** 2)):.2e} rad")
+    if np.any(model.coulomb > 0.0):
+        print(f"  (the robot's Coulomb friction, up to {model.coulomb.max():.1f} N m, is "
+              "compensated at the measured velocity: at each start\n   from rest the "
+              "controller cannot know the direction of breakaway, so the arm lags until the "
+              "feedback\n   builds up; with --without-friction it tracks to below 1e-3 rad)")
+    checked = [np.abs(np.asarray(g) - gravity_torques(model, monitor.position[s])).max()
+               for s, g in list(monitor.gravity.items()) if s in monitor.position]
+    print(f"gravity_effort vs core g(q) at the same stamp: max |difference| "
+          f"{max(checked, default=float('nan')):.2e} N m ({len(checked)} messages)")
+    info = bag_info(bag)
+    counts = ", ".join(f"{t.name} {t.count}" for t in sorted(info.topics, key=lambda t: t.name))
+    print(f"\nbag {bag} ({info.storage}, {info.size_bytes / 1024:.0f} KiB, {info.duration:.3f} s"
+          f" of simulated time): {counts}")
+    print(f"inspect it:  robot-dynamics bag info {bag}   (replay: robot-dynamics bag play {bag} "
+          "--clock)")
+    return bool(checked) and not interrupted
