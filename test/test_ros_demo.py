@@ -23,7 +23,8 @@ import warnings
 import numpy as np
 import pytest
 
-from ros_fixtures import ROOT, private_namespace, ros_env  # noqa: F401
+from ros_fixtures import *  # noqa: F401,F403
+from ros_fixtures import ROOT, private_namespace
 from robot_dynamics_ros.bags import bag_info, load_joint_states
 from robot_dynamics_ros.commands.demo import demo_trajectory
 from robot_dynamics_ros.core import RobotModel, rnea, simulate
@@ -33,7 +34,7 @@ CONTROL_RATE = 500.0            # Hz: the demo's default
 KP, KD = 100.0, 20.0            # the controller's default gains
 
 
-def run_demo(ros_env, tmp_path, tag, *extra):  # noqa: F811
+def run_demo(ros_env, tmp_path, tag, *extra):
     """Run the demo on private topics; return (stdout, bag path, namespace)."""
     ns = private_namespace(tag)
     bag = tmp_path / f"{tag}_bag"
@@ -48,7 +49,7 @@ def run_demo(ros_env, tmp_path, tag, *extra):  # noqa: F811
 
 
 @pytest.fixture(scope="module", params=["shipped", "without_friction"])
-def demo_run(request, ros_env, tmp_path_factory):  # noqa: F811
+def demo_run(request, ros_env, tmp_path_factory):
     """One demo run per robot variant: (model, stdout, bag, namespace)."""
     tmp_path = tmp_path_factory.mktemp(request.param)
     model = RobotModel.named("puma560")
@@ -145,7 +146,7 @@ def test_bag_holds_the_run_and_the_nodes_answered(demo_run):
     assert "uniform: success" in out
 
 
-def test_demo_refuses_an_existing_bag(ros_env, tmp_path):  # noqa: F811
+def test_demo_refuses_an_existing_bag(ros_env, tmp_path):
     (tmp_path / "taken").mkdir()
     result = subprocess.run([sys.executable, "-m", "robot_dynamics_ros.cli", "demo", "--bag",
                              str(tmp_path / "taken")], env=ros_env, cwd=str(ROOT),
