@@ -1,0 +1,15 @@
+"""ament_pep257 on the whole package, as ament_python packages run it (``colcon test``)."""
+from pathlib import Path
+
+import pytest
+
+from ament_pep257.main import main
+
+ROOT = Path(__file__).resolve().parents[1]
+CHECKED = ["robot_dynamics_ros", "test", "bench", "launch", "docs", "setup.py"]
+
+
+@pytest.mark.linter
+def test_pep257():
+    paths = [str(ROOT / p) for p in CHECKED if (ROOT / p).exists()]
+    assert main(argv=paths) == 0, "Found docstring style errors (listed above)"
