@@ -31,6 +31,7 @@ from robot_dynamics_ros.core import RobotModel, rnea, simulate
 
 DURATION = 2.0                  # s of reference trajectory (the run lasts 0.5 s longer)
 CONTROL_RATE = 500.0            # Hz: the demo's default
+START_UP = 10                   # states after the release of the hold not checked one by one
 KP, KD = 100.0, 20.0            # the controller's default gains
 
 
@@ -110,13 +111,19 @@ def test_controller_outputs_are_computed_torque_and_the_plant_applies_them(demo_
     # /clock sets, not at the stamp: now and then it handles a joint state before the /clock
     # message that came with it (a period behind), and just after the start, when answers to
     # the held initial state are still arriving, the simulator can run a period ahead of it.
+    # Those answers to the held state (all nearly the same torque, the arm at rest at the
+    # reference's start) may still be applied in the first few periods after the release: the
+    # Float64MultiArray commands carry no stamp to pair them with states.  From the 10th state
+    # (20 ms) on, every output and every applied effort must match.
+    settled = slice(START_UP, None)
     match = np.array([np.isclose(tau, law(lag), rtol=0, atol=1e-7).all(axis=1)
                       for lag in (0, -1, 1, 2)])
-    assert match.any(axis=0).all(), np.flatnonzero(~match.any(axis=0))
+    assert match[:, settled].any(axis=0).all(), np.flatnonzero(~match.any(axis=0))
     assert match[0].mean() > 0.98, match[0].mean()
     # each state's effort is the previous command, clipped at the effort limits
     limit = model.effort_limit
-    np.testing.assert_allclose(applied[1:], np.clip(tau[:-1], -limit, limit), atol=1e-12)
+    np.testing.assert_allclose(applied[1:][settled], np.clip(tau[:-1], -limit, limit)[settled],
+                               atol=1e-12)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")                   # (saturation warnings)
         for k in np.linspace(1, len(t) - 2, 25).astype(int):
