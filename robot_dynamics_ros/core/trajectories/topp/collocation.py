@@ -134,8 +134,15 @@ class GridPoints:
         self.mid_s = 0.5 * (s[:-1] + s[1:])           # as bisected() computes them
         self.mid, self.extra = None, []
         if right is None:
-            self.mid, right, left = point_data(
-                model, path, [(self.mid_s, "right"), (s[:-1], "right"), (s[1:], "left")])
+            if getattr(path, "smooth", False):
+                # q, q', q'' continuous (a C2 spline): a grid point's left and right limits are
+                # the same data, computed once.
+                self.mid, at_grid = point_data(model, path, [(self.mid_s, "right"), (s, "right")])
+                right, left = (PathPoints(*(v[a:b] for v in at_grid))
+                               for a, b in ((0, -1), (1, None)))
+            else:
+                self.mid, right, left = point_data(
+                    model, path, [(self.mid_s, "right"), (s[:-1], "right"), (s[1:], "left")])
             ends = (path.sample(s[-1:]), path.sample(s[:1], side="left"))
         self.right, self.left, self.ends = right, left, ends
 

@@ -104,6 +104,8 @@ class JointPath:
         self._spline = CubicSpline(s, q, bc_type=boundary, axis=0)
         self._derivatives = (self._spline.derivative(1), self._spline.derivative(2))
 
+    smooth = True       # C2: q, q' and q'' have no jumps (left and right limits agree)
+
     @property
     def n(self) -> int:
         return len(self.joint_names)
@@ -169,6 +171,8 @@ class JointPath:
 
 class TimedPath:
     """A JointTrajectory as a path: s is its time, interpolated as the controller does."""
+
+    smooth = False      # q'' (and, linear or at corners, q') may jump at the waypoints
 
     def __init__(self, trajectory: JointTrajectory):
         self.trajectory = trajectory

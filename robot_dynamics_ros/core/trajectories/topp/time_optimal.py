@@ -19,12 +19,15 @@ Viscous friction F_v q' sqrt(x) is linearised at the previous pass's x, starting
 scaling; two passes.  The grid is bisected until the duration converges (see
 :func:`time_optimal_scaling`); only the grid whose duration converged is verified (the duration
 that decides convergence does not depend on the verification).  On the steps where the output
-exceeds a limit by more than ``tolerance``, in one round: more output points (8 per step), 9
-collocation points, and every limit kind that was exceeded (torque, velocity, acceleration)
-tightened there by its excess; the law is recomputed and only the changed intervals re-checked.
+exceeds a limit by more than ``tolerance``: first, when all of them have few output points, only
+more output points there (8 per step; the law unchanged, so only those steps' intervals are
+checked again); after that, in each round, more output points, 9 collocation points, and every
+limit kind that was exceeded (torque, velocity, acceleration) tightened there by its excess; the
+law is recomputed and only the changed intervals re-checked.
 
-Output: two points per grid step (8 near flat ends, where the law is far from quadratic in time)
-with the law's position, velocity, acceleration and the feedforward effort.  The law's
+Output: one point per grid step (4 near flat ends, where the law is far from quadratic in time,
+graded so that the count at most halves from a step to the next) with the law's position,
+velocity, acceleration and the feedforward effort.  The law's
 acceleration jumps at grid points (bang-bang), which a quintic (joint_trajectory_controller with
 accelerations) can only smooth with an overshoot of about 16 % of each jump, so
 ``ScaledTrajectory.for_controller()`` drops the accelerations: the cubic interpolation of
@@ -55,7 +58,8 @@ from .path import Grid, JointPath, TimedPath, initial_grid
 from .reachability import TimeLaw, reachable_law, step_sets
 from .verify import verify
 
-DENSE_OUTPUT = 8      # output points per step where 2 do not follow the law closely enough
+DENSE_OUTPUT = 8      # output points per step where fewer do not follow the law closely enough
+NEAR_FLAT_OUTPUT = 4  # output points per step near a point where the path is at rest
 CONVERGED = 0.01      # relative change of the duration from a grid to its bisection: converged
 MAX_LEVELS = 6        # grids up to 2^5 times the first
 TRUSTED_STEPS = 400   # from this many steps on, one small change of the duration means converged
@@ -109,7 +113,8 @@ def _first_law(model, grid, regular, limits, viscous, x_first, points_per_step, 
     """
     per_step = np.full(grid.N, points_per_step)
     near_end = grid.near_flat()
-    per_step[near_end] = np.maximum(per_step[near_end], DENSE_OUTPUT)
+    per_step[near_end] = np.maximum(per_step[near_end], NEAR_FLAT_OUTPUT)
+    _grade(per_step)
     refined_steps = np.flatnonzero(near_end)
     groups = [regular]
     if refined_steps.size:
@@ -136,7 +141,7 @@ def _verified_law(model, grid, regular, limits, viscous, x_first, t0, verify_den
     raw, (law, groups, refined_steps, per_step) = first
     per_step = per_step.copy()
     tight, previous = Tightening.none(N, n), None
-    for _ in range(max_rounds):
+    for rnd in range(max_rounds):
         out = law_points(grid, law, t0, per_step)
         # One batch: the check samples, the output points' effort and the original trajectory's
         # torque at its end (elsewhere on the grid it is b + c + friction, sd = 1, sdd = 0).
@@ -154,17 +159,39 @@ def _verified_law(model, grid, regular, limits, viscous, x_first, t0, verify_den
         step[-1] = N - 1
         failing = check.excess.failing()
         bad_steps = np.unique(step[failing])
+        if rnd == 0 and np.all(per_step[bad_steps] < DENSE_OUTPUT):
+            # First remedy where every failing step has few output points: more of them, the same
+            # law (the cubic between few points is the likelier culprit).  Only the intervals of
+            # those steps change, so the next check computes only them.
+            per_step[bad_steps] = DENSE_OUTPUT
+            _grade(per_step)
+            continue
         # Remedies on the failing steps, all in one round (each round costs a solve and a check):
         # more output points (the cubic follows the law closer), 9 collocation points, and every
         # limit kind tightened there by its excess (plus the tolerance).
         per_step[bad_steps] = np.maximum(per_step[bad_steps], DENSE_OUTPUT)
+        _grade(per_step)
         new = np.setdiff1d(bad_steps, refined_steps)
-        if new.size:
+        if new.size:                     # (later groups override earlier ones on their steps)
             refined_steps = np.union1d(refined_steps, new)
-            groups = [regular, Collocation(model, grid, refined_steps, REFINED)]
+            groups = groups + [Collocation(model, grid, new, REFINED)]
         _tighten(tight, check.excess, step, limits)
         law = _solve_groups(grid, groups, limits, viscous, law.x, law, tight)
     return raw, None
+
+
+def _grade(per_step: np.ndarray) -> None:
+    """
+    Raise the output points per step so that they at most halve from a step to the next.
+
+    Where dense output (near a flat point, or after a failed check) meets one point per step, the
+    cubic across the first sparse step follows the law worst; grading avoids that jump.
+    """
+    while True:
+        half = np.maximum(np.append(per_step[1:], 0), np.append(0, per_step[:-1])) // 2
+        if not np.any(half > per_step):
+            return
+        np.maximum(per_step, half, out=per_step)
 
 
 def _tighten(tight: Tightening, excess, step: np.ndarray, limits: Limits) -> None:
@@ -255,8 +282,8 @@ def _converged_law(model, path, points, regular, limits, viscous, x_first, optio
 
 def time_optimal_scaling(model, path: JointTrajectory | JointPath, limits: Limits | None = None,
                          grid_steps: int = 150, verify_density: int = 10,
-                         tolerance: float = TOLERANCE, max_rounds: int = 4,
-                         points_per_step: int = 2, convergence: float = CONVERGED,
+                         tolerance: float = TOLERANCE, max_rounds: int = 6,
+                         points_per_step: int = 1, convergence: float = CONVERGED,
                          max_levels: int = MAX_LEVELS) -> ScaledTrajectory:
     """
     Minimum-time replay of ``path`` within ``limits`` (default: the model's).
