@@ -544,3 +544,36 @@ def test_work_per_request_is_bounded(monkeypatch):
     monkeypatch.setattr(module, "MAX_TOTAL_STEPS", 40)
     result = time_optimal_scaling(model, traj, grid_steps=16, convergence=1e-9)
     assert result.law.s.size - 1 <= 40 or result.method == "uniform"
+
+
+def test_output_points_per_step_at_most_halve_from_a_step_to_the_next():
+    """
+    Dense output is graded down to one point per step.
+
+    The counts per grid step are raised (never lowered) until each is at least half of either
+    neighbour's: here from 8 and 4 (worked by hand).
+    """
+    from robot_dynamics_ros.core.trajectories.topp.time_optimal import _grade
+    per_step = np.array([1, 1, 1, 8, 1, 1, 1, 1, 1, 4, 1])
+    _grade(per_step)
+    np.testing.assert_array_equal(per_step, [1, 2, 4, 8, 4, 2, 1, 1, 2, 4, 2])
+
+
+def test_grid_points_of_a_c2_path_equal_its_left_and_right_limits():
+    """
+    On a C2 spline a grid point's data is computed once, for both sides.
+
+    The grid data of a JointPath (shared between the step ending and the step starting at a grid
+    point) equal the path data computed separately as right limits at s_0..s_{N-1} and left
+    limits at s_1..s_N.
+    """
+    model = RobotModel.named("panda")
+    rng = np.random.default_rng(5)
+    waypoints = rng.uniform(-1.0, 1.0, (6, model.n))
+    path = JointPath(model.joint_names, waypoints)
+    s = np.linspace(path.knots[0], path.knots[-1], 41)
+    points = collocation.GridPoints(model, path, s)
+    right, left = collocation.point_data(model, path, [(s[:-1], "right"), (s[1:], "left")])
+    for got, want in ((points.right, right), (points.left, left)):
+        for a, b in zip(got, want):
+            np.testing.assert_allclose(a, b, rtol=0, atol=1e-12 * max(np.abs(b).max(), 1.0))
