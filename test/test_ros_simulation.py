@@ -46,10 +46,9 @@ def log_name(namespace: str, node: str) -> str:
 def lockstep_simulator(env, log_dir, namespace, q0, **params):
     values = {"robot_description": "puma560", "rate": 1000.0, "publish_rate": 1000.0,
               "real_time_factor": 0.0, "publish_clock": True, "lockstep": True,
-              "command_timeout": 1.0, "initial_position": [float(x) for x in q0],
-              # held until the controller's first command: on a loaded machine its first answer
-              # can take longer than command_timeout, and the arm would fall meanwhile
-              "hold_until_command": True}
+              # lockstep waits up to command_timeout (wall clock) for each answer: generous, as
+              # on a loaded machine a controller's first answers took longer than 1 s
+              "command_timeout": 5.0, "initial_position": [float(x) for x in q0]}
     values.update(params)
     return NodeProcess.node(SIM, env, log_dir, "dynamics_simulator", namespace, values)
 
@@ -136,8 +135,10 @@ def test_gravity_compensation_alone_holds_the_arm(ros_env, ros_client, tmp_path)
     processes = [gravity]
     try:
         states = ros_client.collect(JointState, f"{namespace}/joint_states", depth=5000)
+        # held until the first command (the arm must not fall before gravity compensation speaks)
         processes.append(lockstep_simulator(ros_env, tmp_path, namespace, q0, publish_rate=500.0,
-                                            effort_command_topics=["gravity_effort_command"]))
+                                            effort_command_topics=["gravity_effort_command"],
+                                            hold_until_command=True))
         run_until(ros_client, states, 0.5, processes, min_messages=200)
     finally:
         for p in processes:
