@@ -354,3 +354,25 @@ def test_a_continuous_joint_turns_without_stops():
     assert run.limit_stop_counts.tolist() == [0]
     # net torque 2.5 - 0.5 once sliding, I = 0.5: q = (2 / 0.5) t^2 / 2 = 2 t^2 (up to v_s)
     assert run.q[-1, 0] == pytest.approx(8.0, rel=1e-3)
+
+
+def test_the_one_call_accelerations_equal_the_terms_then_the_solve():
+    """The generated accelerations are solve(terms(q, qd), tau), bit for bit, on every robot."""
+    rng = np.random.default_rng(5)
+    models = [RobotModel.named(name) for name in shipped_robots()]
+    models += [full_inertia_robot()[0], wheel()]
+    for model in models:
+        dynamics = Simulator(model, np.zeros(model.n), joint_limits=False).dynamics
+        assert dynamics.accelerations is not None
+        for _ in range(20):
+            q, qd, tau = (rng.uniform(-2.0, 2.0, (3, model.n))).tolist()
+            assert dynamics.accelerations(q, qd, tau) == dynamics(q, qd, tau), model.name
+    core = Simulator(RobotModel.named("puma560"), np.zeros(6), implementation="core")
+    assert core.dynamics.accelerations is None
+
+
+def test_a_mass_matrix_that_is_not_positive_definite_is_reported_by_the_simulator():
+    model = wheel(coulomb=0.0, inertia=0.0)          # the joint moves no inertia: B = 0
+    for integrator in ("rk4", "semi_implicit_euler"):
+        with pytest.raises(SingularityError, match="not positive definite"):
+            simulate(model, [0.0], [1.0], 0.01, integrator=integrator)

@@ -9,7 +9,9 @@ after each integration step (``friction.py``).  Called four times per RK4 step, 
 plain Python floats: B and n_v from the generated straight-line model (``generated_terms.py``:
 Renaud's quasi-minimal form, equal to the core to 1e-12) when ``implementation`` is "generated"
 (the default, "auto"), or from the core's algorithms ("core"); the system is solved by the
-straight-line Cholesky of ``linear_solve.py``.
+straight-line Cholesky of ``linear_solve.py``.  The integrator's stages, where B and n_v are not
+needed afterwards, call ``accelerations`` instead: the same two pieces of generated code in one
+function body (``generated_terms.generated_accelerations``), the same numbers in one call.
 """
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from ..algorithms.crba import mass_matrix
 from ..algorithms.rnea import nonlinear_effects
 from ..errors import InputError
 from ..model.cache import model_constant
-from .generated_terms import generated_terms
+from .generated_terms import generated_accelerations, generated_terms
 from .linear_solve import dynamics_solver
 
 IMPLEMENTATIONS = ("auto", "generated", "core")
@@ -47,8 +49,10 @@ class ForwardDynamics:
     ``f(q, qd, tau) -> qdd`` (lists of n floats) for one model, as described above.
 
     ``implementation``: "auto" / "generated" (the generated model) or "core".  ``last_terms``
-    holds B's lower rows and n_v of the latest evaluation (the friction step uses that B).  The
-    model is never changed.
+    holds B's lower rows and n_v of the latest evaluation (the friction step uses that B).
+    ``accelerations`` (generated model only, else None) is the same function in one generated
+    body, bit for bit, without ``last_terms``; it raises ValueError or ZeroDivisionError where
+    this one raises SingularityError.  The model is never changed.
     """
 
     def __init__(self, model, implementation: str = "auto"):
@@ -58,8 +62,11 @@ class ForwardDynamics:
         self.model = model
         smooth = without_coulomb(model)
         self.implementation = "core" if implementation == "core" else "generated"
+        # the same qdd in one call, without ``last_terms`` (None for "core"): see ``accelerations``
+        self.accelerations = None
         if self.implementation == "generated":
             self._terms = generated_terms(smooth)
+            self.accelerations = generated_accelerations(smooth)
         else:
             def core_terms(q, qd):
                 q = np.array(q)

@@ -60,7 +60,8 @@ class CoulombStep:
 
     def sliding(self):
         """Note a step in which every joint with friction slid (for the next warm start)."""
-        self._stuck[:] = [False] * self.n
+        if True in self._stuck:
+            self._stuck[:] = [False] * self.n
 
     def __call__(self, terms, velocity: list, dt: float) -> list:
         """Return the velocity after the step's friction impulse (``terms``: B's lower rows)."""

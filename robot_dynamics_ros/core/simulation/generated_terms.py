@@ -21,6 +21,7 @@ import types
 import numpy as np
 
 from ..model.cache import model_constant
+from .linear_solve import solve_lines
 
 # The writer binds ``_np.array`` as the container of the outputs: a tuple keeps them floats.
 _TUPLE_OUTPUTS = types.SimpleNamespace(array=tuple, ndarray=np.ndarray)
@@ -55,6 +56,65 @@ def _compile(model):
     namespace = {"_math": math, "_np": _TUPLE_OUTPUTS}
     exec(compile(_source(model), f"<simulation terms of {model.name}>", "exec"), namespace)
     return namespace["terms"]
+
+
+def _accelerations_source(model) -> str:
+    """
+    Python source of ``accelerations(q, qd, tau)``: the terms' code, then the solve's, in one body.
+
+    The statements are those of ``terms`` (its outputs assigned to the names the solve reads
+    instead of returned) followed by those of ``linear_solve.solve_lines``, so every float
+    operation, and so every result, is the same as ``solve(terms(q, qd), tau)``.
+    """
+    n = model.n
+    lines = _source(model).splitlines()
+    start = lines.index("    return _array((")
+    rows = [line.strip() for line in lines[start + 1:-1]]
+    if len(rows) != n + 1 or lines[-1] != "    ))":
+        raise AssertionError(f"unexpected end of the generated terms of {model.name}")
+    out = ["def accelerations(q, qd, tau, _sin=_math.sin, _cos=_math.cos, _sqrt=_math.sqrt):",
+           '    """Return qdd = B(q)^-1 (tau - n(q, qd)) as a list (no Coulomb friction)."""']
+    for line in lines[2:start]:
+        for arg in ("q", "qd"):                  # sequences of floats only: no numpy check
+            line = line.replace(f" = {arg}.tolist() if type({arg}) is _ndarray else {arg}",
+                                f" = {arg}")
+        out.append(line)
+    for i, row in enumerate(rows):
+        # "(e0, e1, ...,)," with no comma inside an expression (binary operators, one-argument
+        # sin/cos): row i < n is B's row i up to the diagonal, row n is n(q, qd)
+        items = row[1:-3].split(", ") if row.endswith(",),") and row[0] == "(" else []
+        names = ([f"s_a{i}_{j}" for j in range(i + 1)] if i < n
+                 else [f"s_h{j}" for j in range(n)])
+        if len(items) != len(names):
+            raise AssertionError(f"unexpected row {i} in the generated terms of {model.name}")
+        out.extend(f"    {name} = {item}" for name, item in zip(names, items))
+    torques = ", ".join(f"s_t{i}" for i in range(n)) + ("," if n == 1 else "")
+    out.append(f"    {torques} = tau")
+    out.extend(solve_lines(n, "s_"))
+    out.append(f"    return [{', '.join(f's_x{i}' for i in range(n))}]")
+    return "\n".join(out) + "\n"
+
+
+def _compile_accelerations(model):
+    namespace = {"_math": math}
+    exec(compile(_accelerations_source(model), f"<simulation accelerations of {model.name}>",
+                 "exec"), namespace)
+    return namespace["accelerations"]
+
+
+def generated_accelerations(model):
+    """
+    ``accelerations(q, qd, tau) -> qdd`` of ``model`` in one straight-line function.
+
+    qdd = B(q)^{-1} (tau - n(q, qd)) (seed 002, 7.115), the code of :func:`generated_terms`
+    followed by the straight-line Cholesky solve of ``linear_solve.py`` in the same body: no
+    call, tuple or list between them (four calls per RK4 step).  ``q``, ``qd``, ``tau``: sequences
+    of n floats.  A mass matrix that is not positive definite raises ValueError (square root of
+    a negative pivot) or ZeroDivisionError: the caller re-evaluates with the checked
+    ``linear_solve.dynamics_solver`` for the error message.  Same condition on ``model`` as
+    :func:`generated_terms`; generated once per model.
+    """
+    return model_constant(model, "simulation_accelerations", _compile_accelerations)
 
 
 def generated_terms(model):

@@ -24,6 +24,31 @@ def _names(prefix: str, count: int) -> str:
     return ", ".join(f"{prefix}{i}" for i in range(count)) + ("," if count == 1 else "")
 
 
+def solve_lines(n: int, p: str = "") -> list[str]:
+    """
+    Return the statements (indented once) that solve B x = t - h into ``{p}x0 .. {p}x<n-1>``.
+
+    They read B's lower triangle from ``{p}a<i>_<j>`` (j <= i), h from ``{p}h<i>`` and the torques
+    from ``{p}t<i>``; every name they set starts with ``p`` too, so the statements can follow other
+    straight-line code (``generated_terms.generated_accelerations``) without a name clash.
+    """
+    lines = [f"    {p}b{i} = {p}t{i} - {p}h{i}" for i in range(n)]
+    for j in range(n):
+        # L[j][j] = sqrt(a_jj - sum_k L[j][k]^2); r_j = 1 / L[j][j]
+        s = "".join(f" - {p}l{j}_{k} * {p}l{j}_{k}" for k in range(j))
+        lines.append(f"    {p}r{j} = 1.0 / _sqrt({p}a{j}_{j}{s})")
+        for i in range(j + 1, n):
+            s = "".join(f" - {p}l{i}_{k} * {p}l{j}_{k}" for k in range(j))
+            lines.append(f"    {p}l{i}_{j} = ({p}a{i}_{j}{s}) * {p}r{j}")
+    for i in range(n):                      # L y = b
+        s = "".join(f" - {p}l{i}_{k} * {p}y{k}" for k in range(i))
+        lines.append(f"    {p}y{i} = ({p}b{i}{s}) * {p}r{i}")
+    for i in range(n - 1, -1, -1):          # L^T x = y
+        s = "".join(f" - {p}l{k}_{i} * {p}x{k}" for k in range(i + 1, n))
+        lines.append(f"    {p}x{i} = ({p}y{i}{s}) * {p}r{i}")
+    return lines
+
+
 def _source(n: int) -> str:
     """Python source of ``solve(T, tau) -> qdd`` (see :func:`dynamics_solver`)."""
     lines = ["def solve(T, tau, _sqrt=_sqrt):"]
@@ -31,22 +56,16 @@ def _source(n: int) -> str:
         lines.append(f"    {_names(f'a{i}_', i + 1)} = T[{i}]")
     lines.append(f"    {_names('h', n)} = T[{n}]")
     lines.append(f"    {_names('t', n)} = tau")
-    lines.extend(f"    b{i} = t{i} - h{i}" for i in range(n))
-    for j in range(n):
-        # L[j][j] = sqrt(a_jj - sum_k L[j][k]^2); r_j = 1 / L[j][j]
-        s = "".join(f" - l{j}_{k} * l{j}_{k}" for k in range(j))
-        lines.append(f"    r{j} = 1.0 / _sqrt(a{j}_{j}{s})")
-        for i in range(j + 1, n):
-            s = "".join(f" - l{i}_{k} * l{j}_{k}" for k in range(j))
-            lines.append(f"    l{i}_{j} = (a{i}_{j}{s}) * r{j}")
-    for i in range(n):                      # L y = b
-        s = "".join(f" - l{i}_{k} * y{k}" for k in range(i))
-        lines.append(f"    y{i} = (b{i}{s}) * r{i}")
-    for i in range(n - 1, -1, -1):          # L^T x = y
-        s = "".join(f" - l{k}_{i} * x{k}" for k in range(i + 1, n))
-        lines.append(f"    x{i} = (y{i}{s}) * r{i}")
+    lines.extend(solve_lines(n))
     lines.append(f"    return [{', '.join(f'x{i}' for i in range(n))}]")
     return "\n".join(lines) + "\n"
+
+
+def singular(n: int) -> SingularityError:
+    """Return the error of a mass matrix that is not positive definite (n x n)."""
+    return SingularityError(
+        f"mass matrix ({n} x {n}) is not positive definite here (a joint that moves no "
+        "mass or inertia?): the accelerations are undefined")
 
 
 def dynamics_solver(n: int) -> Callable:
@@ -70,8 +89,6 @@ def dynamics_solver(n: int) -> Callable:
         try:
             return raw(T, tau)
         except (ValueError, ZeroDivisionError):    # sqrt of a negative pivot, or a zero pivot
-            raise SingularityError(
-                f"mass matrix ({n} x {n}) is not positive definite here (a joint that moves no "
-                "mass or inertia?): the accelerations are undefined") from None
+            raise singular(n) from None
     with _LOCK:
         return _SOLVERS.setdefault(n, solve)

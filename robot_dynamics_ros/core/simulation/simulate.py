@@ -74,15 +74,27 @@ def simulate(model, q0, qd0, duration: float, dt: float = 1e-3, torque=None,
     n = model.n
     controller = torque_function(torque, n)
     t = sim.t + np.arange(steps + 1) * sim.dt
-    q, qd = np.empty((steps + 1, n)), np.empty((steps + 1, n))
-    qdd, tau = np.empty((steps + 1, n)), np.empty((steps + 1, n))
+    times = t.tolist()
+    # rows collected as lists and converted once at the end: a numpy row assignment per step
+    # costs about as much as the arithmetic of an RK4 stage
+    q, qd, qdd, tau = [], [], [], []
+    step, array = sim.step, np.array
     for k in range(steps):
-        q[k], qd[k] = sim._q, sim._qd
-        tau[k], qdd[k] = sim.step(controller(t[k], q[k].copy(), qd[k].copy()), acceleration=True)
-    q[steps], qd[steps] = sim._q, sim._qd
-    last = controller(t[steps], q[steps].copy(), qd[steps].copy())
+        position, velocity = sim._q, sim._qd        # (new lists each step, never changed)
+        q.append(position)
+        qd.append(velocity)
+        applied, acceleration = step(controller(times[k], array(position), array(velocity)),
+                                     True)
+        tau.append(applied)
+        qdd.append(acceleration)
+    q.append(sim._q)
+    qd.append(sim._qd)
+    last = controller(times[steps], array(sim._q), array(sim._qd))
     last = sim.saturate(sim.torque_list(last), count=False)
-    tau[steps], qdd[steps] = last, sim.acceleration(last)
+    tau.append(last)
+    qdd.append(sim.acceleration(last).tolist())
+    q, qd, qdd, tau = (array(rows, dtype=float).reshape(steps + 1, n)
+                       for rows in (q, qd, qdd, tau))
     if sim.saturation_counts.any():
         counts = {name: int(c) for name, c in zip(model.joint_names, sim.saturation_counts) if c}
         warnings.warn(f"simulate({model.name}): torques clipped to the effort limits in {counts} "

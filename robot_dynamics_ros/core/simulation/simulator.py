@@ -33,6 +33,8 @@ from .dynamics import ForwardDynamics
 from .friction import CoulombStep
 from .integrators import INTEGRATORS, solve_ivp_stepper, stepper
 
+_FLOAT64 = np.dtype(float)       # (an identity test: other dtypes take the converting path)
+
 
 def positive_finite(value, name: str) -> float:
     """``value`` as a float; InputError naming it unless it is finite and > 0."""
@@ -84,6 +86,7 @@ class Simulator:
                                  "(or pass joint_limits=False)")
         self.dynamics = ForwardDynamics(model, implementation)
         self.coulomb = CoulombStep(model, self.dynamics.solve)
+        self._fast = self.dynamics.accelerations if integrator != "solve_ivp" else None
         # positions take the friction's velocity change over half the step (the impulse is
         # spread over it), semi-implicit Euler's over the whole step (they use the new velocity)
         self._friction_share = self.dt * (1.0 if integrator == "semi_implicit_euler" else 0.5)
@@ -118,7 +121,7 @@ class Simulator:
         if tau is None:
             return [0.0] * n
         kind = type(tau)
-        if kind is np.ndarray and tau.dtype == float and tau.shape == (n,):
+        if kind is np.ndarray and tau.dtype is _FLOAT64 and tau.shape == (n,):
             values = tau.tolist()
         elif (kind is list or kind is tuple) and len(tau) == n and all(
                 type(x) is float for x in tau):
@@ -180,18 +183,19 @@ class Simulator:
         sliding = self._sliding_step(q0, qd0, applied) if self.coulomb.joints else None
         if sliding is not None:
             q, qd, qdd = sliding
+        elif not self.coulomb.joints:
+            q, qd, qdd = self._integrate(q0, qd0, applied)
         else:
             q, qd, qdd, first = self._step(self.dynamics, q0, qd0, applied, self.dt)
-            if self.coulomb.joints:
-                after = self.coulomb(self.dynamics.last_terms, qd, self.dt)
-                if after is not qd:
-                    # a joint at rest that stays at rest (stuck) keeps its position exactly
-                    share = self._friction_share
-                    q = [x0 if a == 0.0 and v0 == 0.0 else x + share * (a - b)
-                         for x, a, b, x0, v0 in zip(q, after, qd, q0, qd0)]
-                    qd = after
-                if acceleration:
-                    qdd = self._with_coulomb(qdd, first, qd0)
+            after = self.coulomb(self.dynamics.last_terms, qd, self.dt)
+            if after is not qd:
+                # a joint at rest that stays at rest (stuck) keeps its position exactly
+                share = self._friction_share
+                q = [x0 if a == 0.0 and v0 == 0.0 else x + share * (a - b)
+                     for x, a, b, x0, v0 in zip(q, after, qd, q0, qd0)]
+                qd = after
+            if acceleration:
+                qdd = self._with_coulomb(qdd, first, qd0)
         if self.joint_limits:
             self._stop_at_limits(q, qd)
         if not math.isfinite(sum(q) + sum(qd)):
@@ -205,6 +209,25 @@ class Simulator:
         self.last_applied = applied
         return applied, qdd
 
+    def _integrate(self, q0: list, qd0: list, tau: list):
+        """
+        Return (q, qd, qdd) after one step of the integrator, without Coulomb friction.
+
+        Uses the generated ``accelerations`` when there is one (the same numbers as
+        ``self.dynamics``, without its per-call bookkeeping); if that raises (a mass matrix that
+        is not positive definite, a non-finite stage), the step is taken again with
+        ``self.dynamics``, which raises the error that names the cause.
+        """
+        fast = self._fast
+        if fast is not None:
+            try:
+                q, qd, qdd, _ = self._step(fast, q0, qd0, tau, self.dt)
+                return q, qd, qdd
+            except (ValueError, ZeroDivisionError, OverflowError):
+                pass
+        q, qd, qdd, _ = self._step(self.dynamics, q0, qd0, tau, self.dt)
+        return q, qd, qdd
+
     def _sliding_step(self, q0: list, qd0: list, applied: list):
         """
         Take the step with F_s sgn(qd) held in the integrated torque, if nothing stops.
@@ -216,14 +239,16 @@ class Simulator:
         joint starts at rest or its velocity would reach zero or reverse within the step.
         """
         tau = list(applied)
-        for i, fs in self.coulomb.joints:
+        joints = self.coulomb.joints
+        for i, fs in joints:
             v = qd0[i]
             if v == 0.0:
                 return None
             tau[i] -= fs if v > 0.0 else -fs
-        q, qd, qdd, _ = self._step(self.dynamics, q0, qd0, tau, self.dt)
-        for i, _ in self.coulomb.joints:
-            if (qd[i] > 0.0) != (qd0[i] > 0.0) or qd[i] == 0.0:
+        q, qd, qdd = self._integrate(q0, qd0, tau)
+        for i, _ in joints:
+            v = qd[i]
+            if (v > 0.0) != (qd0[i] > 0.0) or v == 0.0:
                 return None
         self.coulomb.sliding()
         return q, qd, qdd
