@@ -17,6 +17,7 @@ Speed and accuracy of the simulator (robot_dynamics_ros.core.simulate).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -39,14 +40,20 @@ Q0 = np.array([0.0, 0.6, -1.2, 0.3, 0.6, 0.1])
 QD0 = np.array([0.5, -0.4, 0.6, 1.0, -0.8, 1.2])
 
 
-def real_time_factor(run, duration: float, repeat: int) -> float:
-    """Return simulated seconds per wall-clock second: the best of ``repeat`` runs."""
-    best = float("inf")
+def real_time_factors(runs: dict, repeat: int) -> dict:
+    """
+    Return simulated seconds per wall-clock second of each run: the best of ``repeat`` timings.
+
+    ``runs`` maps a label to (run, duration); the runs take turns (round robin), so on a shared,
+    noisy machine every row, and so every ratio between rows, sees the same spread of loads.
+    """
+    best = {label: float("inf") for label in runs}
     for _ in range(repeat):
-        start = time.perf_counter()
-        run(duration)
-        best = min(best, time.perf_counter() - start)
-    return duration / best
+        for label, (run, duration) in runs.items():
+            start = time.perf_counter()
+            run(duration)
+            best[label] = min(best[label], time.perf_counter() - start)
+    return {label: duration / best[label] for label, (_, duration) in runs.items()}
 
 
 def pinocchio_rk4(pm, q0, qd0, duration: float, dt: float = 1e-3):
@@ -86,35 +93,34 @@ def speed(duration: float, repeat: int) -> None:
     q_start, feedforward = feedforward_table(puma, duration)
     simulate(puma, Q0, QD0, 0.01)                         # generate and compile once
     simulate(rigid, Q0, QD0, 0.01)
-    rows = {
-        "full model, moving (demo trajectory's torques)":
-            real_time_factor(lambda d: simulate(puma, q_start, np.zeros(6), d,
-                                                torque=feedforward), duration, repeat),
-        "full model, falling, friction holds some joints":
-            real_time_factor(lambda d: simulate(puma, Q0, QD0, d), duration, repeat),
-        "full model, moving, core algorithms":
-            real_time_factor(lambda d: simulate(puma, q_start, np.zeros(6), d,
-                                                torque=feedforward, implementation="core"),
-                             duration / 10, repeat),
-        "full model, moving, semi-implicit Euler":
-            real_time_factor(lambda d: simulate(puma, q_start, np.zeros(6), d,
-                                                torque=feedforward,
-                                                integrator="semi_implicit_euler"),
-                             duration, repeat),
-        "rigid model, unforced":
-            real_time_factor(lambda d: simulate(rigid, Q0, QD0, d, **free), duration, repeat),
-    }
     pm = pinocchio_model(rigid)
     pin_label = "Pinocchio aba + the same RK4 (numpy), rigid, unforced"
+    runs = {
+        "full model, moving (demo trajectory's torques)":
+            (lambda d: simulate(puma, q_start, np.zeros(6), d, torque=feedforward), duration),
+        "full model, falling, friction holds some joints":
+            (lambda d: simulate(puma, Q0, QD0, d), duration),
+        "full model, moving, core algorithms":
+            (lambda d: simulate(puma, q_start, np.zeros(6), d, torque=feedforward,
+                                implementation="core"), duration / 10),
+        "full model, moving, semi-implicit Euler":
+            (lambda d: simulate(puma, q_start, np.zeros(6), d, torque=feedforward,
+                                integrator="semi_implicit_euler"), duration),
+        "rigid model, unforced":
+            (lambda d: simulate(rigid, Q0, QD0, d, **free), duration),
+    }
     if pm is not None:
-        rows[pin_label] = real_time_factor(lambda d: pinocchio_rk4(pm, Q0, QD0, d), duration,
-                                           repeat)
+        runs[pin_label] = (lambda d: pinocchio_rk4(pm, Q0, QD0, d), duration)
+    load = os.getloadavg()[0]
+    rows = real_time_factors(runs, repeat)
+    if pm is not None:
         q_pin, _ = pinocchio_rk4(pm, Q0, QD0, 1.0)
         ours = simulate(rigid, Q0, QD0, 1.0, **free)
         print(f"rigid Puma, 1 s at 1 kHz: |q_ours - q_pinocchio| = "
               f"{np.abs(ours.q[-1] - q_pin).max():.1e} rad")
     print(f"\nReal-time factor of the Puma 560 at 1 kHz, RK4 unless said (best of {repeat} runs "
-          f"of {duration:g} s):")
+          f"of {duration:g} s, taking turns; load average {load:.1f} before, "
+          f"{os.getloadavg()[0]:.1f} after, on {os.cpu_count()} cores):")
     for label, rtf in rows.items():
         print(f"  {label:<56} {rtf:7.1f}   ({1e6 / (rtf * 1000):6.1f} us per step)")
     ours = rows["full model, moving (demo trajectory's torques)"]
