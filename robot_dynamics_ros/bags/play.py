@@ -186,6 +186,7 @@ def _wait_for_subscribers(node, publishers, timeout: float, stop):
     while timeout > 0.0 and not stop.is_set() and time.monotonic() < end:
         if all(0 < node.count_subscribers(p.topic_name) <= p.get_subscription_count()
                for p in publishers):
-            time.sleep(0.2)               # let the subscribers' side finish matching too
+            # let the subscribers' side finish matching too (0.2 s lost a first message under load)
+            time.sleep(1.0)
             return
         time.sleep(0.02)
