@@ -126,7 +126,7 @@ def test_controller_outputs_are_computed_torque_and_the_plant_applies_them(demo_
                                atol=1e-12)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")                   # (saturation warnings)
-        for k in np.linspace(1, len(t) - 2, 25).astype(int):
+        for k in np.linspace(START_UP, len(t) - 2, 25).astype(int):
             step = simulate(model, q[k], qd[k], 1.0 / CONTROL_RATE, dt=1e-3, torque=tau[k])
             np.testing.assert_allclose(step.q[-1], q[k + 1], atol=1e-9)
             np.testing.assert_allclose(step.qd[-1], qd[k + 1], atol=1e-7)
