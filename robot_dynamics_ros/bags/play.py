@@ -32,6 +32,7 @@ from .types import message_class
 
 QOS_DEPTH = 1000
 SPIN_WAIT = 0.0008                  # s before a message is due: wait actively from here on
+ACK_TIMEOUT = 5.0                   # s at most for the last messages to be acknowledged
 CLOCK_LEAD = 0.05                   # s: a message's time is on /clock at most this much earlier
 
 
@@ -112,7 +113,12 @@ def play(bag, rate: float = 1.0, loop: bool = False, topics=None, clock: float |
                     player.run(messages(reader, connections), start)
                     if not loop or stop.is_set():
                         break
-            return PlayReport(player.counts, time.monotonic() - began, player.lateness,
+                seconds = time.monotonic() - began
+                # reliable readers still acknowledging the last messages would lose them if the
+                # publishers went away now (once the last of 50 was missing); bounded
+                if not stop.is_set():
+                    _wait_for_acknowledgements(list(by_topic.values()), ACK_TIMEOUT)
+            return PlayReport(player.counts, seconds, player.lateness,
                               stop.is_set())
         finally:
             if node is not None:
@@ -173,6 +179,15 @@ class _Player:
         msg = Clock()
         msg.clock.sec, msg.clock.nanosec = divmod(int(stamp), 1_000_000_000)
         self.clock_publisher.publish(msg)
+
+
+def _wait_for_acknowledgements(publishers, timeout: float):
+    """Wait (up to ``timeout`` s in all) until reliable subscribers acknowledged everything."""
+    from rclpy.duration import Duration
+    end = time.monotonic() + timeout
+    for publisher in publishers:
+        left = max(0.0, end - time.monotonic())
+        publisher.wait_for_all_acked(Duration(nanoseconds=round(left * 1e9)))
 
 
 def _wait_for_subscribers(node, publishers, timeout: float, stop):
