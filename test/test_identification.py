@@ -423,12 +423,15 @@ def test_payload_recovered_at_realistic_noise(with_reference):
 # -- excitation ----------------------------------------------------------------------------------
 def test_excitation_within_limits_and_better_conditioned():
     model = RobotModel.named("planar2")
+    iterations = []
     excitation = design_excitation(
         model,
         period=4.0,
         harmonics=3,
         maxiter=15,
-        acceleration_limit=20.0)
+        acceleration_limit=20.0,
+        on_iteration=lambda: iterations.append(1))
+    assert 1 <= len(iterations) <= 15          # once per optimiser iteration, at most maxiter
     assert excitation.condition_number < 0.1 * excitation.initial_condition_number
     traj = excitation.trajectory
     t = np.linspace(0.0, traj.period, 4001)

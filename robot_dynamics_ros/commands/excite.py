@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 
 import yaml
+from tqdm import tqdm
 
 from ..core.identification import design_excitation
 from .conversion import add_output_arguments, write_output
@@ -39,6 +40,7 @@ def add_arguments(parser):
     parser.add_argument("--seed", type=int, default=0, help="random start (default 0)")
     parser.add_argument("--maxiter", type=int, default=100,
                         help="optimiser iterations (default 100)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
 def run(args) -> int:
@@ -48,11 +50,14 @@ def run(args) -> int:
                     else args.max_acceleration)
     print(f"{model.name}: optimising a {args.harmonics}-harmonic Fourier series, period "
           f"{args.period} s ...", file=sys.stderr)
-    excitation = design_excitation(model, period=args.period, harmonics=args.harmonics,
-                                   acceleration_limit=acceleration,
-                                   velocity_scale=args.velocity_scale,
-                                   effort_scale=args.effort_scale, seed=args.seed,
-                                   maxiter=args.maxiter)
+    # the optimiser may stop before maxiter: the bar shows iterations done out of the most
+    with tqdm(total=args.maxiter, desc="SLSQP iterations", unit="it", leave=False,
+              disable=args.no_progress) as bar:
+        excitation = design_excitation(model, period=args.period, harmonics=args.harmonics,
+                                       acceleration_limit=acceleration,
+                                       velocity_scale=args.velocity_scale,
+                                       effort_scale=args.effort_scale, seed=args.seed,
+                                       maxiter=args.maxiter, on_iteration=bar.update)
     traj = excitation.trajectory.to_trajectory(model.joint_names, args.periods, args.rate)
     peaks = ", ".join(f"{k} {v:.2f}" for k, v in excitation.peak_ratios.items())
     comment = (f"# Excitation trajectory for {model.name} (robot-dynamics excite): period "

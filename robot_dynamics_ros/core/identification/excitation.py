@@ -155,14 +155,17 @@ def design_excitation(
         effort_scale: float = 0.8,
         position_margin: float = 0.05,
         seed: int = 0,
-        maxiter: int = 100) -> Excitation:
+        maxiter: int = 100,
+        on_iteration=None) -> Excitation:
     """
     Return an excitation trajectory for ``model`` (see the module docstring).
 
     ``acceleration_limit``: None (only the torque limits bound accelerations), a scalar or (n,)
     in rad/s^2 (m/s^2).  Velocity and effort limits are used at ``velocity_scale`` and
     ``effort_scale`` of the model's; positions keep ``position_margin`` of each joint's range
-    (ranges wider than 2 pi are taken as 2 pi around their middle).
+    (ranges wider than 2 pi are taken as 2 pi around their middle).  ``on_iteration``: called
+    with no argument after each optimiser iteration (at most ``maxiter`` times; for a progress
+    bar).
     """
     n, L = model.n, int(harmonics)
     if L < 2 or period <= 0 or samples < 2 or maxiter < 1:
@@ -228,7 +231,9 @@ def design_excitation(
     res = scipy.optimize.minimize(objective, x, jac=True, method="SLSQP",
                                   constraints=[{"type": "ineq", "fun": constraints,
                                                 "jac": constraints_jacobian}],
-                                  options={"maxiter": maxiter, "ftol": 1e-6})
+                                  options={"maxiter": maxiter, "ftol": 1e-6},
+                                  callback=None if on_iteration is None
+                                  else lambda _x: on_iteration())
     # verify on a grid ten times finer: shrink the amplitudes about q0 until every limit holds;
     # if the optimiser stopped outside the limits, step back towards the feasible start instead
     fine = np.arange(10 * check_samples) * period / (10 * check_samples)
