@@ -244,9 +244,10 @@ def ros_args(descriptions) -> list[str]:
 
 def create_nodes(descriptions, context=None) -> list:
     """
-    Instantiate every described node in this process.
+    Instantiate every described node in this process; the torque nodes share joint_states.
 
-    rclpy must be initialised, with :func:`ros_args` so that the parameter file applies.
+    rclpy must be initialised, with :func:`ros_args` so that the parameter file applies.  See
+    :func:`share_joint_states`.
     """
     from rclpy.parameter import Parameter
     nodes = []
@@ -259,7 +260,49 @@ def create_nodes(descriptions, context=None) -> list:
         for node in nodes:
             node.destroy_node()
         raise
+    share_joint_states(nodes)
     return nodes
+
+
+def share_joint_states(nodes) -> None:
+    """
+    Feed the torque nodes of one process from one joint_states subscription.
+
+    Nodes whose ``joint_states_subscription`` (``DynamicsNode.subscribe_joint_states``) has the
+    same topic and QoS: the first one's subscription calls every such node's handler in turn
+    (each handler converts, checks and publishes for its own node, as before), the others'
+    subscriptions are destroyed and the nodes are marked ``joint_states_leader`` so that
+    :class:`Spinner` spins them on the leader's executor thread (every callback of these nodes
+    on one thread, as each node alone had it).  One message is then taken, deserialised and
+    dispatched once instead of once per node: at 1 kHz the executor's share per message is
+    most of a node's CPU (README, "ROS throughput").
+    """
+    groups: list[list] = []             # nodes with equal topic and QoS (QoSProfile: ==)
+    for node in nodes:
+        subscription = getattr(node, "joint_states_subscription", None)
+        if subscription is None:
+            continue
+        for group in groups:
+            first = group[0].joint_states_subscription
+            if (first.topic_name, first.qos_profile) == (subscription.topic_name,
+                                                         subscription.qos_profile):
+                group.append(node)
+                break
+        else:
+            groups.append([node])
+    for leader, *followers in groups:
+        if not followers:
+            continue
+        handlers = [node.joint_states_handler for node in (leader, *followers)]
+
+        def on_joint_states(msg, handlers=tuple(handlers)):
+            for handler in handlers:        # each one guarded: never raises (topic_guard)
+                handler(msg)
+        leader.joint_states_subscription.callback = on_joint_states
+        for node in followers:
+            node.destroy_subscription(node.joint_states_subscription)
+            node.joint_states_subscription = None
+            node.joint_states_leader = leader
 
 
 class Spinner:
@@ -269,10 +312,12 @@ class Spinner:
     This is the bringup's multi-threaded executor: nodes run in parallel threads, each node's
     callbacks one at a time (as a node's default mutually exclusive callback group would have
     them), so a long service request of one node does not hold up the torque outputs of another
-    beyond what Python's GIL imposes.  rclpy's MultiThreadedExecutor (rclpy 9.1.2) is not used:
-    under CPU load its dispatch loop re-submits callbacks that cannot start yet and rescans a
-    growing list of pending futures (seen here: ~10 million Task.done() calls in 3 s, and the
-    demo's 100 Hz publisher starved to 14 of 300 messages).
+    beyond what Python's GIL imposes.  Nodes fed by another's joint_states subscription
+    (:func:`share_joint_states`, ``joint_states_leader``) run on that node's executor thread.
+    rclpy's MultiThreadedExecutor (rclpy 9.1.2) is not used: under CPU load its dispatch loop
+    re-submits callbacks that cannot start yet and rescans a growing list of pending futures
+    (seen here: ~10 million Task.done() calls in 3 s, and the demo's 100 Hz publisher starved to
+    14 of 300 messages).
     """
 
     def __init__(self, nodes, context=None):
@@ -281,10 +326,15 @@ class Spinner:
         from .nodes.executor import make_executor
         self.context = context or rclpy.get_default_context()
         self._executors = []
+        executors = {}                  # node -> its executor
         for node in nodes:
-            executor = make_executor(self.context)
+            leader = getattr(node, "joint_states_leader", None)
+            executor = executors.get(leader)
+            if executor is None:
+                executor = make_executor(self.context)
+                self._executors.append(executor)
             executor.add_node(node)
-            self._executors.append(executor)
+            executors[node] = executor
         self._threads = []
         self._stopped = False
 

@@ -52,6 +52,7 @@ class JointOrder:
     def __init__(self, joint_names):
         self.names = tuple(joint_names)
         self._cache: dict[tuple, np.ndarray] = {}
+        self._lists: dict[tuple, list] = {}
 
     def __len__(self) -> int:
         return len(self.names)
@@ -72,27 +73,41 @@ class JointOrder:
             self._cache[(key, allow_extra)] = index
         return index
 
-
-def _pick(values, index: np.ndarray, field: str, names, what: str) -> np.ndarray:
-    """values[index] as floats, rejecting non-finite and absurd entries for the needed joints."""
-    a = np.asarray(values, dtype=float)[index]
-    if not (np.abs(a) <= MAX_JOINT_VALUE).all():           # NaN fails this too
-        j = int(np.flatnonzero(~(np.abs(a) <= MAX_JOINT_VALUE))[0])
-        if np.isfinite(a[j]):
-            raise MessageRejected("out of range", f"{what}: {field} of joint '{names[j]}' is "
-                                                  f"{a[j]:g}, beyond {MAX_JOINT_VALUE:g}")
-        raise MessageRejected("non-finite", f"{what}: {field} of joint '{names[j]}' is {a[j]}")
-    return a
+    def index_list(self, names, what: str = "message") -> list:
+        """:meth:`indices` (extra joints allowed) as a list of ints, for plain-Python indexing."""
+        index = self._lists.get(tuple(names)) if len(names) <= MAX_MESSAGE_JOINTS else None
+        if index is None:
+            index = self.indices(names, what).tolist()
+            if len(self._lists) < self.CACHED_ORDERS:
+                self._lists[tuple(names)] = index
+        return index
 
 
-def joint_state_arrays(msg: JointState, order: JointOrder, need_velocity: bool = False):
+def _pick(values, index: list, field: str, names, what: str) -> list:
+    """values[index] as a list, rejecting non-finite and absurd entries for the needed joints."""
+    picked = [values[i] for i in index]
+    # one sum for the common case: every |value| <= the limit if the sum is (NaN fails it)
+    if sum(map(abs, picked)) <= MAX_JOINT_VALUE:
+        return picked
+    for j, value in enumerate(picked):
+        value = float(value)
+        if not abs(value) <= MAX_JOINT_VALUE:
+            if math.isfinite(value):
+                raise MessageRejected("out of range", f"{what}: {field} of joint '{names[j]}' "
+                                                      f"is {value:g}, beyond {MAX_JOINT_VALUE:g}")
+            raise MessageRejected("non-finite", f"{what}: {field} of joint '{names[j]}' is "
+                                                f"{value}")
+    return picked
+
+
+def joint_state_values(msg: JointState, order: JointOrder, need_velocity: bool = False):
     """
-    (q, qd) in the configured order from a JointState; qd is None when the message has none.
+    (q, qd) in the configured order from a JointState, as lists; qd is None when there is none.
 
     Rejects (MessageRejected): position/velocity lengths different from name's, a needed joint
-    missing, a joint listed twice, NaN/Inf in a needed entry, or no velocity when
-    ``need_velocity``.
-    Effort is ignored.
+    missing, a joint listed twice, NaN/Inf or a value beyond ``MAX_JOINT_VALUE`` in a needed
+    entry, or no velocity when ``need_velocity``.  Effort is ignored.  Plain Python on the
+    per-message path (no numpy for a handful of joints).
     """
     names = msg.name
     count = len(names)
@@ -102,7 +117,7 @@ def joint_state_arrays(msg: JointState, order: JointOrder, need_velocity: bool =
     if len(msg.velocity) not in (0, count):
         raise MessageRejected("length", f"joint_states: {count} names but {len(msg.velocity)} "
                                         "velocities")
-    index = order.indices(names, "joint_states")
+    index = order.index_list(names, "joint_states")
     q = _pick(msg.position, index, "position", order.names, "joint_states")
     if len(msg.velocity) == 0:
         if need_velocity:
@@ -111,6 +126,12 @@ def joint_state_arrays(msg: JointState, order: JointOrder, need_velocity: bool =
                                                  "compensation)")
         return q, None
     return q, _pick(msg.velocity, index, "velocity", order.names, "joint_states")
+
+
+def joint_state_arrays(msg: JointState, order: JointOrder, need_velocity: bool = False):
+    """:func:`joint_state_values` as float arrays (qd None when the message has no velocity)."""
+    q, qd = joint_state_values(msg, order, need_velocity)
+    return np.array(q, dtype=float), None if qd is None else np.array(qd, dtype=float)
 
 
 def request_vector(values, index: np.ndarray | None, n: int, field: str, names, allow_empty: bool):

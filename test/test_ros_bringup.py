@@ -219,6 +219,54 @@ def test_bringup_nodes_answer(bringup):
     assert proc.alive()
 
 
+def test_bringup_feeds_both_torque_nodes_from_one_subscription(bringup):
+    """
+    One joint_states subscription in the bringup feeds both torque nodes (share_joint_states).
+
+    Each node still checks the message for itself: without velocities gravity compensation
+    (friction_compensation: true in the parameter file) rejects it while inverse dynamics
+    (feedforward) publishes; the next complete message reaches both.
+    """
+    from sensor_msgs.msg import JointState
+    from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+    proc, client = bringup
+    topic = f"{NS}/joint_states"
+    assert client.spin_until(lambda: client.node.get_subscriptions_info_by_topic(topic))
+    client.spin_until(lambda: False, timeout=0.5)           # discovery settles
+    subscribers = [(i.node_namespace, i.node_name)
+                   for i in client.node.get_subscriptions_info_by_topic(topic)]
+    assert subscribers == [(NS, "inverse_dynamics")], subscribers
+    traj = JointTrajectory(joint_names=NAMES, points=[
+        JointTrajectoryPoint(positions=[0.1] * 6), JointTrajectoryPoint(positions=[0.2] * 6)])
+    traj.points[1].time_from_start.sec = 60
+    ref_pub = client.publisher(JointTrajectory, f"{NS}/reference_trajectory")
+    state_pub = client.publisher(JointState, topic)
+    ff = client.collect(JointState, f"{NS}/feedforward_effort")
+    gravity = client.collect(JointState, f"{NS}/gravity_effort")
+    q = [0.3, 0.8, -1.0, 0.4, 0.5, -0.2]
+    no_velocity = JointState(name=NAMES, position=q)
+    no_velocity.header.stamp.sec = 78
+    complete = JointState(name=NAMES, position=q, velocity=[0.1] * 6)
+    complete.header.stamp.sec = 79
+
+    def stamped(collector, sec):
+        return [m for m in collector.messages if m.header.stamp.sec == sec]
+
+    def publish_without_velocity():
+        ref_pub.publish(traj)
+        state_pub.publish(no_velocity)
+    assert client.publish_until(publish_without_velocity, lambda: stamped(ff, 78)), \
+        proc.log_text()
+    assert client.publish_until(lambda: state_pub.publish(complete),
+                                lambda: stamped(ff, 79) and stamped(gravity, 79)), proc.log_text()
+    assert not stamped(gravity, 78)
+    np.testing.assert_allclose(stamped(gravity, 79)[-1].effort, gravity_torques(MODEL, q) + (
+        nonlinear_effects(MODEL, q, [0.1] * 6)
+        - nonlinear_effects(MODEL.without_friction(), q, [0.1] * 6)), rtol=1e-10, atol=1e-10)
+    assert "no velocity" in proc.log_text()
+    assert proc.alive()
+
+
 def _cli(*args, env, timeout=60):
     return subprocess.run([sys.executable, "-m", "robot_dynamics_ros.cli", *args], env=env,
                           cwd=str(ROOT), capture_output=True, text=True, timeout=timeout)

@@ -11,6 +11,7 @@ A node derives from :class:`DynamicsNode`, which gives it
 * the joint orders: ``input_order`` (incoming name lists matched onto the model's order) and
   ``joint_names`` / ``output_index`` (the configured output order);
 * inputs: :meth:`subscribe` (QoS overridable through ``qos_overrides.<topic>.subscription.*``),
+  :meth:`subscribe_joint_states` for the measured state that triggers the torque outputs,
   :meth:`watch_input` for the input timeout, :meth:`reject` for dropped messages (wrap
   callbacks in :func:`~robot_dynamics_ros.nodes.errors.topic_guard`);
 * outputs: :meth:`advertise` (QoS overridable too), :meth:`create_effort_outputs`.
@@ -235,7 +236,7 @@ class DynamicsNode(Node):
         self.joint_names, self.output_index = joint_names, output_index
         self.input_order = JointOrder(model.joint_names)
         for outputs in self._effort_outputs:
-            outputs.joint_names, outputs.output_index = list(joint_names), output_index
+            outputs.set_order(joint_names, output_index)
         if apply_node is not None:
             apply_node()
         self._description_text = text
@@ -266,6 +267,19 @@ class DynamicsNode(Node):
         """Subscribe with a QoS the user can override (``qos_overrides.<topic>...``)."""
         return self.create_subscription(msg_type, topic, callback, qos or self.qos(),
                                         qos_overriding_options=OVERRIDABLE)
+
+    def subscribe_joint_states(self, handler):
+        """
+        Subscribe ``handler`` to ``joint_states`` (best effort, overridable): a torque input.
+
+        ``joint_states_handler`` / ``joint_states_subscription`` let the one-process bringup feed
+        several nodes from one subscription (``bringup.share_joint_states``).
+        """
+        from sensor_msgs.msg import JointState
+        self.joint_states_handler = handler
+        self.joint_states_subscription = self.subscribe(JointState, "joint_states", handler,
+                                                        self.qos(best_effort=True))
+        return self.joint_states_subscription
 
     def watch_input(self, topic: str):
         """Start watching ``topic`` for the input timeout and diagnostics."""

@@ -15,12 +15,20 @@ Implementations:
   (CodegenError) the core is used and ``fallback_reason`` says why.
 * ``"core"``: the numeric algorithms of ``robot_dynamics_ros.core``.
 
+The per-message path of the torque nodes calls :meth:`Dynamics.holding_values` and
+:meth:`Dynamics.rnea_values`: lists of n finite floats in (already checked by the message
+conversion), a list out, no argument checks and no numpy round trip around the generated
+straight-line functions (``GeneratedModel.module``).  The array functions (``rnea``, ...) check
+their arguments as the core does and serve the services.
+
 :class:`Payload` is the ``payload.*`` parameters as one value (mass, CoM, inertia about the CoM in
 the tool frame), validated as a whole by :meth:`Payload.applied_to` at every change.
 """
 from __future__ import annotations
 
 from typing import NamedTuple
+
+import numpy as np
 
 from .. import core
 from ..core import RobotDescriptionError, RobotModel
@@ -78,12 +86,15 @@ class Dynamics:
     """
 
     __slots__ = ("model", "implementation", "fallback_reason", "rnea", "gravity_torques",
-                 "nonlinear_effects", "mass_matrix", "forward_dynamics")
+                 "nonlinear_effects", "mass_matrix", "forward_dynamics", "_rnea_raw",
+                 "_gravity_raw", "_viscous", "_coulomb")
 
     def __init__(self, model: RobotModel, implementation: str, fallback_reason: str = ""):
         functions = _functions(model, implementation)
         for name, value in (("model", model), ("implementation", implementation),
-                            ("fallback_reason", fallback_reason), *functions.items()):
+                            ("fallback_reason", fallback_reason), *functions.items(),
+                            ("_viscous", model.viscous.tolist()),
+                            ("_coulomb", model.coulomb.tolist())):
             object.__setattr__(self, name, value)
 
     def __setattr__(self, name, value):
@@ -103,6 +114,26 @@ class Dynamics:
         tau = self.gravity_torques(q)
         return tau if qd is None else tau + friction_torques(self.model, qd)
 
+    def holding_values(self, q: list, qd: list | None = None) -> list:
+        """
+        :meth:`holding_torques` for lists of n finite floats: a list, the per-message path.
+
+        The friction F_v qd + F_s sgn(qd) is summed in the order ``friction_torques`` uses.
+        """
+        tau = self._gravity_raw(q).tolist()
+        if qd is None:
+            return tau
+        return [t + (fv * v + fs * _sign(v))
+                for t, v, fv, fs in zip(tau, qd, self._viscous, self._coulomb)]
+
+    def rnea_values(self, q: list, qd: list, qdd: list) -> list:
+        """``rnea`` for lists of n finite floats: a list, the per-message path."""
+        return self._rnea_raw(q, qd, qdd).tolist()
+
+
+def _sign(x: float) -> float:
+    return 1.0 if x > 0.0 else (-1.0 if x < 0.0 else 0.0)
+
 
 def _functions(model: RobotModel, implementation: str) -> dict:
     if implementation == "generated":
@@ -110,8 +141,13 @@ def _functions(model: RobotModel, implementation: str) -> dict:
         g = generated_model(model)
         return {"rnea": g.rnea, "gravity_torques": g.gravity_torques,
                 "nonlinear_effects": g.nonlinear_effects, "mass_matrix": g.mass_matrix,
-                "forward_dynamics": g.forward_dynamics}
-    return {"rnea": lambda q, qd, qdd: core.rnea(model, q, qd, qdd),
+                "forward_dynamics": g.forward_dynamics,
+                # the raw straight-line functions: sequences of n floats in, an array out
+                "_rnea_raw": g.module.rnea, "_gravity_raw": g.module.gravity_torques}
+    return {"_rnea_raw": lambda q, qd, qdd: core.rnea(model, np.array(q), np.array(qd),
+                                                      np.array(qdd)),
+            "_gravity_raw": lambda q: core.gravity_torques(model, np.array(q)),
+            "rnea": lambda q, qd, qdd: core.rnea(model, q, qd, qdd),
             "gravity_torques": lambda q: core.gravity_torques(model, q),
             "nonlinear_effects": lambda q, qd: core.nonlinear_effects(model, q, qd),
             "mass_matrix": lambda q: core.mass_matrix(model, q),

@@ -20,7 +20,7 @@ import time
 
 from sensor_msgs.msg import JointState
 
-from ..ros_messages import joint_state_arrays
+from ..ros_messages import joint_state_values
 from .base import DynamicsNode, main_for
 from .errors import topic_guard
 
@@ -36,8 +36,7 @@ class GravityCompensationNode(DynamicsNode):
         self.params.add_hook(self._parameters_changed)
         self.outputs = self.create_effort_outputs("gravity_effort", "gravity_effort_command")
         self.joint_states_watch = self.watch_input("joint_states")
-        self.subscribe(JointState, "joint_states", self.on_joint_states,
-                       self.qos(best_effort=True))
+        self.subscribe_joint_states(self.on_joint_states)
         self.get_logger().info(f"gravity compensation for {self.robot_label} ready")
 
     def _parameters_changed(self, values: dict):
@@ -53,8 +52,8 @@ class GravityCompensationNode(DynamicsNode):
             return
         started = time.monotonic()
         friction = self.friction_compensation
-        q, qd = joint_state_arrays(msg, self.input_order, need_velocity=friction)
-        tau = self.dynamics.holding_torques(q, qd if friction else None)
+        q, qd = joint_state_values(msg, self.input_order, need_velocity=friction)
+        tau = self.dynamics.holding_values(q, qd if friction else None)
         self.outputs.publish(msg.header.stamp, tau)
         self.input_accepted(self.joint_states_watch, started)
 

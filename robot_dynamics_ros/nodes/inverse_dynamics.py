@@ -39,7 +39,7 @@ from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory as JointTrajectoryMsg
 
 from ..core import Reference
-from ..ros_messages import joint_state_arrays, trajectory_from_msg
+from ..ros_messages import joint_state_values, trajectory_from_msg
 from .base import DynamicsNode, main_for
 from .errors import topic_guard
 
@@ -67,8 +67,7 @@ class InverseDynamicsNode(DynamicsNode):
         self.outputs = self.create_effort_outputs("feedforward_effort", "effort_command")
         self.joint_states_watch = self.watch_input("joint_states")
         self.subscribe(JointTrajectoryMsg, "reference_trajectory", self.on_reference)
-        self.subscribe(JointState, "joint_states", self.on_joint_states,
-                       self.qos(best_effort=True))
+        self.subscribe_joint_states(self.on_joint_states)
         self.get_logger().info(f"inverse dynamics for {self.robot_label} ready, mode {self.mode}")
 
     def _gains(self, values: dict, name: str, joint_names=None, output_index=None) -> np.ndarray:
@@ -95,7 +94,7 @@ class InverseDynamicsNode(DynamicsNode):
         kd = self._gains(values, "kd", joint_names, output_index)
 
         def apply():
-            self.kp, self.kd = kp, kd
+            self._set_gains(kp, kd)
             if self.reference is not None:
                 self.reference = None
                 self.get_logger().info("reference cleared: the robot model changed")
@@ -110,8 +109,14 @@ class InverseDynamicsNode(DynamicsNode):
         def apply():
             if self.mode not in (None, mode):
                 self.get_logger().info(f"mode now {mode}")
-            self.mode, self.kp, self.kd = mode, kp, kd
+            self.mode = mode
+            self._set_gains(kp, kd)
         return apply
+
+    def _set_gains(self, kp: np.ndarray, kd: np.ndarray):
+        """Take gains in the model's order (also as lists for the per-message path)."""
+        self.kp, self.kd = kp, kd
+        self._kp, self._kd = kp.tolist(), kd.tolist()
 
     @topic_guard
     def on_reference(self, msg: JointTrajectoryMsg):
@@ -135,7 +140,7 @@ class InverseDynamicsNode(DynamicsNode):
             return
         started = time.monotonic()
         mode = self.mode
-        q, qd = joint_state_arrays(msg, self.input_order,
+        q, qd = joint_state_values(msg, self.input_order,
                                    need_velocity=(mode == "computed_torque"))
         reference = self.reference
         if reference is None:
@@ -145,12 +150,14 @@ class InverseDynamicsNode(DynamicsNode):
                 self.get_logger().info("waiting for a reference_trajectory: nothing published "
                                        "until then")
             return
-        q_ref, qd_ref, qdd_ref = reference.sample(self.get_clock().now().nanoseconds, q, qd)
+        q_ref, qd_ref, qdd_ref = reference.sample_values(self.get_clock().now().nanoseconds, q, qd)
         if mode == "feedforward":
-            tau = self.dynamics.rnea(q_ref, qd_ref, qdd_ref)
+            tau = self.dynamics.rnea_values(q_ref, qd_ref, qdd_ref)
         else:
-            a = qdd_ref + self.kd * (qd_ref - qd) + self.kp * (q_ref - q)
-            tau = self.dynamics.rnea(q, qd, a)
+            # a = qdd_ref + Kd (qd_ref - qd) + Kp (q_ref - q), per joint (seed 002, 7.116)
+            a = [r_a + kd * (r_v - v) + kp * (r_q - p) for r_a, kd, r_v, v, kp, r_q, p in
+                 zip(qdd_ref, self._kd, qd_ref, qd, self._kp, q_ref, q)]
+            tau = self.dynamics.rnea_values(q, qd, a)
         self.outputs.publish(msg.header.stamp, tau, q_ref, qd_ref)
         self.input_accepted(self.joint_states_watch, started)
 

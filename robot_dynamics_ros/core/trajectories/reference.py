@@ -26,6 +26,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..errors import InputError, TrajectoryError
+from .point_sampling import PointSampler
 from .trajectory import JointTrajectory
 
 NS = 1_000_000_000
@@ -60,6 +61,7 @@ class Reference:
         self.start = start
         self.first_sample: int | None = None      # ns: JTC's time_before_traj_msg_
         self._lead_in: JointTrajectory | None = None
+        self._samplers: tuple | None = None        # PointSamplers (trajectory, lead-in)
 
     def sample(self, now: int, position, velocity=None) -> ReferenceSample:
         """
@@ -69,16 +71,33 @@ class Reference:
         only (the lead-in starts there).  Raises InputError when the clock is before the first
         sample.
         """
-        traj = self.trajectory
+        lead_in, t = self._locate(now, position, velocity)
+        return ReferenceSample(*(self._lead_in if lead_in else self.trajectory).sample(t))
+
+    def sample_values(self, now: int, position, velocity=None) -> ReferenceSample:
+        """
+        :meth:`sample` as lists of n floats, computed in plain Python (``PointSampler``).
+
+        The control loop's path: one sample per message without numpy; the same values as
+        :meth:`sample` to rounding.  The lists may be shared between calls: do not modify them.
+        """
+        lead_in, t = self._locate(now, position, velocity)
+        if self._samplers is None:
+            self._samplers = (PointSampler(self.trajectory),
+                              None if self._lead_in is None else PointSampler(self._lead_in))
+        return ReferenceSample(*self._samplers[lead_in].sample(t))
+
+    def _locate(self, now: int, position, velocity) -> tuple[bool, float]:
+        """(whether ``now`` is in the lead-in, the time [s] to sample that trajectory at)."""
         if self.first_sample is None:
             self._begin(now, position, velocity)
         elif now < self.first_sample:
             raise InputError("clock went back before the reference was first sampled (simulation "
                              "reset?); no reference until a new one is given")
         t = (now - self.start) / NS
-        if self._lead_in is not None and t < traj.times[0]:
-            return ReferenceSample(*self._lead_in.sample((now - self.first_sample) / NS))
-        return ReferenceSample(*traj.sample(t))
+        if self._lead_in is not None and t < self.trajectory.times[0]:
+            return True, (now - self.first_sample) / NS
+        return False, t
 
     def sample_many(self, now: np.ndarray, position, velocity=None):
         """
