@@ -103,6 +103,10 @@ def role_harness(args):
     from robot_dynamics_interfaces.srv import ScaleTrajectory
     from sensor_msgs.msg import JointState
     from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+    # The generator thread must get the GIL back within a fraction of a period after its sleep,
+    # not after CPython's default 5 ms switch interval while the receiver's callbacks hold it: a
+    # late generator sends a burst, which best-effort readers of depth 10 may drop.
+    sys.setswitchinterval(0.0002)
     rclpy.init()
     node = rclpy.create_node("bench_harness", namespace=NAMESPACE)
     topics = args.topics.split(",")

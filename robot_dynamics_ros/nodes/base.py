@@ -144,7 +144,9 @@ class DynamicsNode(Node):
             logger.info(f"robot '{model.name}' ({model.n} joints), "
                         f"{self.dynamics.implementation} dynamics")
         self._steady = Clock(clock_type=ClockType.STEADY_TIME)
-        self.create_timer(WATCHDOG_PERIOD, self.watchdog.check, clock=self._steady)
+        # timer callbacks take no argument: rclpy's EventsExecutor passes a TimerInfo to any
+        # callable with a parameter (watchdog.check's optional ``now``)
+        self.create_timer(WATCHDOG_PERIOD, self._check_inputs, clock=self._steady)
         period = declare("diagnostics_period", 1.0, "s between two reports on /diagnostics",
                          read_only=True, bounds=(0.1, 60.0))
         self.diagnostics = DiagnosticsReporter(f"{self.get_fully_qualified_name()[1:]}: dynamics",
@@ -244,6 +246,10 @@ class DynamicsNode(Node):
             f"robot '{model.name}' ({model.n} joints) from {DESCRIPTION_TOPIC}, "
             f"{dynamics.implementation} dynamics"
             + (f", replacing '{previous.name}'" if previous is not None else ""))
+
+    def _check_inputs(self):
+        """Warn once for each input that just went stale (the watchdog timer)."""
+        self.watchdog.check()
 
     def publish_diagnostics(self):
         """Publish this node's status on /diagnostics (see ``nodes.diagnostics``)."""

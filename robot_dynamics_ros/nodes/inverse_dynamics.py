@@ -113,6 +113,19 @@ class InverseDynamicsNode(DynamicsNode):
             self._set_gains(kp, kd)
         return apply
 
+    def _now_ns(self) -> int:
+        """
+        Return the node clock's time [ns] (ROS time): simulated time when it is active.
+
+        Otherwise ROS time is the system time (rcl's ``rcl_get_ros_time`` reads
+        ``rcutils_system_time_now``: CLOCK_REALTIME, as ``time.time_ns``); read directly, it
+        costs 0.1 us instead of 7 us for ``Clock.now()`` on the per-message path.
+        """
+        clock = self.get_clock()
+        if clock.ros_time_is_active:
+            return clock.now().nanoseconds
+        return time.time_ns()
+
     def _set_gains(self, kp: np.ndarray, kd: np.ndarray):
         """Take gains in the model's order (also as lists for the per-message path)."""
         self.kp, self.kd = kp, kd
@@ -150,7 +163,7 @@ class InverseDynamicsNode(DynamicsNode):
                 self.get_logger().info("waiting for a reference_trajectory: nothing published "
                                        "until then")
             return
-        q_ref, qd_ref, qdd_ref = reference.sample_values(self.get_clock().now().nanoseconds, q, qd)
+        q_ref, qd_ref, qdd_ref = reference.sample_values(self._now_ns(), q, qd)
         if mode == "feedforward":
             tau = self.dynamics.rnea_values(q_ref, qd_ref, qdd_ref)
         else:

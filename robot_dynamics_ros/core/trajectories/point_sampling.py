@@ -31,6 +31,7 @@ class PointSampler:
                            for a in (trajectory.positions, trajectory.velocities,
                                      trajectory.accelerations))
         self._segment = -1
+        self._span = (0.0, 0.0)             # [times[seg], times[seg + 1]) of ``_segment``
         self._polynomials = None
 
     def sample(self, t: float):
@@ -44,11 +45,16 @@ class PointSampler:
             return self._first, self._zeros, self._zeros
         if t >= times[-1]:
             return self._last
-        seg = min(max(bisect_right(times, t) - 1, 0), len(times) - 2)
-        if seg != self._segment:
-            self._polynomials = self._coefficients(seg)
-            self._segment = seg
-        tau = min(max(t - times[seg], 0.0), times[seg + 1] - times[seg])
+        start, end = self._span
+        if start <= t < end:                # the segment of the previous sample (the usual case)
+            tau = t - start
+        else:
+            seg = min(max(bisect_right(times, t) - 1, 0), len(times) - 2)
+            if seg != self._segment:
+                self._polynomials = self._coefficients(seg)
+                self._segment = seg
+                self._span = (times[seg], times[seg + 1])
+            tau = min(max(t - times[seg], 0.0), times[seg + 1] - times[seg])
         q_c, qd_c, qdd_c = self._polynomials
         q = _horner(q_c, tau)
         if t < times[0]:                    # hold the first point at rest
