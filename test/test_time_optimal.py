@@ -577,3 +577,85 @@ def test_grid_points_of_a_c2_path_equal_its_left_and_right_limits():
     for got, want in ((points.right, right), (points.left, left)):
         for a, b in zip(got, want):
             np.testing.assert_allclose(a, b, rtol=0, atol=1e-12 * max(np.abs(b).max(), 1.0))
+
+
+@pytest.mark.parametrize("robot", ["puma560", "panda", "planar2"])
+def test_batch_inverse_dynamics_equals_the_textbook_rnea(robot):
+    """
+    The batches of path data and re-checks equal the core's RNEA, friction and rotors included.
+
+    ``batch_rnea`` (the generated model, seed 004, on numpy columns, friction added apart)
+    against the textbook recursion (seed 002, 7.107-7.114): random states, some joints at rest
+    (Coulomb friction's sign 0) and some with zero acceleration.
+    """
+    from robot_dynamics_ros.core.trajectories.topp.torques import batch_rnea
+    model = RobotModel.named(robot)
+    rng = np.random.default_rng(7)
+    q = rng.uniform(model.lower, model.upper, (300, model.n))
+    qd, qdd = rng.normal(0, 1.5, (2, 300, model.n))
+    qd[::3, 0] = 0.0
+    qdd[1::4] = 0.0
+    want = rnea(model, q, qd, qdd)
+    got = batch_rnea(model, q, qd, qdd)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-10 * np.abs(want).max())
+    assert batch_rnea(model, q[:0], qd[:0], qdd[:0]).shape == (0, model.n)
+
+
+def test_batch_inverse_dynamics_falls_back_to_the_core(monkeypatch):
+    """A model the code generator refuses gets the core's RNEA, the same torques."""
+    import robot_dynamics_ros.codegen as codegen
+    from robot_dynamics_ros.core.trajectories.topp.torques import batch_rnea
+
+    def refuse(model, grouping="full"):
+        raise codegen.CodegenError("refused for the test")
+    monkeypatch.setattr(codegen, "generated_model", refuse)
+    model = RobotModel.named("puma560")          # a fresh model: nothing cached
+    rng = np.random.default_rng(8)
+    q, qd, qdd = rng.normal(0, 1, (3, 50, model.n))
+    np.testing.assert_array_equal(batch_rnea(model, q, qd, qdd), rnea(model, q, qd, qdd))
+
+
+def test_recheck_of_an_unchanged_output_equals_a_fresh_check(solved):
+    """
+    A re-check of the same output reuses every sample and equals a fresh check to the bit.
+
+    And sampling a subset of segments gives those segments of the full sampling.
+    """
+    model, _, result = solved["puma560"]
+    out, limits = result.for_controller(), result.limits
+    index = np.arange(out.num_points, dtype=float)
+    first = verify(model, out, limits, 10, 1e-3)
+    again = verify(model, out, limits, 10, 1e-3, s=index, previous=(out, first, index))
+    for name in ("times", "interval", "torques", "velocities", "accelerations"):
+        np.testing.assert_array_equal(getattr(again, name), getattr(first, name))
+    fractions = np.array([0.0, 0.3, 1.0])
+    some = np.array([0, 5, out.num_points - 2])
+    for part, full in zip(out.sample_segments(fractions, some), out.sample_segments(fractions)):
+        np.testing.assert_array_equal(part, full[some])
+
+
+def test_reference_grid_not_solved_when_only_a_reference(monkeypatch):
+    """
+    On a grid that needs two bisections to reach TRUSTED_STEPS, the middle grid is not solved.
+
+    The Puma path (105 steps first, 99 knot segments): solved on 105 steps (the reference) and on
+    420 (converged, verified), not on 210; the duration stays within 0.5 % of the same solver on
+    a 4x finer grid (first-order loss, so the reference from two bisections back suffices).
+    """
+    from robot_dynamics_ros.core.trajectories.topp import time_optimal as module
+    model = RobotModel.named("puma560").rigid()
+    traj = JointTrajectory.from_yaml(PUMA_PATH)
+    path = JointPath(model.joint_names, traj.positions, traj.times)
+    solved_steps = []
+    solve = module._solve_groups
+
+    def recording(grid, *args):
+        solved_steps.append(grid.N)
+        return solve(grid, *args)
+    monkeypatch.setattr(module, "_solve_groups", recording)
+    result = time_optimal_scaling(model, path)
+    assert solved_steps == [105, 420]
+    monkeypatch.setattr(module, "_solve_groups", solve)
+    fine = time_optimal_scaling(model, path, grid_steps=1200, max_levels=2)
+    assert 0.0 <= result.duration / fine.duration - 1.0 <= 5e-3

@@ -45,7 +45,8 @@ duplicate keys refused, at most ``MAX_FILE_BYTES``).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -72,7 +73,6 @@ class JointTrajectory:
     velocities: np.ndarray | None = None
     accelerations: np.ndarray | None = None
     effort: np.ndarray | None = None
-    _coeffs: np.ndarray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         names = tuple(str(name) for name in self.joint_names)
@@ -124,9 +124,13 @@ class JointTrajectory:
         object.__setattr__(self, "times", _readonly(times))
         for name in _FIELDS:
             object.__setattr__(self, name, arrays[name])
-        object.__setattr__(self, "_coeffs", _segment_coefficients(self))
 
     # ----------------------------------------------------------------- properties
+    @cached_property
+    def _coeffs(self) -> np.ndarray:
+        """Return the segments' polynomial coefficients (computed when first sampled)."""
+        return _segment_coefficients(self)
+
     @property
     def n(self) -> int:
         """Return the number of joints."""
@@ -174,12 +178,13 @@ class JointTrajectory:
             return q[0], qd[0], qdd[0]
         return q, qd, qdd
 
-    def sample_segments(self, fractions):
+    def sample_segments(self, fractions, segments=None):
         """
         Sample every segment at the same local fractions of its duration.
 
         (q, qd, qdd), each (K-1, F, n): every segment k at the times
-        times[k] + f (times[k+1] - times[k]) for the F ``fractions`` f in [0, 1].
+        times[k] + f (times[k+1] - times[k]) for the F ``fractions`` f in [0, 1]; with
+        ``segments`` (S,) (indices), only those segments, each (S, F, n).
 
         The same polynomials as :meth:`sample` evaluated per segment without a search; f = 1 gives
         the segment's end (its left limit), so a whole trajectory is checked segment by segment.
@@ -190,8 +195,11 @@ class JointTrajectory:
                 f"fractions: expected a 1-D array of values in [0, 1], got {fractions!r}")
         if self.num_points < 2:
             raise InputError("sample_segments: the trajectory has a single point, no segment")
-        tau = np.diff(self.times)[:, None, None] * f[None, :, None]         # (K-1, F, 1)
-        return _polynomial(self._coeffs[:, None], tau, self._degree)
+        durations, coeffs = np.diff(self.times), self._coeffs
+        if segments is not None:
+            durations, coeffs = durations[segments], coeffs[segments]
+        tau = durations[:, None, None] * f[None, :, None]                   # (K-1, F, 1)
+        return _polynomial(coeffs[:, None], tau, self._degree)
 
     def _evaluate(self, t: np.ndarray, side: str = "right"):
         times, K = self.times, self.times.size

@@ -17,9 +17,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ...algorithms.rnea import rnea
 from ..uniform import friction_torques
 from .path import Grid, bisected
+from .torques import batch_rnea
 
 REGULAR = np.array([0.0, 0.5, 1.0])
 REFINED = np.linspace(0.0, 1.0, 9)
@@ -48,8 +48,8 @@ def point_data(model, path, parts) -> list:
     # c = g(q), and with gravity a + c and b + c + friction; the subtraction costs a few ulps of
     # g(q), far below any tolerance.
     zeros, P = np.zeros_like(q), q.shape[0]
-    tau = rnea(model, np.concatenate([q, q, q]), np.concatenate([zeros, zeros, dq]),
-               np.concatenate([zeros, dq, ddq]))
+    tau = batch_rnea(model, np.concatenate([q, q, q]), np.concatenate([zeros, zeros, dq]),
+                     np.concatenate([zeros, dq, ddq]))
     c = tau[:P]
     a = tau[P:2 * P] - c
     b = tau[2 * P:] - c - friction_torques(model, dq)

@@ -13,12 +13,15 @@ toppra splits them:
 * ``constraints.py``: torque, velocity and acceleration limits as rows in (u, x) = (sdd, sd^2);
 * ``reachability.py``: the backward and forward passes, giving a :class:`TimeLaw`;
 * ``law.py``: the law's output points, times rounded to whole nanoseconds;
-* ``verify.py``: the output re-checked as joint_trajectory_controller interpolates it.
+* ``verify.py``: the output re-checked as joint_trajectory_controller interpolates it;
+* ``torques.py``: the inverse dynamics of the path data and re-checks (the generated model on
+  numpy columns, where the model allows it).
 
 Viscous friction F_v q' sqrt(x) is linearised at the previous pass's x, starting from the uniform
 scaling; two passes.  The grid is bisected until the duration converges (see
-:func:`time_optimal_scaling`); only the grid whose duration converged is verified (the duration
-that decides convergence does not depend on the verification).  On the steps where the output
+:func:`time_optimal_scaling`; a grid whose duration would only be the next one's reference is not
+solved, see :func:`_converged_law`); only the grid whose duration converged is verified (the
+duration that decides convergence does not depend on the verification).  On the steps where the output
 exceeds a limit by more than ``tolerance``: first, when all of them have few output points, only
 more output points there (8 per step; the law unchanged, so only those steps' intervals are
 checked again); after that, in each round, more output points, 9 collocation points, and every
@@ -157,7 +160,7 @@ def _verified_law(model, grid, regular, limits, viscous, x_first, t0, verify_den
             return raw, (law, out, check, original)
         step = out.step[check.interval]
         step[-1] = N - 1
-        failing = check.excess.failing()
+        failing = check.failing
         bad_steps = np.unique(step[failing])
         if rnd == 0 and np.all(per_step[bad_steps] < DENSE_OUTPUT):
             # First remedy where every failing step has few output points: more of them, the same
@@ -241,15 +244,17 @@ def _converged_law(model, path, points, regular, limits, viscous, x_first, optio
     the finest grid whose law verifies is the answer, as if every grid had been verified.
     """
     grid = points.grid()
-    # The first grid's duration serves only the next two convergence tests: on the bisected grid
-    # (which can pass only from TRUSTED_STEPS steps on) and, as the previous change, on the grid
-    # after it (needed only below TRUSTED_STEPS steps).  When neither can use it, it is skipped.
-    previous = math.inf
-    if 2 * grid.N >= TRUSTED_STEPS or 4 * grid.N < TRUSTED_STEPS:
-        previous = _solve_groups(grid, [regular], limits, viscous, x_first, None,
-                                 Tightening.none(grid.N, model.n)).duration
-    last_change, unverified, failed = math.inf, [], 0
-    for _ in range(1, max_levels):
+    # The first grid's duration serves the first convergence tests.  When the bisected grid
+    # cannot pass (fewer than TRUSTED_STEPS steps) but the grid after it can, the bisected grid's
+    # duration would only be that grid's reference: it is not solved (its path data are computed,
+    # the next grid needs them), and the first grid's duration stands in for it: the time lost
+    # to the discretisation is first order in the step, so the change over two bisections is
+    # 3 times the change over the last one (``span``).
+    previous = _solve_groups(grid, [regular], limits, viscous, x_first, None,
+                             Tightening.none(grid.N, model.n)).duration
+    skip_first = 2 * grid.N < TRUSTED_STEPS <= 4 * grid.N
+    last_change, unverified, failed, span = math.inf, [], 0, 1.0
+    for level in range(1, max_levels):
         if 2 * (points.s.size - 1) > MAX_TOTAL_STEPS:
             break                              # bounded work: no finer grid
         points = points.bisected()             # path data: only the new points are computed
@@ -259,10 +264,15 @@ def _converged_law(model, path, points, regular, limits, viscous, x_first, optio
         refined = points.refined(grid, refined_steps) if refined_steps.size else None
         regular = points.collocation(grid)
         _validate(model, path, points.mid, points.mid_s, limits)   # the other points: before
+        if level == 1 and skip_first:
+            unverified.append(points.s)
+            span = 3.0
+            continue
         first = _first_law(model, grid, regular, limits, viscous, x_first,
                            options["points_per_step"], refined)
         raw = first[0]
-        change = abs(previous - raw) / raw
+        change = abs(previous - raw) / raw / span
+        span = 1.0
         # One small change on a coarse grid can be a plateau (seen on a 4-waypoint cubic path
         # at 150 steps, 2.8 % from the optimum): below TRUSTED_STEPS, two in a row are needed.
         if change <= convergence and (last_change <= convergence or grid.N >= TRUSTED_STEPS):

@@ -11,12 +11,13 @@ compared: torque, velocity and acceleration.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
-from ...algorithms.rnea import rnea
 from ..limits import Limits
 from ..trajectory import JointTrajectory
+from .torques import batch_rnea
 
 END_FRACTION = 1.0 - 1e-9     # just before an interval's end (not its left limit: where the law
 #                               stops, Coulomb friction acts until the stop)
@@ -67,7 +68,12 @@ class Verification:
 
     @property
     def passed(self) -> bool:
-        return not self.excess.failing().any()
+        return not self.failing.any()
+
+    @cached_property
+    def failing(self) -> np.ndarray:
+        """(M,) samples where some limit is exceeded by more than allowed (computed once)."""
+        return self.excess.failing()
 
 
 def check_fractions(density: int) -> np.ndarray:
@@ -76,6 +82,25 @@ def check_fractions(density: int) -> np.ndarray:
 
 
 REUSE_TOLERANCE = 1e-7    # relative: an interval this close to a checked one keeps its check
+
+
+def identical_intervals(out: JointTrajectory, previous: JointTrajectory,
+                        match: np.ndarray) -> np.ndarray:
+    """
+    Mask of the intervals of ``out`` whose ``match`` in ``previous`` is the same to the bit.
+
+    Same duration, positions and velocities at both ends: the same cubic, whose samples (the
+    same elementwise arithmetic) are the earlier check's to the bit.
+    """
+    same = match >= 0
+    j = match[same]
+    keep = np.diff(out.times)[same] == np.diff(previous.times)[j]
+    pairs = ((out.positions, previous.positions), (out.velocities, previous.velocities))
+    for now, before in pairs:
+        keep &= (now[:-1][same] == before[j]).all(axis=1)
+        keep &= (now[1:][same] == before[j + 1]).all(axis=1)
+    same[same] = keep
+    return same
 
 
 def unchanged_intervals(out: JointTrajectory, s, previous: JointTrajectory,
@@ -124,7 +149,23 @@ def verify(model, out: JointTrajectory, limits: Limits, density: int, tolerance:
     match = (np.full(K - 1, -1) if previous is None
              else unchanged_intervals(out, s, previous[0], previous[2]))
     fresh = np.flatnonzero(match < 0)
-    states = out.sample_segments(fractions)                       # each (K-1, F, n)
+    # States: sampled, except on intervals that are the earlier check's to the bit (its samples
+    # are reused there); torques: computed on the intervals without a match.
+    same = (np.zeros(K - 1, bool) if previous is None
+            else identical_intervals(out, previous[0], match))
+    if same.any():
+        sampled = np.flatnonzero(~same)
+        part = out.sample_segments(fractions, sampled)
+        states = []
+        for values, earlier in zip(part, (None, previous[1].velocities,
+                                          previous[1].accelerations)):
+            full = np.empty((K - 1, F, n))
+            full[sampled] = values
+            if earlier is not None:
+                full[same] = earlier[:-1].reshape(-1, F, n)[match[same]]
+            states.append(full)
+    else:
+        states = out.sample_segments(fractions)                   # each (K-1, F, n)
     last = out.sample(out.times[-1:])                              # held as given after the end
     times = np.append((out.times[:-1, None] + np.diff(out.times)
                       [:, None] * fractions).ravel(), out.times[-1])
@@ -132,7 +173,7 @@ def verify(model, out: JointTrajectory, limits: Limits, density: int, tolerance:
     extra = extra if extra is not None else tuple(np.empty((0, n)) for _ in range(3))
     batch = [np.concatenate([s[fresh].reshape(-1, n), e, x]) for s, e, x in zip(states, last,
                                                                                 extra)]
-    tau_fresh = rnea(model, *batch)
+    tau_fresh = batch_rnea(model, *batch)
     tau = np.empty((K - 1, F, n))
     tau[fresh] = tau_fresh[:fresh.size * F].reshape(-1, F, n)
     if fresh.size < K - 1:
