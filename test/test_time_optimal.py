@@ -659,3 +659,26 @@ def test_reference_grid_not_solved_when_only_a_reference(monkeypatch):
     monkeypatch.setattr(module, "_solve_groups", solve)
     fine = time_optimal_scaling(model, path, grid_steps=1200, max_levels=2)
     assert 0.0 <= result.duration / fine.duration - 1.0 <= 5e-3
+
+
+def test_segment_speed_max_is_the_exact_largest_velocity():
+    """
+    The largest |velocity| per segment of a cubic trajectory, against a closed form and sampling.
+
+    One segment from rest at 0 to rest at 1 in 1 s: qd = 6 t (1 - t), largest 1.5 at t = 1/2;
+    random cubic segments: the maximum of 20,001 samples per segment, never above it and within
+    the sampling's resolution below it.
+    """
+    one = JointTrajectory(["j"], [0.0, 1.0], [[0.0], [1.0]], [[0.0], [0.0]])
+    np.testing.assert_allclose(one.segment_speed_max(), [[1.5]], rtol=1e-15)
+    rng = np.random.default_rng(3)
+    K = 30
+    traj = JointTrajectory(["a", "b"], np.cumsum(rng.uniform(0.1, 1.0, K)),
+                           rng.normal(0, 1, (K, 2)), rng.normal(0, 2, (K, 2)))
+    exact = traj.segment_speed_max()
+    sampled = np.abs(traj.sample_segments(np.linspace(0.0, 1.0, 20001))[1]).max(axis=1)
+    assert (sampled <= exact * (1 + 1e-12)).all()
+    np.testing.assert_allclose(exact, sampled, rtol=1e-6)
+    with pytest.raises(InputError, match="quintic"):
+        JointTrajectory(["j"], [0.0, 1.0], [[0.0], [1.0]], [[0.0], [0.0]],
+                        [[0.0], [0.0]]).segment_speed_max()

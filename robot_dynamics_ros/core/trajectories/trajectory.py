@@ -201,6 +201,29 @@ class JointTrajectory:
         tau = durations[:, None, None] * f[None, :, None]                   # (K-1, F, 1)
         return _polynomial(coeffs[:, None], tau, self._degree)
 
+    def segment_speed_max(self) -> np.ndarray:
+        """
+        Return the largest |velocity| of each joint on each segment, exactly: (K-1, n).
+
+        Linear and cubic segments only (their velocity is constant or quadratic in time: the
+        largest |value| lies at an end or at the vertex); quintic trajectories raise InputError.
+        """
+        if self._degree > 3:
+            raise InputError("segment_speed_max: quintic segments (accelerations given) are not "
+                             "supported")
+        if self.num_points < 2:
+            raise InputError("segment_speed_max: the trajectory has a single point, no segment")
+        T = np.diff(self.times)[:, None]
+        c1, c2, c3 = (self._coeffs[:, p] for p in (1, 2, 3))
+        start, end = np.abs(c1), np.abs(c1 + 2.0 * c2 * T + 3.0 * c3 * T * T)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            vertex = -c2 / (3.0 * c3)                      # qd' = 2 c2 + 6 c3 tau = 0
+        inside = (c3 != 0.0) & (vertex > 0.0) & (vertex < T)
+        vertex = np.where(inside, vertex, 0.0)
+        at_vertex = np.where(inside, np.abs(c1 + 2.0 * c2 * vertex + 3.0 * c3 * vertex * vertex),
+                             0.0)
+        return np.maximum(np.maximum(start, end), at_vertex)
+
     def _evaluate(self, t: np.ndarray, side: str = "right"):
         times, K = self.times, self.times.size
         if K == 1:

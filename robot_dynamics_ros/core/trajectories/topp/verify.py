@@ -6,7 +6,9 @@ Hermite through positions and velocities, the same polynomials as ``JointTraject
 ``density`` points per output interval plus each interval's end (the cubic's acceleration is
 linear in time, so extreme at the ends of its interval, where the next interval's value
 differs), and the FULL model's inverse dynamics is recomputed there.  Every limit kind is
-compared: torque, velocity and acceleration.
+compared: torque and acceleration at the samples, velocity exactly (quadratic in time on an
+interval of a cubic: its largest |value| on the interval is compared, in the excess of the
+interval's first sample).
 """
 from __future__ import annotations
 
@@ -185,7 +187,13 @@ def verify(model, out: JointTrajectory, limits: Limits, density: int, tolerance:
     with np.errstate(invalid="ignore"):
         acc_excess = np.where(np.isfinite(limits.acceleration),
                               np.abs(qdd) - limits.acceleration, -np.inf)
-    excess = Excess(tau - limits.effort_upper, limits.effort_lower - tau, np.abs(qd)
+    # The velocity is quadratic in time on an interval: its exact largest |value| stands in for
+    # the interval's first sample (the samples only bound it from below).
+    speed = np.abs(qd)
+    if out.interpolation != "quintic":
+        first = speed[:-1].reshape(K - 1, F, n)[:, 0]
+        np.maximum(first, out.segment_speed_max(), out=first)
+    excess = Excess(tau - limits.effort_upper, limits.effort_lower - tau, speed
                     - limits.velocity, acc_excess, tolerance
                     * np.maximum(np.abs(limits.effort_upper), np.abs(limits.effort_lower)),
                     tolerance * limits.velocity, np.where(np.isfinite(limits.acceleration),
