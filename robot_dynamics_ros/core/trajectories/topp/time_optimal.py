@@ -21,9 +21,9 @@ Viscous friction F_v q' sqrt(x) is linearised at the previous pass's x, starting
 scaling; two passes.  The grid is bisected until the duration converges (see
 :func:`time_optimal_scaling`; a grid whose duration would only be the next one's reference is not
 solved, see :func:`_converged_law`); only the grid whose duration converged is verified (the
-duration that decides convergence does not depend on the verification).  On the steps where the output
-exceeds a limit by more than ``tolerance``: first, when all of them have few output points, only
-more output points there (8 per step; the law unchanged, so only those steps' intervals are
+duration that decides convergence does not depend on the verification).  On the steps where the
+output exceeds a limit by more than ``tolerance``: first, when all of them have few output points,
+only more output points there (8 per step; the law unchanged, so only those steps' intervals are
 checked again); after that, in each round, more output points, 9 collocation points, and every
 limit kind that was exceeded (torque, velocity, acceleration) tightened there by its excess; the
 law is recomputed and only the changed intervals re-checked.
