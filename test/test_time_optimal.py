@@ -588,7 +588,7 @@ def test_batch_inverse_dynamics_equals_the_textbook_rnea(robot):
     against the textbook recursion (seed 002, 7.107-7.114): random states, some joints at rest
     (Coulomb friction's sign 0) and some with zero acceleration.
     """
-    from robot_dynamics_ros.core.trajectories.topp.torques import batch_rnea
+    from robot_dynamics_ros.core.trajectories.topp.torques import batch_gravity, batch_rnea
     model = RobotModel.named(robot)
     rng = np.random.default_rng(7)
     q = rng.uniform(model.lower, model.upper, (300, model.n))
@@ -600,12 +600,15 @@ def test_batch_inverse_dynamics_equals_the_textbook_rnea(robot):
     assert got.shape == want.shape
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-10 * np.abs(want).max())
     assert batch_rnea(model, q[:0], qd[:0], qdd[:0]).shape == (0, model.n)
+    gravity = rnea(model, q, np.zeros_like(q), np.zeros_like(q))
+    np.testing.assert_allclose(batch_gravity(model, q), gravity, rtol=0,
+                               atol=1e-10 * np.abs(gravity).max())
 
 
 def test_batch_inverse_dynamics_falls_back_to_the_core(monkeypatch):
     """A model the code generator refuses gets the core's RNEA, the same torques."""
     import robot_dynamics_ros.codegen as codegen
-    from robot_dynamics_ros.core.trajectories.topp.torques import batch_rnea
+    from robot_dynamics_ros.core.trajectories.topp.torques import batch_gravity, batch_rnea
 
     def refuse(model, grouping="full"):
         raise codegen.CodegenError("refused for the test")
@@ -614,6 +617,8 @@ def test_batch_inverse_dynamics_falls_back_to_the_core(monkeypatch):
     rng = np.random.default_rng(8)
     q, qd, qdd = rng.normal(0, 1, (3, 50, model.n))
     np.testing.assert_array_equal(batch_rnea(model, q, qd, qdd), rnea(model, q, qd, qdd))
+    zeros = np.zeros_like(q)
+    np.testing.assert_array_equal(batch_gravity(model, q), rnea(model, q, zeros, zeros))
 
 
 def test_recheck_of_an_unchanged_output_equals_a_fresh_check(solved):

@@ -265,16 +265,18 @@ def _converged_law(model, path, points, regular, limits, viscous, x_first, optio
         if 2 * (points.s.size - 1) > MAX_TOTAL_STEPS:
             break                              # bounded work: no finer grid
         points = points.bisected()             # path data: only the new points are computed
+        if level == 1 and skip_first:          # (only the midpoints: the next grid's points)
+            points.add_midpoints()
+            _validate(model, path, points.mid, points.mid_s, limits)
+            unverified.append(points.s)
+            span = 3.0
+            continue
         grid = points.grid()
         refined_steps = np.flatnonzero(grid.near_flat())
         points.add_midpoints(points.refined_parts(grid, refined_steps))
         refined = points.refined(grid, refined_steps) if refined_steps.size else None
         regular = points.collocation(grid)
         _validate(model, path, points.mid, points.mid_s, limits)   # the other points: before
-        if level == 1 and skip_first:
-            unverified.append(points.s)
-            span = 3.0
-            continue
         first = _first_law(model, grid, regular, limits, viscous, x_first,
                            options["points_per_step"], refined)
         raw = first[0]

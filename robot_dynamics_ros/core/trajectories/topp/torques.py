@@ -16,6 +16,8 @@ core's ``rnea``.
 """
 from __future__ import annotations
 
+from typing import Callable, NamedTuple
+
 import numpy as np
 
 from ...algorithms.rnea import rnea
@@ -30,29 +32,47 @@ def _stack(columns) -> np.ndarray:
     return np.stack(np.broadcast_arrays(*columns), axis=1)
 
 
-def _columns_rnea(function):
-    """Wrap a generated one-configuration rnea into a batch function on (N, n) arrays."""
-    def batch(q, qd, qdd):
-        return _stack(function(list(q.T), list(qd.T), list(qdd.T), _sin=np.sin, _cos=np.cos,
+def _on_columns(function):
+    """Wrap a generated one-configuration function into a batch function of (N, n) arrays."""
+    def batch(*arrays):
+        return _stack(function(*(list(a.T) for a in arrays), _sin=np.sin, _cos=np.cos,
                                _array=tuple))
     return batch
 
 
-def _build(model):
-    """Return the batch function of the generated friction-free model, or None (core rnea)."""
+class Generated(NamedTuple):
+    """Batch functions of the generated friction-free model: rnea(q, qd, qdd), gravity(q)."""
+
+    rnea: Callable
+    gravity: Callable
+
+
+def _agrees(got, want) -> bool:
+    return got.shape == want.shape and bool(np.all(np.abs(got - want) <= SELF_CHECK * max(
+        1.0, float(np.abs(want).max()))))
+
+
+def _build(model) -> Generated | None:
+    """Return the batch functions of the generated friction-free model, or None (core rnea)."""
     from ....codegen import CodegenError, generated_model   # (codegen builds on the core)
+    rng = np.random.default_rng(0)
+    q, qd, qdd = (rng.uniform(-1.0, 1.0, (4, model.n)) for _ in range(3))
     try:
-        batch = _columns_rnea(generated_model(model.without_friction()).module.rnea)
-        rng = np.random.default_rng(0)
-        q, qd, qdd = (rng.uniform(-1.0, 1.0, (4, model.n)) for _ in range(3))
-        got = batch(q, qd, qdd) + friction_torques(model, qd)
+        module = generated_model(model.without_friction()).module
+        functions = Generated(_on_columns(module.rnea), _on_columns(module.gravity_torques))
+        got = functions.rnea(q, qd, qdd) + friction_torques(model, qd)
+        got_gravity = functions.gravity(q)
     except (CodegenError, TypeError, ValueError):
         return None
-    want = rnea(model, q, qd, qdd)
-    if got.shape != want.shape or not np.all(np.abs(got - want) <= SELF_CHECK * max(
-            1.0, float(np.abs(want).max()))):
+    zeros = np.zeros_like(q)
+    if not (_agrees(got, rnea(model, q, qd, qdd))
+            and _agrees(got_gravity, rnea(model, q, zeros, zeros))):
         return None
-    return batch
+    return functions
+
+
+def _generated(model) -> Generated | None:
+    return model_constant(model, "topp_generated_dynamics", _build)
 
 
 def batch_rnea(model, q: np.ndarray, qd: np.ndarray, qdd: np.ndarray) -> np.ndarray:
@@ -63,7 +83,16 @@ def batch_rnea(model, q: np.ndarray, qd: np.ndarray, qdd: np.ndarray) -> np.ndar
     model where the model allows it (module docstring).  Arguments are not checked: the callers
     pass arrays they built from validated data.
     """
-    batch = model_constant(model, "topp_generated_rnea", _build)
-    if batch is None or q.shape[0] == 0:
+    functions = _generated(model)
+    if functions is None or q.shape[0] == 0:
         return rnea(model, q, qd, qdd)
-    return batch(q, qd, qdd) + friction_torques(model, qd)
+    return functions.rnea(q, qd, qdd) + friction_torques(model, qd)
+
+
+def batch_gravity(model, q: np.ndarray) -> np.ndarray:
+    """Return g(q) (N, n) for configurations (N, n): ``batch_rnea`` at rest, cheaper."""
+    functions = _generated(model)
+    if functions is None or q.shape[0] == 0:
+        zeros = np.zeros_like(q)
+        return rnea(model, q, zeros, zeros)
+    return functions.gravity(q)

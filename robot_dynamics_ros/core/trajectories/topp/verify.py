@@ -173,17 +173,21 @@ def verify(model, out: JointTrajectory, limits: Limits, density: int, tolerance:
                       [:, None] * fractions).ravel(), out.times[-1])
     interval = np.append(np.repeat(np.arange(K - 1), F), K - 2)
     extra = extra if extra is not None else tuple(np.empty((0, n)) for _ in range(3))
-    batch = [np.concatenate([s[fresh].reshape(-1, n), e, x]) for s, e, x in zip(states, last,
-                                                                                extra)]
+    every = fresh.size == K - 1
+    batch = [np.concatenate([(s if every else s[fresh]).reshape(-1, n), e, x])
+             for s, e, x in zip(states, last, extra)]
     tau_fresh = batch_rnea(model, *batch)
-    tau = np.empty((K - 1, F, n))
-    tau[fresh] = tau_fresh[:fresh.size * F].reshape(-1, F, n)
-    if fresh.size < K - 1:
+    M = (K - 1) * F + 1                     # the samples and the end point
+    if every:                               # (the batch starts with them, in their order)
+        tau, qd, qdd = tau_fresh[:M], batch[1][:M], batch[2][:M]
+    else:
+        tau = np.empty((K - 1, F, n))
+        tau[fresh] = tau_fresh[:fresh.size * F].reshape(-1, F, n)
         kept = np.flatnonzero(match >= 0)
         tau[kept] = previous[1].torques[:-1].reshape(-1, F, n)[match[kept]]
-    tau = np.concatenate([tau.reshape(-1, n), tau_fresh[fresh.size * F:fresh.size * F + 1]])
-    qd = np.concatenate([states[1].reshape(-1, n), last[1]])
-    qdd = np.concatenate([states[2].reshape(-1, n), last[2]])
+        tau = np.concatenate([tau.reshape(-1, n), tau_fresh[fresh.size * F:fresh.size * F + 1]])
+        qd = np.concatenate([states[1].reshape(-1, n), last[1]])
+        qdd = np.concatenate([states[2].reshape(-1, n), last[2]])
     with np.errstate(invalid="ignore"):
         acc_excess = np.where(np.isfinite(limits.acceleration),
                               np.abs(qdd) - limits.acceleration, -np.inf)
