@@ -86,25 +86,6 @@ def check_fractions(density: int) -> np.ndarray:
 REUSE_TOLERANCE = 1e-7    # relative: an interval this close to a checked one keeps its check
 
 
-def identical_intervals(out: JointTrajectory, previous: JointTrajectory,
-                        match: np.ndarray) -> np.ndarray:
-    """
-    Mask of the intervals of ``out`` whose ``match`` in ``previous`` is the same to the bit.
-
-    Same duration, positions and velocities at both ends: the same cubic, whose samples (the
-    same elementwise arithmetic) are the earlier check's to the bit.
-    """
-    same = match >= 0
-    j = match[same]
-    keep = np.diff(out.times)[same] == np.diff(previous.times)[j]
-    pairs = ((out.positions, previous.positions), (out.velocities, previous.velocities))
-    for now, before in pairs:
-        keep &= (now[:-1][same] == before[j]).all(axis=1)
-        keep &= (now[1:][same] == before[j + 1]).all(axis=1)
-    same[same] = keep
-    return same
-
-
 def unchanged_intervals(out: JointTrajectory, s, previous: JointTrajectory,
                         s_previous) -> np.ndarray:
     """
@@ -116,10 +97,41 @@ def unchanged_intervals(out: JointTrajectory, s, previous: JointTrajectory,
     intervals after a changed step move, by the rounding to whole nanoseconds: a shift of at
     most a nanosecond, whose effect on torques is far below any tolerance.)
     """
+    return paired_intervals(out, s, previous, s_previous)[0]
+
+
+def paired_intervals(out: JointTrajectory, s, previous: JointTrajectory, s_previous):
+    """
+    Return ``unchanged_intervals`` and the mask of the intervals equal to their match to the bit.
+
+    Equal to the bit (duration, positions and velocities at both ends): the same cubic, whose
+    samples (the same elementwise arithmetic) are the earlier check's to the bit.  Tested first:
+    after a re-solve most intervals are, and only the others need the tolerance test.
+    """
     K, P = out.num_points, previous.num_points
-    match = np.full(K - 1, -1)
+    match, same = np.full(K - 1, -1), np.zeros(max(K - 1, 0), bool)
     if K < 2 or P < 2:
-        return match
+        return match, same
+    dt, old_dt = np.diff(out.times), np.diff(previous.times)
+    j = np.clip(np.searchsorted(s_previous, s[:-1]), 1, P - 1)
+    j = np.clip(np.where(s[:-1] - s_previous[j - 1] <= s_previous[j] - s[:-1], j - 1, j), 0, P - 2)
+    same = dt == old_dt[j]
+    ends = ((out.positions, previous.positions), (out.velocities, previous.velocities))
+    for now, before in ends:
+        same &= (now[:-1] == before[j]).all(axis=1) & (now[1:] == before[j + 1]).all(axis=1)
+    ok = same.copy()
+    rest = np.flatnonzero(~same)
+    if rest.size:
+        q_scale = REUSE_TOLERANCE * max(1.0, float(np.abs(previous.positions).max()))
+        v_scale = REUSE_TOLERANCE * max(1e-9, float(np.abs(previous.velocities).max()))
+        jr = j[rest]
+        near = np.abs(dt[rest] - old_dt[jr]) <= REUSE_TOLERANCE * old_dt[jr]
+        for (now, before), tol in zip(ends, (q_scale, v_scale)):
+            near &= (np.abs(now[rest] - before[jr]) <= tol).all(axis=1)
+            near &= (np.abs(now[rest + 1] - before[jr + 1]) <= tol).all(axis=1)
+        ok[rest] = near
+    match[ok] = j[ok]
+    return match, same
     q_scale = REUSE_TOLERANCE * max(1.0, float(np.abs(previous.positions).max()))
     v_scale = REUSE_TOLERANCE * max(1e-9, float(np.abs(previous.velocities).max()))
     dt, old_dt = np.diff(out.times), np.diff(previous.times)
@@ -148,13 +160,11 @@ def verify(model, out: JointTrajectory, limits: Limits, density: int, tolerance:
     """
     fractions = check_fractions(density)
     K, n, F = out.num_points, out.n, fractions.size
-    match = (np.full(K - 1, -1) if previous is None
-             else unchanged_intervals(out, s, previous[0], previous[2]))
+    match, same = ((np.full(K - 1, -1), np.zeros(K - 1, bool)) if previous is None
+                   else paired_intervals(out, s, previous[0], previous[2]))
     fresh = np.flatnonzero(match < 0)
     # States: sampled, except on intervals that are the earlier check's to the bit (its samples
     # are reused there); torques: computed on the intervals without a match.
-    same = (np.zeros(K - 1, bool) if previous is None
-            else identical_intervals(out, previous[0], match))
     if same.any():
         sampled = np.flatnonzero(~same)
         part = out.sample_segments(fractions, sampled)
