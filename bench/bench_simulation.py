@@ -4,11 +4,15 @@ Speed and accuracy of the simulator (robot_dynamics_ros.core.simulate).
     python3 bench/bench_simulation.py [--quick]
 
 * Real-time factor (simulated seconds per wall-clock second) at 1 kHz with RK4 on the Puma 560,
-  full model (rotors, viscous and regularised Coulomb friction; the generated model, the
-  default), and the same on the rigid model; next to a loop of Pinocchio's ``aba`` (the rigid
-  model: Pinocchio has no rotor gyroscopic terms) with the same classical RK4 written on numpy
-  arrays, Pinocchio's recommended Python usage, timed in the same run.  The two rigid runs are
-  checked to agree.  Target (issue 11): real-time factor >= 20.
+  full model (rotors, viscous and stick-slip Coulomb friction; the generated model compiled by
+  numba, the default), the same run as plain Python (``compiled=False``), and the rigid model;
+  next to a loop of Pinocchio's ``aba`` (the rigid model: Pinocchio has no rotor gyroscopic
+  terms) with the same classical RK4 written on numpy arrays, Pinocchio's recommended Python
+  usage, timed in the same run.  The two rigid runs are checked to agree.  Target (issue 11):
+  real-time factor >= 20.
+* Start-up: building a ``Simulator`` of the Puma in a fresh process (generating the code and
+  compiling it with numba, or loading it from numba's disk cache), with an empty cache (cold),
+  again (warm), and without compiling.
 * Energy drift per simulated second of an unforced, frictionless RK4 run at 1 kHz (2 s) on each
   shipped robot.
 * Agreement with scipy's solve_ivp (DOP853, rtol = atol = 1e-12, on the core's forward dynamics)
@@ -18,7 +22,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -93,6 +99,7 @@ def speed(duration: float, repeat: int) -> None:
     q_start, feedforward = feedforward_table(puma, duration)
     simulate(puma, Q0, QD0, 0.01)                         # generate and compile once
     simulate(rigid, Q0, QD0, 0.01)
+    simulate(puma, Q0, QD0, 0.01, compiled=False)
     pm = pinocchio_model(rigid)
     pin_label = "Pinocchio aba + the same RK4 (numpy), rigid, unforced"
     runs = {
@@ -100,6 +107,9 @@ def speed(duration: float, repeat: int) -> None:
             (lambda d: simulate(puma, q_start, np.zeros(6), d, torque=feedforward), duration),
         "full model, falling, friction holds some joints":
             (lambda d: simulate(puma, Q0, QD0, d), duration),
+        "full model, moving, plain Python (compiled=False)":
+            (lambda d: simulate(puma, q_start, np.zeros(6), d, torque=feedforward,
+                                compiled=False), duration / 2),
         "full model, moving, core algorithms":
             (lambda d: simulate(puma, q_start, np.zeros(6), d, torque=feedforward,
                                 implementation="core"), duration / 10),
@@ -124,12 +134,41 @@ def speed(duration: float, repeat: int) -> None:
     for label, rtf in rows.items():
         print(f"  {label:<56} {rtf:7.1f}   ({1e6 / (rtf * 1000):6.1f} us per step)")
     ours = rows["full model, moving (demo trajectory's torques)"]
+    python = rows["full model, moving, plain Python (compiled=False)"]
+    print(f"  compiled / plain Python (full, moving) = {ours / python:.2f}")
     if pin_label in rows:
         pin_rtf = rows[pin_label]
         print(f"  ours (full, moving) / Pinocchio (rigid) = {ours / pin_rtf:.2f}; "
               f"ours (rigid) / Pinocchio (rigid) = {rows['rigid model, unforced'] / pin_rtf:.2f}")
     print(f"target: real-time factor >= {TARGET_RTF:g} with RK4 on the full Puma 560: "
           f"{ours:.1f} ({'met' if ours >= TARGET_RTF else 'MISSED'})")
+
+
+STARTUP = """
+import sys, time
+start = time.perf_counter()
+from robot_dynamics_ros.core import RobotModel
+from robot_dynamics_ros.core.simulation import Simulator
+imported = time.perf_counter()
+sim = Simulator(RobotModel.named("puma560"), [0.0] * 6, compiled=sys.argv[1] == "compiled")
+print(imported - start, time.perf_counter() - imported, sim.dynamics.compiled)
+"""
+
+
+def startup() -> None:
+    """Print the time a fresh process needs to build the Puma's Simulator, cold and warm."""
+    print("\nStart-up of Simulator(puma560) in a fresh process (the package imported first):")
+    root = Path(__file__).resolve().parents[1]
+    with tempfile.TemporaryDirectory(prefix="bench-simulation-cache-") as cache:
+        env = dict(os.environ, ROBOT_DYNAMICS_ROS_CACHE_DIR=cache)
+        for label, mode in (("compiled, empty cache (cold)", "compiled"),
+                            ("compiled, cache filled (warm)", "compiled"),
+                            ("plain Python (compiled=False)", "python")):
+            out = subprocess.run([sys.executable, "-c", STARTUP, mode], env=env, cwd=root,
+                                 check=True, capture_output=True, text=True).stdout.split()
+            imports, build, compiled = float(out[0]), float(out[1]), out[2] == "True"
+            print(f"  {label:<32} {build:5.2f} s (compiled: {compiled}; imports before it "
+                  f"{imports:.2f} s)")
 
 
 def energy_drift() -> None:
@@ -172,6 +211,7 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true", help="shorter runs")
     args = parser.parse_args(argv)
     speed(0.5 if args.quick else 2.0, 2 if args.quick else 5)
+    startup()
     energy_drift()
     agreement()
     return 0

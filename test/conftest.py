@@ -5,8 +5,14 @@ Before any test module can import rclpy, the session's DDS settings are fixed he
 discovery (ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST: no DDS traffic may leave this machine), a
 private ROS_DOMAIN_ID and a temporary ROS_LOG_DIR (``ros_fixtures.ros_environment`` gives the
 same values to the node processes the tests start).
+
+The simulator's numba-compiled dynamics are cached in a directory of this session (removed at its
+end; the node processes the tests start inherit it), not in the user's ~/.cache: every session
+compiles its models afresh (about 2 s per model), so the tests never depend on an earlier run.
 """
+import atexit
 import os
+import shutil
 import tempfile
 
 import numpy as np
@@ -19,6 +25,8 @@ os.environ["ROS_DOMAIN_ID"] = str(1 + os.getpid() % 100)
 os.environ["ROS_LOG_DIR"] = tempfile.mkdtemp(prefix="rdr-test-roslog-")
 os.environ["RMW_IMPLEMENTATION"] = "rmw_fastrtps_cpp"
 os.environ.pop("ROS_LOCALHOST_ONLY", None)
+os.environ["ROBOT_DYNAMICS_ROS_CACHE_DIR"] = tempfile.mkdtemp(prefix="rdr-test-compiled-")
+atexit.register(shutil.rmtree, os.environ["ROBOT_DYNAMICS_ROS_CACHE_DIR"], ignore_errors=True)
 
 
 @pytest.fixture

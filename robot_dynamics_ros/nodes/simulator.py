@@ -36,8 +36,12 @@ advance; joint_states and /clock keep being published) until every effort input 
 message: the brakes of a real arm, released when its controller is up.
 
 Initial state: ``initial_position`` / ``initial_velocity`` (``joint_names`` order).
-``integrator``: rk4, semi_implicit_euler or solve_ivp.  The payload parameters of every node
-change the simulated robot at run time (the state is kept).
+``integrator``: rk4, semi_implicit_euler or solve_ivp.  ``compiled``: auto (default), true or
+false: the forward dynamics compiled by numba (``core/simulation/compiled.py``); they are
+compiled, or loaded from the disk cache, while the node starts, before its loop publishes the
+first joint_states and /clock, so no step is delayed by it.  The payload parameters of every node
+change the simulated robot at run time (the state is kept; the new robot's dynamics are built
+before the loop is paused for the swap).
 """
 from __future__ import annotations
 
@@ -50,6 +54,7 @@ from std_msgs.msg import Float64MultiArray
 
 from ..core.errors import InputError
 from ..core.simulation import INTEGRATORS, MeasurementNoise, Simulator
+from ..core.simulation.dynamics import ForwardDynamics
 from ..ros_messages import MessageRejected
 from .base import DynamicsNode, main_for
 from .errors import topic_guard
@@ -94,6 +99,9 @@ class DynamicsSimulatorNode(DynamicsNode):
         self.publish_clock = declare("publish_clock", False, "publish /clock with the "
                                      "simulated time", read_only=True)
         integrator = declare("integrator", "rk4", f"one of {list(INTEGRATORS)}", read_only=True)
+        compiled = declare("compiled", "auto", "forward dynamics compiled by numba: auto (if "
+                           "numba works, else plain Python, warned), true or false",
+                           read_only=True)
         q0 = declare("initial_position", [0.0] * n, "initial joint positions, joint_names order",
                      read_only=True, bounds=(-1e6, 1e6))
         qd0 = declare("initial_velocity", [0.0] * n, "initial joint velocities, joint_names "
@@ -120,13 +128,19 @@ class DynamicsSimulatorNode(DynamicsNode):
                              "true, or the other nodes' clock would not follow the simulation")
         if integrator not in INTEGRATORS:
             raise ValueError(f"integrator: '{integrator}' is not one of {list(INTEGRATORS)}")
+        choices = {"auto": "auto", "true": True, "false": False}
+        if compiled.lower() not in choices:
+            raise ValueError(f"compiled: '{compiled}' is not one of {list(choices)}")
+        self._compiled = choices[compiled.lower()]
         self.steps_per_publish = max(1, round(rate / publish_rate))
         self.noise = MeasurementNoise(n, *noise, seed=None if seed < 0 else seed)
         self._model_order = np.empty(n, dtype=int)
         self._model_order[self.output_index] = np.arange(n)     # output vector -> model order
         try:
+            # (compiles the dynamics, or loads them from the disk cache: before the loop starts)
             self.sim = Simulator(self.dynamics.model, self._to_model(q0, "initial_position"),
-                                 self._to_model(qd0, "initial_velocity"), 1.0 / rate, integrator)
+                                 self._to_model(qd0, "initial_velocity"), 1.0 / rate, integrator,
+                                 compiled=self._compiled)
         except InputError as exc:
             raise ValueError(str(exc)) from None
         self._sim_model = self.dynamics.model
@@ -161,7 +175,12 @@ class DynamicsSimulatorNode(DynamicsNode):
             + ("as fast as possible" if self.real_time_factor == 0.0
                else f"{self.real_time_factor:g} x real time")
             + (", /clock" if self.publish_clock else "") + (", lockstep" if self.lockstep else "")
-            + f"; effort from {[i.topic for i in self.inputs]}")
+            + f"; effort from {[i.topic for i in self.inputs]}; forward dynamics "
+            + self.sim.dynamics.how)
+        if self._compiled == "auto" and self.sim.dynamics.implementation == "generated" and \
+                not self.sim.dynamics.compiled:
+            self.get_logger().warning("forward dynamics run as plain Python, about 3x slower "
+                                      f"per step: {self.sim.dynamics.how}")
 
     # -- parameters ----------------------------------------------------------------------------
     def _to_model(self, values, name: str) -> np.ndarray:
@@ -179,9 +198,13 @@ class DynamicsSimulatorNode(DynamicsNode):
             self.command_timeout = timeout
             model = self.dynamics.model
             if model is not self._sim_model:          # the payload changed: same state, new robot
+                # build (compile) the new robot's dynamics first, while the loop runs on: the
+                # Simulator below finds them in the model's cache
+                ForwardDynamics(model, compiled=self._compiled)
                 with self._lock:
                     old = self.sim
-                    new = Simulator(model, old.q, old.qd, old.dt, old.integrator, t0=old.t)
+                    new = Simulator(model, old.q, old.qd, old.dt, old.integrator, t0=old.t,
+                                    compiled=self._compiled)
                     new.saturation_counts += old.saturation_counts
                     new.limit_stop_counts += old.limit_stop_counts
                     new.last_applied = old.last_applied

@@ -1,5 +1,5 @@
 """
-The right-hand side of the simulation: joint accelerations on lists of floats.
+The right-hand side of the simulation: joint accelerations on sequences of floats.
 
     qdd = B(q)^{-1} (tau - n_v(q, qd))                                  (seed 002, 7.115-7.116)
 
@@ -11,7 +11,8 @@ Renaud's quasi-minimal form, equal to the core to 1e-12) when ``implementation``
 (the default, "auto"), or from the core's algorithms ("core"); the system is solved by the
 straight-line Cholesky of ``linear_solve.py``.  The integrator's stages, where B and n_v are not
 needed afterwards, call ``accelerations`` instead: the same two pieces of generated code in one
-function body (``generated_terms.generated_accelerations``), the same numbers in one call.
+function body (``generated_terms.generated_accelerations``), the same numbers in one call,
+compiled to machine code by numba when it is available (``compiled.py``).
 """
 from __future__ import annotations
 
@@ -21,10 +22,12 @@ from ..algorithms.crba import mass_matrix
 from ..algorithms.rnea import nonlinear_effects
 from ..errors import InputError
 from ..model.cache import model_constant
+from .compiled import compilation, compiled_dynamics
 from .generated_terms import generated_accelerations, generated_terms
 from .linear_solve import dynamics_solver
 
 IMPLEMENTATIONS = ("auto", "generated", "core")
+COMPILED = ("auto", True, False)
 
 
 def without_coulomb(model):
@@ -51,22 +54,43 @@ class ForwardDynamics:
     ``implementation``: "auto" / "generated" (the generated model) or "core".  ``last_terms``
     holds B's lower rows and n_v of the latest evaluation (the friction step uses that B).
     ``accelerations`` (generated model only, else None) is the same function in one generated
-    body, bit for bit, without ``last_terms``; it raises ValueError or ZeroDivisionError where
-    this one raises SingularityError.  The model is never changed.
+    body, bit for bit, without ``last_terms``, taking and returning tuples of floats: compiled by
+    numba (``compiled.py``) unless ``compiled`` is False or numba is unavailable ("auto": then it
+    warns once and runs as Python; True: InputError instead).  Where this one raises
+    SingularityError, it raises ValueError or ZeroDivisionError (Python) or returns non-finite
+    values (compiled).  ``compiled`` (bool) says which one it is, ``how`` in words (for logs);
+    compiled, ``rk4_step`` is ``compiled.CompiledDynamics.rk4_step`` (else None).
+    Everything is built (compiled) here, once per model.  The model is never changed.
     """
 
-    def __init__(self, model, implementation: str = "auto"):
+    def __init__(self, model, implementation: str = "auto", compiled="auto"):
         if implementation not in IMPLEMENTATIONS:
             raise InputError(f"implementation: '{implementation}' is not one of "
                              f"{list(IMPLEMENTATIONS)}")
+        if not (compiled is True or compiled is False or compiled == "auto"):
+            raise InputError(f"compiled: {compiled!r} is not one of {list(COMPILED)}")
         self.model = model
         smooth = without_coulomb(model)
         self.implementation = "core" if implementation == "core" else "generated"
         # the same qdd in one call, without ``last_terms`` (None for "core"): see ``accelerations``
         self.accelerations = None
+        self.rk4_step = None                        # (compiled: one RK4 step, see compiled.py)
+        self.compiled = False
+        self.how = "the core's algorithms"          # (what runs, for logs)
+        if compiled is True and self.implementation == "core":
+            raise InputError("compiled: True needs implementation 'generated' (the core's "
+                             "algorithms are not compiled)")
         if self.implementation == "generated":
             self._terms = generated_terms(smooth)
-            self.accelerations = generated_accelerations(smooth)
+            if compiled is True and compilation(smooth)[0] is None:
+                raise InputError(f"compiled: True, but {compilation(smooth)[1]} (compiled='auto' "
+                                 "runs the same code as plain Python instead)")
+            machine = compiled_dynamics(smooth) if compiled else None
+            self.compiled = machine is not None
+            self.how = compilation(smooth)[1] if compiled else "plain Python (compiled=False)"
+            self.accelerations = (machine.accelerations if machine is not None
+                                  else generated_accelerations(smooth))
+            self.rk4_step = machine.rk4_step if machine is not None else None
         else:
             def core_terms(q, qd):
                 q = np.array(q)

@@ -58,13 +58,22 @@ def _compile(model):
     return namespace["terms"]
 
 
-def _accelerations_source(model) -> str:
+# How the function reads sin, cos and sqrt: bound as default arguments (local names: the
+# fastest look-up in CPython), or as module globals (numba, ``compiled.py``, compiles globals
+# that are math functions; it does not take function objects as default arguments).
+IN_MEMORY_SIGNATURE = "def accelerations(q, qd, tau, _sin=_math.sin, _cos=_math.cos, " \
+    "_sqrt=_math.sqrt):"
+MODULE_SIGNATURE = "def accelerations(q, qd, tau):"
+
+
+def accelerations_source(model, signature: str = IN_MEMORY_SIGNATURE) -> str:
     """
     Python source of ``accelerations(q, qd, tau)``: the terms' code, then the solve's, in one body.
 
     The statements are those of ``terms`` (its outputs assigned to the names the solve reads
     instead of returned) followed by those of ``linear_solve.solve_lines``, so every float
-    operation, and so every result, is the same as ``solve(terms(q, qd), tau)``.
+    operation, and so every result, is the same as ``solve(terms(q, qd), tau)``.  Returns a
+    tuple of n floats.  ``signature``: the ``def`` line (see ``IN_MEMORY_SIGNATURE``).
     """
     n = model.n
     lines = _source(model).splitlines()
@@ -72,8 +81,8 @@ def _accelerations_source(model) -> str:
     rows = [line.strip() for line in lines[start + 1:-1]]
     if len(rows) != n + 1 or lines[-1] != "    ))":
         raise AssertionError(f"unexpected end of the generated terms of {model.name}")
-    out = ["def accelerations(q, qd, tau, _sin=_math.sin, _cos=_math.cos, _sqrt=_math.sqrt):",
-           '    """Return qdd = B(q)^-1 (tau - n(q, qd)) as a list (no Coulomb friction)."""']
+    out = [signature,
+           '    """Return qdd = B(q)^-1 (tau - n(q, qd)) as a tuple (no Coulomb friction)."""']
     for line in lines[2:start]:
         for arg in ("q", "qd"):                  # sequences of floats only: no numpy check
             line = line.replace(f" = {arg}.tolist() if type({arg}) is _ndarray else {arg}",
@@ -91,13 +100,13 @@ def _accelerations_source(model) -> str:
     torques = ", ".join(f"s_t{i}" for i in range(n)) + ("," if n == 1 else "")
     out.append(f"    {torques} = tau")
     out.extend(solve_lines(n, "s_"))
-    out.append(f"    return [{', '.join(f's_x{i}' for i in range(n))}]")
+    out.append(f"    return ({''.join(f's_x{i}, ' for i in range(n)).rstrip()})")
     return "\n".join(out) + "\n"
 
 
 def _compile_accelerations(model):
     namespace = {"_math": math}
-    exec(compile(_accelerations_source(model), f"<simulation accelerations of {model.name}>",
+    exec(compile(accelerations_source(model), f"<simulation accelerations of {model.name}>",
                  "exec"), namespace)
     return namespace["accelerations"]
 

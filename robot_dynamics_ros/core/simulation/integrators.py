@@ -1,10 +1,13 @@
 """
 One step of the second-order system qdd = f(q, qd, tau), tau held over the step.
 
-Each stepper takes ``f`` (``dynamics.ForwardDynamics``), the state (lists of floats), the torque
-and the step h, and returns ``(q, qd, qdd, terms)``: the state after the step, the acceleration at
-its start, and ``f.last_terms`` right after that first evaluation (B and n_v at the start, for the
-Coulomb friction of the reported acceleration; None if ``f`` has no such attribute).
+Each stepper takes ``f`` (``dynamics.ForwardDynamics``, or the generated ``accelerations``,
+compiled or not), the state (sequences of floats), the torque and the step h, and returns
+``(q, qd, qdd, terms)``: the state after the step (new lists), the acceleration at its start (as
+``f`` returns it), and ``f.last_terms`` right after that first evaluation (B and n_v at the start,
+for the Coulomb friction of the reported acceleration; None if ``f`` has no such attribute).  The
+fixed-step methods hand ``f`` tuples of floats: what numba's compiled ``accelerations`` takes
+(``compiled.py``) and the cheapest sequence to build in Python.
 
 * ``rk4``: the classical fourth-order Runge-Kutta method as TML give it for simulation (seed
   001, Sect. 7; notes 2.9: h1 = eps g(y), h2 = eps g(y + h1/2), h3 = eps g(y + h2/2),
@@ -35,34 +38,48 @@ _LOCK = threading.Lock()
 
 
 def _vec(prefix: str, n: int) -> str:
-    return "[" + ", ".join(f"{prefix}{i}" for i in range(n)) + "]"
+    return "(" + "".join(f"{prefix}{i}, " for i in range(n)).rstrip() + ")"
 
 
 def _unpack(prefix: str, n: int) -> str:
     return ", ".join(f"{prefix}{i}" for i in range(n)) + ("," if n == 1 else "")
 
 
-def _rk4_source(n: int) -> str:
+def rk4_source(n: int, evaluate: str | None = None) -> str:
+    """
+    Return the source of the straight-line RK4 step for n joints.
+
+    ``evaluate`` None: ``step(f, q, qd, tau, h)`` as described above.  A name: ``rk4_step(q, qd,
+    tau, h) -> (q, qd, qdd)`` calling the module's function of that name, on tuples only (no
+    ``last_terms``): numba compiles it with that function (``compiled.py``), the same operations
+    in the same order.
+    """
     r = range(n)
-    lines = ["def step(f, q, qd, tau, h):",
+    python = evaluate is None
+    f = "f" if python else evaluate
+    lines = ["def step(f, q, qd, tau, h):" if python else "def rk4_step(q, qd, tau, h):",
              f"    {_unpack('x', n)} = q",
              f"    {_unpack('v', n)} = qd",
              "    k = 0.5 * h",
-             "    a = f(q, qd, tau)",
-             "    first = getattr(f, 'last_terms', None)",
+             *(["    tau = tuple(tau)"] if python else []),
+             f"    a = {f}({_vec('x', n)}, {_vec('v', n)}, tau)",
+             *(["    first = getattr(f, 'last_terms', None)"] if python else []),
              f"    {_unpack('a', n)} = a"]
     # stage 2 at (x + k v, v + k a1), stage 3 at (x + k v2, v + k a2), stage 4 at (x + h v3,
     # v + h a3); wS_i is the velocity and bS_i the acceleration of stage S
     stages = (("k", "v", "a"), ("k", "w2_", "b2_"), ("h", "w3_", "b3_"))
     for stage, (factor, vel, acc) in enumerate(stages, 2):
         lines += [f"    w{stage}_{i} = v{i} + {factor} * {acc}{i}" for i in r]
-        positions = ", ".join(f"x{i} + {factor} * {vel}{i}" for i in r)
-        lines.append(f"    {_unpack(f'b{stage}_', n)} = f([{positions}], "
+        positions = "".join(f"x{i} + {factor} * {vel}{i}, " for i in r).rstrip()
+        lines.append(f"    {_unpack(f'b{stage}_', n)} = {f}(({positions}), "
                      f"{_vec(f'w{stage}_', n)}, tau)")
     lines.append("    s = h / 6.0")
     q_next = ", ".join(f"x{i} + s * (v{i} + 2.0 * (w2_{i} + w3_{i}) + w4_{i})" for i in r)
     qd_next = ", ".join(f"v{i} + s * (a{i} + 2.0 * (b2_{i} + b3_{i}) + b4_{i})" for i in r)
-    lines.append(f"    return [{q_next}], [{qd_next}], a, first")
+    if python:
+        lines.append(f"    return [{q_next}], [{qd_next}], a, first")
+    else:
+        lines.append(f"    return ({q_next},), ({qd_next},), a")
     return "\n".join(lines) + "\n"
 
 
@@ -72,15 +89,16 @@ def _semi_implicit_euler_source(n: int) -> str:
         "def step(f, q, qd, tau, h):",
         f"    {_unpack('x', n)} = q",
         f"    {_unpack('v', n)} = qd",
-        "    a = f(q, qd, tau)",
+        f"    a = f({_vec('x', n)}, {_vec('v', n)}, tuple(tau))",
         "    first = getattr(f, 'last_terms', None)",
         f"    {_unpack('a', n)} = a",
         *(f"    w{i} = v{i} + h * a{i}" for i in r),
-        f"    return [{', '.join(f'x{i} + h * w{i}' for i in r)}], {_vec('w', n)}, a, first"])
+        f"    return [{', '.join(f'x{i} + h * w{i}' for i in r)}], "
+        f"[{', '.join(f'w{i}' for i in r)}], a, first"])
     return source + "\n"
 
 
-_SOURCES = {"rk4": _rk4_source, "semi_implicit_euler": _semi_implicit_euler_source}
+_SOURCES = {"rk4": rk4_source, "semi_implicit_euler": _semi_implicit_euler_source}
 
 
 def stepper(name: str, n: int) -> Callable:
@@ -122,7 +140,7 @@ def solve_ivp_stepper(method: str = "DOP853", rtol: float = 1e-12,
 
         def rhs(_, y):
             values = y.tolist()
-            return np.array(values[n:] + f(values[:n], values[n:], tau))
+            return np.array(values[n:] + list(f(values[:n], values[n:], tau)))
         a = f(q, qd, tau)
         first = getattr(f, "last_terms", None)
         sol = solve_ivp(rhs, (0.0, h), np.array(q + qd), method=method, rtol=rtol, atol=atol)

@@ -54,12 +54,14 @@ class Simulator:
     ``dt`` step [s]; ``integrator`` "rk4" (default), "semi_implicit_euler" or "solve_ivp"
     (``ivp_method``, ``rtol``, ``atol``: scipy's settings, default DOP853 at 1e-12);
     ``joint_limits`` / ``effort_limits`` switch the position stops and the torque saturation;
-    ``implementation`` "auto" / "generated" / "core" (``dynamics.py``).
+    ``implementation`` "auto" / "generated" / "core" and ``compiled`` "auto" / True / False
+    (the generated model's accelerations compiled by numba, ``dynamics.py``, ``compiled.py``;
+    compiled or loaded from the disk cache here, before the first step).
     """
 
     def __init__(self, model, q0, qd0=None, dt: float = 1e-3, integrator: str = "rk4", *,
                  t0: float = 0.0, joint_limits: bool = True, effort_limits: bool = True,
-                 implementation: str = "auto", ivp_method: str = "DOP853",
+                 implementation: str = "auto", compiled="auto", ivp_method: str = "DOP853",
                  rtol: float = 1e-12, atol: float = 1e-12):
         if qd0 is None:
             qd0 = np.zeros(model.n)
@@ -84,9 +86,11 @@ class Simulator:
                 raise InputError(f"q0: joint '{model.joint_names[i]}' starts at {q0[i]:g}, "
                                  f"outside its limits [{model.lower[i]:g}, {model.upper[i]:g}] "
                                  "(or pass joint_limits=False)")
-        self.dynamics = ForwardDynamics(model, implementation)
+        self.dynamics = ForwardDynamics(model, implementation, compiled)
         self.coulomb = CoulombStep(model, self.dynamics.solve)
         self._fast = self.dynamics.accelerations if integrator != "solve_ivp" else None
+        # compiled RK4: the whole step is one call into machine code
+        self._fast_rk4 = self.dynamics.rk4_step if integrator == "rk4" else None
         # positions take the friction's velocity change over half the step (the impulse is
         # spread over it), semi-implicit Euler's over the whole step (they use the new velocity)
         self._friction_share = self.dt * (1.0 if integrator == "semi_implicit_euler" else 0.5)
@@ -213,16 +217,21 @@ class Simulator:
         """
         Return (q, qd, qdd) after one step of the integrator, without Coulomb friction.
 
-        Uses the generated ``accelerations`` when there is one (the same numbers as
-        ``self.dynamics``, without its per-call bookkeeping); if that raises (a mass matrix that
-        is not positive definite, a non-finite stage), the step is taken again with
-        ``self.dynamics``, which raises the error that names the cause.
+        Uses the compiled RK4 step, else the generated ``accelerations``, when there is one (the
+        same numbers as ``self.dynamics``, without its per-call bookkeeping); if that raises or,
+        compiled, gives a non-finite state (a mass matrix that is not positive definite, a
+        non-finite stage), the step is taken again with ``self.dynamics``, which raises the error
+        that names the cause (or gives the same non-finite state, which ``step`` reports).
         """
-        fast = self._fast
-        if fast is not None:
+        if self._fast_rk4 is not None:
+            q, qd, qdd = self._fast_rk4(tuple(q0), tuple(qd0), tuple(tau), self.dt)
+            if math.isfinite(sum(q) + sum(qd)):
+                return list(q), list(qd), qdd
+        elif self._fast is not None:
             try:
-                q, qd, qdd, _ = self._step(fast, q0, qd0, tau, self.dt)
-                return q, qd, qdd
+                q, qd, qdd, _ = self._step(self._fast, q0, qd0, tau, self.dt)
+                if math.isfinite(sum(q) + sum(qd)):
+                    return q, qd, qdd
             except (ValueError, ZeroDivisionError, OverflowError):
                 pass
         q, qd, qdd, _ = self._step(self.dynamics, q0, qd0, tau, self.dt)
