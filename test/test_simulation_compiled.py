@@ -189,3 +189,17 @@ def test_an_unwritable_cache_directory_still_compiles(monkeypatch, tmp_path):
     function, how = compiled.compilation(model)
     assert function is not None and "not cached on disk" in how
     assert function.accelerations((0.0,), (0.0,), (1.0,)) == pytest.approx((1.0 / 0.25,))
+
+
+def test_when_numba_cannot_use_its_cache_the_dynamics_are_compiled_without_it(monkeypatch):
+    njit = compiled._njit
+
+    def no_cache(module, n, cache):
+        if cache:
+            raise RuntimeError("cannot cache function 'accelerations': no locator available")
+        return njit(module, n, cache)
+    monkeypatch.setattr(compiled, "_njit", no_cache)
+    model = wheel(coulomb=0.0, viscous=0.1, inertia=0.5)
+    functions, how = compiled.compilation(model)
+    assert functions is not None and "numba could not use the cache" in how
+    assert functions.accelerations((0.0,), (0.0,), (1.0,)) == pytest.approx((1.0 / 0.5,))

@@ -36,12 +36,12 @@ advance; joint_states and /clock keep being published) until every effort input 
 message: the brakes of a real arm, released when its controller is up.
 
 Initial state: ``initial_position`` / ``initial_velocity`` (``joint_names`` order).
-``integrator``: rk4, semi_implicit_euler or solve_ivp.  ``compiled``: auto (default), true or
-false: the forward dynamics compiled by numba (``core/simulation/compiled.py``); they are
-compiled, or loaded from the disk cache, while the node starts, before its loop publishes the
-first joint_states and /clock, so no step is delayed by it.  The payload parameters of every node
-change the simulated robot at run time (the state is kept; the new robot's dynamics are built
-before the loop is paused for the swap).
+``integrator``: rk4, semi_implicit_euler or solve_ivp.  ``compiled`` (true): the forward dynamics
+compiled by numba (``core/simulation/compiled.py``), or plain Python if numba does not work
+(warned; false chooses it); compiled, or loaded from the disk cache, while the node starts, before
+its loop publishes the first joint_states and /clock, so no step is delayed by it.  The payload
+parameters of every node change the simulated robot at run time (the state is kept; the new
+robot's dynamics are built before the loop is paused for the swap).
 """
 from __future__ import annotations
 
@@ -99,9 +99,9 @@ class DynamicsSimulatorNode(DynamicsNode):
         self.publish_clock = declare("publish_clock", False, "publish /clock with the "
                                      "simulated time", read_only=True)
         integrator = declare("integrator", "rk4", f"one of {list(INTEGRATORS)}", read_only=True)
-        compiled = declare("compiled", "auto", "forward dynamics compiled by numba: auto (if "
-                           "numba works, else plain Python, warned), true or false",
-                           read_only=True)
+        self._compiled = "auto" if declare(
+            "compiled", True, "forward dynamics compiled by numba (if numba works, else plain "
+            "Python, warned); false: plain Python", read_only=True) else False
         q0 = declare("initial_position", [0.0] * n, "initial joint positions, joint_names order",
                      read_only=True, bounds=(-1e6, 1e6))
         qd0 = declare("initial_velocity", [0.0] * n, "initial joint velocities, joint_names "
@@ -128,10 +128,6 @@ class DynamicsSimulatorNode(DynamicsNode):
                              "true, or the other nodes' clock would not follow the simulation")
         if integrator not in INTEGRATORS:
             raise ValueError(f"integrator: '{integrator}' is not one of {list(INTEGRATORS)}")
-        choices = {"auto": "auto", "true": True, "false": False}
-        if compiled.lower() not in choices:
-            raise ValueError(f"compiled: '{compiled}' is not one of {list(choices)}")
-        self._compiled = choices[compiled.lower()]
         self.steps_per_publish = max(1, round(rate / publish_rate))
         self.noise = MeasurementNoise(n, *noise, seed=None if seed < 0 else seed)
         self._model_order = np.empty(n, dtype=int)
@@ -179,7 +175,7 @@ class DynamicsSimulatorNode(DynamicsNode):
             + self.sim.dynamics.how)
         if self._compiled == "auto" and self.sim.dynamics.implementation == "generated" and \
                 not self.sim.dynamics.compiled:
-            self.get_logger().warning("forward dynamics run as plain Python, about 3x slower "
+            self.get_logger().warning("forward dynamics run as plain Python, about 5x slower "
                                       f"per step: {self.sim.dynamics.how}")
 
     # -- parameters ----------------------------------------------------------------------------
@@ -381,12 +377,14 @@ class DynamicsSimulatorNode(DynamicsNode):
         self.joint_states.publish(msg)
 
     def destroy_node(self):
-        """Stop the simulation thread, then the node."""
-        self._stop.set()
-        with self._new_command:
-            self._new_command.notify_all()
-        if self._thread.is_alive() and self._thread is not threading.current_thread():
-            self._thread.join(timeout=2.0)
+        """Stop the simulation thread (if it was started), then the node."""
+        thread = getattr(self, "_thread", None)     # (none after a configuration error)
+        if thread is not None:
+            self._stop.set()
+            with self._new_command:
+                self._new_command.notify_all()
+            if thread.is_alive() and thread is not threading.current_thread():
+                thread.join(timeout=2.0)
         return super().destroy_node()
 
 

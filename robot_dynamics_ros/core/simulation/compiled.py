@@ -23,7 +23,7 @@ compiled without a disk cache.
 
 Without numba (not importable) or if the compilation fails, :func:`compiled_dynamics`
 returns None and warns once (:class:`CompilationWarning`, naming the reason): the simulator then
-runs the same generated code as plain Python, about 3x slower per step.
+runs the same generated code as plain Python, about 5x slower per step.
 
 Numba's ``math.sqrt`` of a negative number is NaN instead of a ValueError, and a zero pivot
 divides to infinity (``error_model="numpy"``): a mass matrix that is not positive definite gives
@@ -138,6 +138,8 @@ def _module(source: str, path: Path | None) -> types.ModuleType:
     by the module's name: both must be real.  Without a file, the module is built in memory.
     """
     name = "robot_dynamics_ros_generated_" + hashlib.sha256(source.encode()).hexdigest()[:24]
+    if path is None:
+        name += "_in_memory"
     module = sys.modules.get(name)
     if module is not None:
         return module
@@ -145,6 +147,23 @@ def _module(source: str, path: Path | None) -> types.ModuleType:
     module.__file__ = str(path) if path else f"<{name}>"
     exec(compile(source, module.__file__, "exec"), module.__dict__)
     return sys.modules.setdefault(name, module)
+
+
+def _njit(module: types.ModuleType, n: int, cache: bool) -> CompiledDynamics:
+    """Compile the module's two functions for tuples of n floats (numba's errors pass)."""
+    import numba
+    vector = numba.types.UniTuple(numba.types.float64, n)
+    with warnings.catch_warnings():
+        # (numba warns instead of raising when the cache directory is not writable)
+        warnings.simplefilter("ignore", numba.NumbaWarning)
+        if not isinstance(module.accelerations, numba.core.dispatcher.Dispatcher):
+            # rk4_step calls the compiled accelerations: numba reads the module's global
+            module.accelerations = numba.njit(vector(vector, vector, vector), cache=cache,
+                                              error_model="numpy")(module.accelerations)
+        step = numba.njit(numba.types.Tuple((vector, vector, vector))(
+            vector, vector, vector, numba.types.float64), cache=cache,
+            error_model="numpy")(module.rk4_step)
+    return CompiledDynamics(module.accelerations, step)
 
 
 def _compile(model) -> tuple[CompiledDynamics | None, str]:
@@ -156,24 +175,20 @@ def _compile(model) -> tuple[CompiledDynamics | None, str]:
     source = module_source(model)
     path = _write_module(source)
     module = _module(source, path)
-    vector = numba.types.UniTuple(numba.types.float64, model.n)
-    options = {"cache": path is not None, "error_model": "numpy"}
+    where = f"cached in {path.parent}" if path else "not cached on disk (directory not writable)"
     try:
-        with warnings.catch_warnings():
-            # (numba warns instead of raising when the cache directory is not writable)
-            warnings.simplefilter("ignore", numba.NumbaWarning)
-            if not isinstance(module.accelerations, numba.core.dispatcher.Dispatcher):
-                # rk4_step calls the compiled accelerations: numba reads the module's global
-                module.accelerations = numba.njit(vector(vector, vector, vector),
-                                                  **options)(module.accelerations)
-            step = numba.njit(numba.types.Tuple((vector, vector, vector))(
-                vector, vector, vector, numba.types.float64), **options)(module.rk4_step)
+        try:
+            functions = _njit(module, model.n, cache=path is not None)
+        except Exception:  # noqa: BLE001 -- e.g. numba finds no writable place for its cache
+            if path is None:
+                raise
+            module = _module(source, None)
+            functions = _njit(module, model.n, cache=False)
+            where = "not cached on disk (numba could not use the cache)"
     except Exception as exc:  # noqa: BLE001 -- any failure of numba: run as Python instead
         return None, (f"numba could not compile the dynamics of '{model.name}' "
                       f"({type(exc).__name__}: {str(exc).strip().splitlines()[0]})")
-    where = f"cached in {path.parent}" if path else "not cached on disk (directory not writable)"
-    return (CompiledDynamics(module.accelerations, step),
-            f"compiled with numba {numba.__version__}, {where}")
+    return functions, f"compiled with numba {numba.__version__}, {where}"
 
 
 def compiled_dynamics(model) -> CompiledDynamics | None:
@@ -190,7 +205,7 @@ def compiled_dynamics(model) -> CompiledDynamics | None:
     if functions is None:
         # one warning per process for a missing numba, one per model for a failed compilation
         what = "the simulator" if reason.startswith("numba is not") else f"'{model.name}'"
-        warn_once(f"{what}: forward dynamics run as plain Python, about 3x slower per step: "
+        warn_once(f"{what}: forward dynamics run as plain Python, about 5x slower per step: "
                   f"{reason}")
     return functions
 
