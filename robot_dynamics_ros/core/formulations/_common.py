@@ -171,6 +171,18 @@ def prepare(model, view: DHView, q, qd, qdd, gravity=None, f_ext=None) -> Inputs
     return Inputs(q, qd, qdd, g, force, moment)
 
 
+def evaluate(torques, view_of, model, q, qd, qdd, gravity=None, f_ext=None) -> np.ndarray:
+    """
+    Return a recursive formulation's torques of one configuration as a float array.
+
+    ``torques(view, inputs)`` is the formulation's recursion on ``prepare``'s inputs,
+    ``view_of(model)`` its DH view (standard or modified): the common body of each module's
+    ``inverse_dynamics``.
+    """
+    view = view_of(model)
+    return np.array(torques(view, prepare(model, view, q, qd, qdd, gravity, f_ext)), dtype=float)
+
+
 # -- 3-vector helpers that work on float and object arrays alike (np.cross is slow on 3-vectors) --
 def cross(u, v) -> np.ndarray:
     return np.array([u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2],

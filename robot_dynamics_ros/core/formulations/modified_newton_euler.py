@@ -27,7 +27,7 @@ import numpy as np
 
 from ..model.cache import model_constant
 from ..model.inertia import parallel_axis
-from ._common import (acceleration_tensor, cos_sin, cross, dot, joint_angles, prepare,
+from ._common import (acceleration_tensor, cos_sin, cross, dot, evaluate, joint_angles,
                       rotation_standard, standard_view)
 
 view_of = standard_view
@@ -101,10 +101,5 @@ def torques(view, inp) -> list:
 
 
 def inverse_dynamics(model, q, qd, qdd, gravity=None, f_ext=None) -> np.ndarray:
-    """
-    Return the rigid-body tau(q, qd, qdd) + J^T f_ext.
-
-    f_ext as for ``rnea`` (world, about the tool point).
-    """
-    view = view_of(model)
-    return np.array(torques(view, prepare(model, view, q, qd, qdd, gravity, f_ext)), dtype=float)
+    """Return the rigid-body tau(q, qd, qdd) + J^T f_ext (f_ext as for ``rnea``)."""
+    return evaluate(torques, view_of, model, q, qd, qdd, gravity, f_ext)

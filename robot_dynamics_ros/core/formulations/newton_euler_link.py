@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import cos_sin, cross, dot, joint_angles, prepare, rotation_standard, standard_view
+from ._common import cos_sin, cross, dot, evaluate, joint_angles, rotation_standard, standard_view
 
 view_of = standard_view
 Z0 = np.array([0.0, 0.0, 1.0])
@@ -68,10 +68,5 @@ def torques(view, inp) -> list:
 
 
 def inverse_dynamics(model, q, qd, qdd, gravity=None, f_ext=None) -> np.ndarray:
-    """
-    Return the rigid-body tau(q, qd, qdd) + J^T f_ext.
-
-    f_ext as for ``rnea`` (world, about the tool point).
-    """
-    view = view_of(model)
-    return np.array(torques(view, prepare(model, view, q, qd, qdd, gravity, f_ext)), dtype=float)
+    """Return the rigid-body tau(q, qd, qdd) + J^T f_ext (f_ext as for ``rnea``)."""
+    return evaluate(torques, view_of, model, q, qd, qdd, gravity, f_ext)

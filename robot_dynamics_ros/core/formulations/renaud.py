@@ -33,7 +33,7 @@ import numpy as np
 
 from ..model.cache import model_constant
 from ..model.inertia import parallel_axis
-from ._common import (acceleration_tensor, cos_sin, cross, joint_angles, modified_view, prepare,
+from ._common import (acceleration_tensor, cos_sin, cross, evaluate, joint_angles, modified_view,
                       rotation_modified, skew)
 
 view_of = modified_view
@@ -150,10 +150,5 @@ def torques(view, inp) -> list:
 
 
 def inverse_dynamics(model, q, qd, qdd, gravity=None, f_ext=None) -> np.ndarray:
-    """
-    Return the rigid-body Γ(q, qd, qdd) + J^T f_ext.
-
-    f_ext as for ``rnea`` (world, about the tool point).
-    """
-    view = view_of(model)
-    return np.array(torques(view, prepare(model, view, q, qd, qdd, gravity, f_ext)), dtype=float)
+    """Return the rigid-body Γ(q, qd, qdd) + J^T f_ext (f_ext as for ``rnea``)."""
+    return evaluate(torques, view_of, model, q, qd, qdd, gravity, f_ext)

@@ -254,16 +254,9 @@ class JointTrajectory:
         and missing ones.
         """
         joint_names = tuple(joint_names)
-        unknown = [name for name in self.joint_names if name not in joint_names]
-        if unknown:
-            raise TrajectoryError(
-                f"joint_names: unknown joint(s) {unknown}; expected {list(joint_names)}")
-        missing = [name for name in joint_names if name not in self.joint_names]
-        if missing:
-            raise TrajectoryError(f"joint_names: missing joint(s) {missing}")
-        if joint_names == self.joint_names:
+        index = column_index(self.joint_names, joint_names)
+        if index is None:
             return self
-        index = [self.joint_names.index(name) for name in joint_names]
         return JointTrajectory(joint_names, self.times,
                                *(None if getattr(self, f) is None else getattr(self, f)[:, index]
                                  for f in _FIELDS))
@@ -272,14 +265,7 @@ class JointTrajectory:
     def from_dict(cls, data, source: str = "<dict>") -> "JointTrajectory":
         """Build from the YAML/dict format (module docstring); errors name ``source`` and field."""
         try:
-            if not isinstance(data, dict):
-                raise TrajectoryError("expected a mapping with 'joint_names' and 'points'")
-            unknown = set(data) - {"joint_names", "points", "header", "name", "description"}
-            if unknown:
-                raise TrajectoryError(f"unknown key(s) {sorted(map(str, unknown))}")
-            names = data.get("joint_names")
-            if not isinstance(names, (list, tuple)) or not names:
-                raise TrajectoryError("joint_names: expected a non-empty list of joint names")
+            names = file_joint_names(data, "points", {"header", "name", "description"})
             points = data.get("points")
             if not isinstance(points, (list, tuple)) or not points:
                 raise TrajectoryError("points: expected a non-empty list of points")
@@ -352,6 +338,45 @@ def _seconds(value, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TrajectoryError(f"{where}: expected seconds as a number, got {value!r}")
     return float(value)
+
+
+def column_index(own: tuple, joint_names: tuple) -> list | None:
+    """
+    Return the columns of ``own`` in the order of ``joint_names`` (None if already so).
+
+    For the ``reordered`` of trajectories and paths: raises TrajectoryError naming the joints of
+    ``own`` that ``joint_names`` lacks (unknown) and those of ``joint_names`` that ``own`` lacks
+    (missing).
+    """
+    wanted = set(joint_names)
+    unknown = [name for name in own if name not in wanted]
+    if unknown:
+        raise TrajectoryError(
+            f"joint_names: unknown joint(s) {unknown}; expected {list(joint_names)}")
+    column = {name: k for k, name in enumerate(own)}
+    missing = [name for name in joint_names if name not in column]
+    if missing:
+        raise TrajectoryError(f"joint_names: missing joint(s) {missing}")
+    return None if tuple(joint_names) == tuple(own) else [column[name] for name in joint_names]
+
+
+def file_joint_names(data, rows_key: str, optional_keys: set) -> list:
+    """
+    Check the top level of a trajectory or path mapping and return its ``joint_names``.
+
+    ``data`` must be a mapping of ``joint_names``, ``rows_key`` (``points`` or ``waypoints``,
+    checked by the caller) and ``optional_keys``; unknown keys and an empty or non-list
+    ``joint_names`` raise TrajectoryError.
+    """
+    if not isinstance(data, dict):
+        raise TrajectoryError(f"expected a mapping with 'joint_names' and '{rows_key}'")
+    unknown = set(map(str, data)) - {"joint_names", rows_key, *optional_keys}
+    if unknown:
+        raise TrajectoryError(f"unknown key(s) {sorted(unknown)}")
+    names = data.get("joint_names")
+    if not isinstance(names, (list, tuple)) or not names:
+        raise TrajectoryError("joint_names: expected a non-empty list of joint names")
+    return names
 
 
 def float_list(value, n: int, where: str) -> list:

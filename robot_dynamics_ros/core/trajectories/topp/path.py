@@ -30,7 +30,8 @@ from scipy.interpolate import CubicSpline
 
 from ...errors import TrajectoryError
 from ..limits import at_time
-from ..trajectory import MAX_FILE_BYTES, JointTrajectory, float_list
+from ..trajectory import (MAX_FILE_BYTES, JointTrajectory, column_index, file_joint_names,
+                          float_list)
 from ...yaml_loader import load_yaml_file
 
 BOUNDARIES = ("not-a-knot", "clamped", "natural")
@@ -123,31 +124,16 @@ class JointPath:
     def reordered(self, joint_names) -> "JointPath":
         """Return the same path with its columns in the order of ``joint_names``."""
         joint_names = tuple(joint_names)
-        unknown = [name for name in self.joint_names if name not in joint_names]
-        if unknown:
-            raise TrajectoryError(f"joint_names: unknown joint(s) {unknown}; "
-                                  f"expected {list(joint_names)}")
-        missing = [name for name in joint_names if name not in self.joint_names]
-        if missing:
-            raise TrajectoryError(f"joint_names: missing joint(s) {missing}")
-        if joint_names == self.joint_names:
+        index = column_index(self.joint_names, joint_names)
+        if index is None:
             return self
-        index = [self.joint_names.index(name) for name in joint_names]
         return JointPath(joint_names, self.waypoints[:, index], self.knots, self.boundary)
 
     @classmethod
     def from_dict(cls, data, source: str = "<dict>") -> "JointPath":
         """Build from the path format (module docstring); errors name ``source`` and field."""
         try:
-            if not isinstance(data, dict):
-                raise TrajectoryError("expected a mapping with 'joint_names' and 'waypoints'")
-            unknown = set(map(str, data)) - {"joint_names", "waypoints", "s", "boundary",
-                                             "description"}
-            if unknown:
-                raise TrajectoryError(f"unknown key(s) {sorted(unknown)}")
-            names = data.get("joint_names")
-            if not isinstance(names, (list, tuple)) or not names:
-                raise TrajectoryError("joint_names: expected a non-empty list of joint names")
+            names = file_joint_names(data, "waypoints", {"s", "boundary", "description"})
             rows = data.get("waypoints")
             if not isinstance(rows, (list, tuple)) or not rows:
                 raise TrajectoryError("waypoints: expected a list of waypoints (lists of numbers)")
