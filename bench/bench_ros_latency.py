@@ -26,9 +26,11 @@ message / echo CPU per message (goal <= 1.3; the bringup process holds two nodes
 compared with two echo messages).
 
 ``--scaling-load`` also starts the trajectory scaler (in the bringup process, or in its own
-process for ``launch``) and asks it for time-optimal scalings of a 1000-point trajectory
-throughout the run: the largest output gap shows whether long service work starves the torque
-outputs.
+process for ``launch``) and, from a client process of its own, asks it for time-optimal scalings
+of a 1000-point trajectory throughout the run: the largest output gap and the latencies show
+whether long service work starves the torque outputs.  (The client is not the harness: taking a
+response of thousands of points holds the harness's GIL for tens of milliseconds, which delayed
+its receiver and its load generator in an earlier version.)
 
 Goals (idle machine): 1 kHz for 60 s, 0 lost, p99 < 2 ms in both deployments; node CPU per
 message <= 1.3x the echo node's.  Every process gets ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST, a
@@ -100,7 +102,6 @@ def role_harness(args):
     """Load generator (thread) + receiver (EventsExecutor); write the records as JSON."""
     import rclpy
     from rclpy.experimental import EventsExecutor
-    from robot_dynamics_interfaces.srv import ScaleTrajectory
     from sensor_msgs.msg import JointState
     from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
     # The generator thread must get the GIL back within a fraction of a period after its sleep,
@@ -136,7 +137,7 @@ def role_harness(args):
     for _ in range(5):
         reference.publish(traj)
         executor.spin_once(timeout_sec=0.1)
-    result = {"sent": [], "rate": 0.0, "scalings": 0, "scaling_seconds": []}
+    result = {"sent": [], "rate": 0.0}
     done = threading.Event()
 
     def generate():
@@ -159,25 +160,41 @@ def role_harness(args):
         result["rate"] = (len(times) - 1) / (times[-1] - times[0])
         done.set()
 
-    if args.scaling_load:
-        scale = node.create_client(ScaleTrajectory,
-                                   f"{NAMESPACE}/trajectory_scaler/scale_trajectory")
-        scale.wait_for_service(timeout_sec=30.0)
-        long_path = scaling_request()
     print("READY", flush=True)
     threading.Thread(target=generate, daemon=True).start()
-    pending = None
     while not done.is_set():
         executor.spin_once(timeout_sec=0.05)
-        if args.scaling_load and (pending is None or pending[0].done()):
-            if pending is not None:
-                result["scalings"] += 1
-                result["scaling_seconds"].append(time.monotonic() - pending[1])
-            pending = (scale.call_async(long_path), time.monotonic())
     end = time.monotonic() + 3.0                      # the last outputs in flight
     while time.monotonic() < end:
         executor.spin_once(timeout_sec=0.05)
     Path(args.out).write_text(json.dumps({"records": records, **result}))
+    rclpy.try_shutdown()
+
+
+def role_scaling(args):
+    """Ask the trajectory scaler for time-optimal scalings, one after the other, for --duration."""
+    import rclpy
+    from rclpy.experimental import EventsExecutor
+    from robot_dynamics_interfaces.srv import ScaleTrajectory
+    rclpy.init()
+    node = rclpy.create_node("bench_scaling_client", namespace=NAMESPACE)
+    client = node.create_client(ScaleTrajectory, f"{NAMESPACE}/trajectory_scaler/scale_trajectory")
+    executor = EventsExecutor(context=node.context)
+    executor.add_node(node)
+    request = scaling_request()
+    ready = client.wait_for_service(timeout_sec=30.0)
+    print("READY" if ready else "no scale_trajectory service", flush=True)
+    seconds, failed = [], 0
+    end = time.monotonic() + WARMUP + args.duration
+    while ready and time.monotonic() < end:
+        started = time.monotonic()
+        future = client.call_async(request)
+        while not future.done() and time.monotonic() < started + 300.0:
+            executor.spin_once(timeout_sec=0.1)
+        if future.done():
+            seconds.append(time.monotonic() - started)
+            failed += not future.result().success
+    Path(args.out).write_text(json.dumps({"scaling_seconds": seconds, "failed": failed}))
     rclpy.try_shutdown()
 
 
@@ -227,11 +244,18 @@ def run_phase(label, node_argvs, topics, args, env, tmp, scaling=False) -> dict:
         harness = start("harness", [sys.executable, __file__, "--role", "harness", "--topics",
                                     ",".join(topics), "--out", str(out_file), "--rate",
                                     str(args.rate), "--duration", str(args.duration),
-                                    "--subscribers", str(len(topics))]
-                        + (["--scaling-load"] if scaling else []), stdout=subprocess.PIPE)
+                                    "--subscribers", str(len(topics))], stdout=subprocess.PIPE)
         line = harness.stdout.readline().decode().strip()
         if line != "READY":
             raise RuntimeError(f"harness not ready ({line!r}); logs in {tmp}")
+        scaling_file = Path(tmp) / f"{label}_scaling.json"
+        if scaling:
+            client = start("scaling", [sys.executable, __file__, "--role", "scaling", "--out",
+                                       str(scaling_file), "--duration", str(args.duration)],
+                           stdout=subprocess.PIPE)
+            line = client.stdout.readline().decode().strip()
+            if line != "READY":
+                raise RuntimeError(f"scaling client not ready ({line!r}); logs in {tmp}")
         time.sleep(WARMUP)
         cpu_before = {name: cpu_seconds(p.pid) for name, p in node_procs}
         t0 = time.monotonic()
@@ -240,6 +264,10 @@ def run_phase(label, node_argvs, topics, args, env, tmp, scaling=False) -> dict:
         window = time.monotonic() - t0
         harness.wait(args.duration + 60.0)
         data = json.loads(out_file.read_text())
+        scalings = {"scaling_seconds": []}
+        if scaling:
+            client.wait(args.duration + 360.0)
+            scalings = json.loads(scaling_file.read_text())
     finally:
         for _, proc in procs:
             if proc.poll() is None:
@@ -270,8 +298,8 @@ def run_phase(label, node_argvs, topics, args, env, tmp, scaling=False) -> dict:
             "p99_ms": float(np.percentile(latency, 99)) if latency.size else float("nan"),
             "max_ms": float(latency.max()) if latency.size else float("nan"),
             "max_gap_ms": gap, "rate_hz": data["rate"], "cpu_us_per_msg": cpu_us,
-            "scalings": data["scalings"],
-            "scaling_s": float(np.mean(data["scaling_seconds"] or [0.0]))}
+            "scalings": len(scalings["scaling_seconds"]),
+            "scaling_s": float(np.mean(scalings["scaling_seconds"] or [0.0]))}
     return results
 
 
@@ -287,7 +315,8 @@ def main(argv=None) -> int:
     parser.add_argument("--scaling-load", action="store_true",
                         help="time-optimal scalings of 1000 points throughout the run")
     parser.add_argument("--json", help="also write the results to this file")
-    parser.add_argument("--role", choices=("main", "echo", "harness"), default="main")
+    parser.add_argument("--role", choices=("main", "echo", "harness", "scaling"),
+                        default="main")
     parser.add_argument("--topics")
     parser.add_argument("--out")
     parser.add_argument("--subscribers", type=int, default=1)
@@ -297,6 +326,9 @@ def main(argv=None) -> int:
         return 0
     if args.role == "harness":
         role_harness(args)
+        return 0
+    if args.role == "scaling":
+        role_scaling(args)
         return 0
 
     from robot_dynamics_ros.nodes.executor import executor_kind
