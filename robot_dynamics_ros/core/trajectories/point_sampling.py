@@ -3,7 +3,7 @@ One sample of a JointTrajectory at a time in plain Python floats: the control lo
 
 :meth:`JointTrajectory.sample` is vectorised over times; for the one sample a 1 kHz control loop
 takes per message, its numpy calls on (1, n) arrays cost ~100 us.  :class:`PointSampler` gives
-the same values (the same per-segment polynomial coefficients, ``_segment_coefficients``, the
+the same values (the same per-segment polynomial coefficients, ``segment_coefficients``, the
 same Horner order, the same handling before the first and after the last point) with a bisection
 on the times and list arithmetic, keeping the current segment's coefficients as lists (a
 reference advances through its segments in order).  Agreement with ``JointTrajectory.sample`` to
@@ -22,7 +22,7 @@ class PointSampler:
     def __init__(self, trajectory: JointTrajectory):
         self.trajectory = trajectory
         self._times = trajectory.times.tolist()
-        self._degree = trajectory._degree
+        self._degree = trajectory.polynomial_degree
         n = trajectory.n
         self._zeros = [0.0] * n
         self._first = trajectory.positions[0].tolist()
@@ -65,7 +65,7 @@ class PointSampler:
 
     def _coefficients(self, seg: int):
         """Segment ``seg``'s per-joint coefficient rows of q, qd, qdd, highest order first."""
-        c = self.trajectory._coeffs[seg].tolist()          # 6 lists of n, order 0..5
+        c = self.trajectory.segment_coefficients[seg].tolist()     # 6 lists of n, order 0..5
         d = self._degree
         q_c = [c[p] for p in range(d, -1, -1)]
         qd_c = [[p * x for x in c[p]] for p in range(d, 0, -1)]

@@ -127,9 +127,16 @@ class JointTrajectory:
 
     # ----------------------------------------------------------------- properties
     @cached_property
-    def _coeffs(self) -> np.ndarray:
-        """Return the segments' polynomial coefficients (computed when first sampled)."""
-        return _segment_coefficients(self)
+    def segment_coefficients(self) -> np.ndarray:
+        """
+        Return the segments' polynomial coefficients, (K-1, 6, n), order 0..5 in local time.
+
+        Those of joint_trajectory_controller's interpolation (orders above
+        :attr:`polynomial_degree` are zero); computed when first needed, read-only.
+        """
+        coefficients = _segment_coefficients(self)
+        coefficients.setflags(write=False)
+        return coefficients
 
     @property
     def n(self) -> int:
@@ -146,7 +153,8 @@ class JointTrajectory:
         return float(self.times[-1])
 
     @property
-    def _degree(self) -> int:
+    def polynomial_degree(self) -> int:
+        """Return the degree of the segments' polynomials: 1, 3 or 5 (see interpolation)."""
         return {"linear": 1, "cubic": 3, "quintic": 5}[self.interpolation]
 
     @property
@@ -195,11 +203,11 @@ class JointTrajectory:
                 f"fractions: expected a 1-D array of values in [0, 1], got {fractions!r}")
         if self.num_points < 2:
             raise InputError("sample_segments: the trajectory has a single point, no segment")
-        durations, coeffs = np.diff(self.times), self._coeffs
+        durations, coeffs = np.diff(self.times), self.segment_coefficients
         if segments is not None:
             durations, coeffs = durations[segments], coeffs[segments]
         tau = durations[:, None, None] * f[None, :, None]                   # (K-1, F, 1)
-        return _polynomial(coeffs[:, None], tau, self._degree)
+        return _polynomial(coeffs[:, None], tau, self.polynomial_degree)
 
     def segment_speed_max(self) -> np.ndarray:
         """
@@ -208,13 +216,13 @@ class JointTrajectory:
         Linear and cubic segments only (their velocity is constant or quadratic in time: the
         largest |value| lies at an end or at the vertex); quintic trajectories raise InputError.
         """
-        if self._degree > 3:
+        if self.polynomial_degree > 3:
             raise InputError("segment_speed_max: quintic segments (accelerations given) are not "
                              "supported")
         if self.num_points < 2:
             raise InputError("segment_speed_max: the trajectory has a single point, no segment")
         T = np.diff(self.times)[:, None]
-        c1, c2, c3 = (self._coeffs[:, p] for p in (1, 2, 3))
+        c1, c2, c3 = (self.segment_coefficients[:, p] for p in (1, 2, 3))
         start, end = np.abs(c1), np.abs(c1 + 2.0 * c2 * T + 3.0 * c3 * T * T)
         with np.errstate(invalid="ignore", divide="ignore"):
             vertex = -c2 / (3.0 * c3)                      # qd' = 2 c2 + 6 c3 tau = 0
@@ -231,7 +239,7 @@ class JointTrajectory:
             return q, np.zeros_like(q), np.zeros_like(q)
         seg = np.clip(np.searchsorted(times, t, side=side) - 1, 0, K - 2)
         tau = np.clip(t - times[seg], 0.0, times[seg + 1] - times[seg])[:, None]
-        q, qd, qdd = _polynomial(self._coeffs[seg], tau, self._degree)
+        q, qd, qdd = _polynomial(self.segment_coefficients[seg], tau, self.polynomial_degree)
         before = t < times[0]
         if before.any():                         # hold the first point at rest
             qd[before] = 0.0
