@@ -19,6 +19,7 @@ from robot_dynamics_ros.bags import (bag_info, format_info, load_joint_states, r
                                      write_joint_states)
 from robot_dynamics_ros.bags.joint_state_cdr import (JOINT_STATE, JointStateDecoder,
                                                      JointStateEncoder, layout_of)
+from robot_dynamics_ros.bags.play import parse_min_subscribers, parse_remaps
 from robot_dynamics_ros.bags.process import REFERENCE, process_bag
 from robot_dynamics_ros.bags.storage import output_bag
 from robot_dynamics_ros.bags.types import typestore
@@ -340,3 +341,17 @@ def test_nothing_half_written_when_processing_fails_midway(tmp_path, puma):
         process_bag(tmp_path / "in", tmp_path / "out", puma, **TOPICS)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in"]
     shutil.rmtree(tmp_path / "in")
+
+
+def test_play_options_parse_topic_pairs_and_name_what_is_wrong():
+    assert parse_remaps(["joint_states:=/ns/joint_states"]) == {
+        "/joint_states": "/ns/joint_states"}
+    assert parse_min_subscribers(["/ns/joint_states:=2", "clock:=1"]) == {
+        "/ns/joint_states": 2, "/clock": 1}
+    with pytest.raises(BagError, match="--remap: expected from:=to, got 'joint_states'"):
+        parse_remaps(["joint_states"])
+    for bad in ("a:=0", "a:=two", "a:=-1", "a:=1.5"):
+        with pytest.raises(BagError, match="--min-subscribers: count of 'a' must be an integer"):
+            parse_min_subscribers([bad])
+    with pytest.raises(BagError, match="--min-subscribers: expected topic:=count"):
+        parse_min_subscribers([":=2"])

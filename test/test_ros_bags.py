@@ -145,7 +145,10 @@ def test_playback_into_the_nodes_equals_offline_processing(ros_env, tmp_path):
         player = cli(ros_env, tmp_path, "play", "play", source, "--clock", "--rate", 0.25,
                      "--wait-for-subscribers", 20, "--remap",
                      f"/joint_states:={namespace}/joint_states",
-                     f"/reference_trajectory:={namespace}/reference_trajectory")
+                     f"/reference_trajectory:={namespace}/reference_trajectory",
+                     # both nodes: a new process's graph may show only the first one at first
+                     # (a fresh-clone CI run: gravity missed the first 16 of 51 messages)
+                     "--min-subscribers", f"{namespace}/joint_states:=2")
         assert wait_exit(player) == 0, player.log_path.read_text()
         # the nodes' answers to the last messages are still on their way on a loaded machine
         # (once the last one came after 0.5 s)

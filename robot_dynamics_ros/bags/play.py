@@ -13,8 +13,9 @@ for every message, its recorded time shortly before it (half the interval to the
 at most ``CLOCK_LEAD``): /clock and the message travel on different topics, and the lead makes a
 node with ``use_sim_time`` see the clock first, so it handles each message at its recorded time
 (where ``bag process`` samples references).  ``wait_for_subscribers`` waits (up to
-that many seconds) until every topic has matched all the subscribers the graph shows before
-starting, so that reliable subscribers that are still matching miss nothing.  Ctrl-C / SIGTERM
+that many seconds) until every topic has matched all the subscribers the graph shows (and at
+least ``min_subscribers`` of it) before starting, so that reliable subscribers that are still
+matching miss nothing.  Ctrl-C / SIGTERM
 stop it cleanly.
 """
 from __future__ import annotations
@@ -45,24 +46,45 @@ class PlayReport(NamedTuple):
     interrupted: bool
 
 
+def _pairs(items, option: str, form: str) -> list:
+    """Split ``a:=b`` strings into (a, b); BagError naming ``option`` for anything else."""
+    pairs = []
+    for item in items or ():
+        left, sep, right = item.partition(":=")
+        if not sep or not left or not right:
+            raise BagError(f"{option}: expected {form}, got '{item}'")
+        pairs.append((left, right))
+    return pairs
+
+
 def parse_remaps(items) -> dict:
     """Return {from: to} from ``from:=to`` strings (BagError for anything else)."""
+    return {topic_name(source): topic_name(target)
+            for source, target in _pairs(items, "--remap", "from:=to")}
+
+
+def parse_min_subscribers(items) -> dict:
+    """Return {topic: count} from ``topic:=count`` strings, count >= 1 (BagError otherwise)."""
     out = {}
-    for item in items or ():
-        source, sep, target = item.partition(":=")
-        if not sep or not source or not target:
-            raise BagError(f"--remap: expected from:=to, got '{item}'")
-        out[topic_name(source)] = topic_name(target)
+    for topic, count in _pairs(items, "--min-subscribers", "topic:=count"):
+        if not count.isdigit() or int(count) < 1:
+            raise BagError(f"--min-subscribers: count of '{topic}' must be an integer >= 1, "
+                           f"got '{count}'")
+        out[topic_name(topic)] = int(count)
     return out
 
 
 def play(bag, rate: float = 1.0, loop: bool = False, topics=None, clock: float | None = None,
          start_offset: float = 0.0, remap: dict | None = None,
-         wait_for_subscribers: float = 0.0, ros_args=None, stop=None, ready=None) -> PlayReport:
+         wait_for_subscribers: float = 0.0, ros_args=None, stop=None, ready=None,
+         min_subscribers: dict | None = None) -> PlayReport:
     """
     Play ``bag`` (see the module docstring); ``stop`` (threading.Event) ends it early.
 
     ``ready`` (optional) is called when the first message is about to be played.
+    ``min_subscribers``: {played topic (after remapping): count}: with ``wait_for_subscribers``,
+    also wait until that topic has matched at least that many subscribers (the graph of a new
+    process may not show every subscriber yet when the first ones have matched).
     """
     import rclpy
     from rclpy.signals import SignalHandlerOptions
@@ -103,7 +125,8 @@ def play(bag, rate: float = 1.0, loop: bool = False, topics=None, clock: float |
                 from rosgraph_msgs.msg import Clock
                 clock_publisher = node.create_publisher(Clock, "/clock", 10)
             with stop_on_signals(stop):
-                _wait_for_subscribers(node, list(by_topic.values()), wait_for_subscribers, stop)
+                _wait_for_subscribers(node, list(by_topic.values()), wait_for_subscribers, stop,
+                                      min_subscribers or {})
                 player = _Player(publishers, clock_publisher, rate, clock, stop)
                 if ready is not None:
                     ready()
@@ -190,17 +213,17 @@ def _wait_for_acknowledgements(publishers, timeout: float):
         publisher.wait_for_all_acked(Duration(nanoseconds=round(left * 1e9)))
 
 
-def _wait_for_subscribers(node, publishers, timeout: float, stop):
+def _wait_for_subscribers(node, publishers, timeout: float, stop, min_subscribers: dict):
     """
-    Wait until every topic has a subscriber and has matched all that the graph shows.
+    Wait until every topic has matched ``min_subscribers`` (default 1) and all the graph shows.
 
     With several subscribers on one topic (say two nodes on joint_states), "one has matched"
     is not enough: the other would miss the first messages.
     """
     end = time.monotonic() + timeout
     while timeout > 0.0 and not stop.is_set() and time.monotonic() < end:
-        if all(0 < node.count_subscribers(p.topic_name) <= p.get_subscription_count()
-               for p in publishers):
+        if all(max(1, min_subscribers.get(p.topic_name, 1), node.count_subscribers(p.topic_name))
+               <= p.get_subscription_count() for p in publishers):
             # let the subscribers' side finish matching too (0.2 s lost a first message under load)
             time.sleep(1.0)
             return

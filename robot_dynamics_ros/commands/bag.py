@@ -47,6 +47,9 @@ def add_arguments(parser):
                       help="publish topic FROM on TO")
     play.add_argument("--wait-for-subscribers", type=float, default=0.0, metavar="S",
                       help="wait up to S seconds for a subscriber on every topic first")
+    play.add_argument("--min-subscribers", nargs="+", default=[], metavar="TOPIC:=N",
+                      help="with --wait-for-subscribers: wait for at least N matched "
+                           "subscribers on TOPIC (the played name, after --remap)")
 
     info = sub.add_parser("info", help="topics, types, counts, duration and storage of a bag")
     info.add_argument("bag", help="bag directory (or .mcap file)")
@@ -94,10 +97,11 @@ def _record(args) -> int:
 
 
 def _play(args) -> int:
-    from ..bags.play import parse_remaps, play
+    from ..bags.play import parse_min_subscribers, parse_remaps, play
     report = play(args.bag, rate=args.rate, loop=args.loop, topics=args.topics,
                   clock=args.clock, start_offset=args.start_offset,
                   remap=parse_remaps(args.remap), wait_for_subscribers=args.wait_for_subscribers,
+                  min_subscribers=parse_min_subscribers(args.min_subscribers),
                   ready=lambda: print(f"playing {args.bag} (Ctrl-C to stop)", flush=True))
     counts = ", ".join(f"{topic} {count}" for topic, count in report.published.items())
     print(f"played {sum(report.published.values())} messages in {report.seconds:.1f} s "
