@@ -82,12 +82,14 @@ class ForwardDynamics:
                              "algorithms are not compiled)")
         if self.implementation == "generated":
             self._terms = generated_terms(smooth)
-            if compiled is True and compilation(smooth)[0] is None:
-                raise InputError(f"compiled: True, but {compilation(smooth)[1]} (compiled='auto' "
-                                 "runs the same code as plain Python instead)")
-            machine = compiled_dynamics(smooth) if compiled else None
+            machine, self.how = None, "plain Python (compiled=False)"
+            if compiled:
+                found, self.how = compilation(smooth)        # (built once per model)
+                if compiled is True and found is None:
+                    raise InputError(f"compiled: True, but {self.how} (compiled='auto' runs the "
+                                     "same code as plain Python instead)")
+                machine = compiled_dynamics(smooth)         # (the same; warns once if None)
             self.compiled = machine is not None
-            self.how = compilation(smooth)[1] if compiled else "plain Python (compiled=False)"
             self.accelerations = (machine.accelerations if machine is not None
                                   else generated_accelerations(smooth))
             self.rk4_step = machine.rk4_step if machine is not None else None
