@@ -17,8 +17,12 @@ from its own thread, and a receiver with raw subscriptions (no deserialisation) 
 EventsExecutor; it records, for every torque message, the JointState stamp the nodes copy into
 their output and the time the receiver's callback got it (wall clock, the same as the stamp's),
 so the latency includes the harness's dispatch: an upper bound.  Reported per output: sent,
-received, lost, latency median / p99 / max, the largest gap between two consecutive outputs,
-and node CPU per input message (from /proc/<pid>/stat over the counted window).
+received, lost, latency median / p99 / max, the largest gap between two consecutive outputs
+(and between two sent joint states: a late generator sends a burst after its gap), and node CPU
+per input message (from /proc/<pid>/stat over the counted window).  The harness runs without
+Python's cyclic garbage collector: collecting its growing records held the GIL for ~15 ms, and
+the burst the generator then sent overran the best-effort readers (depth 10) of the echo node
+and the nodes alike.
 
 Baseline in the same run: a bare echo node (subscribe JointState, publish it back, no dynamics)
 on the same executor, in its own process, with the same harness; ``CPU ratio`` = node CPU per
@@ -39,6 +43,7 @@ private ROS_DOMAIN_ID and a temporary ROS_LOG_DIR; every wait is bounded; childr
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import struct
@@ -108,6 +113,10 @@ def role_harness(args):
     # not after CPython's default 5 ms switch interval while the receiver's callbacks hold it: a
     # late generator sends a burst, which best-effort readers of depth 10 may drop.
     sys.setswitchinterval(0.0002)
+    # The records grow to 10^5 tuples: CPython's cyclic collector, triggered by the allocations,
+    # then walks them all while holding the GIL (a 15 ms stall of the generator, bursts after it,
+    # measured).  The harness makes no reference cycles worth collecting: no collector here.
+    gc.disable()
     rclpy.init()
     node = rclpy.create_node("bench_harness", namespace=NAMESPACE)
     topics = args.topics.split(",")
@@ -158,6 +167,7 @@ def role_harness(args):
                 result["sent"].append(now)
                 times.append(time.monotonic())
         result["rate"] = (len(times) - 1) / (times[-1] - times[0])
+        result["send_gap_ms"] = float(np.diff(times).max() * 1e3)
         done.set()
 
     print("READY", flush=True)
@@ -297,7 +307,8 @@ def run_phase(label, node_argvs, topics, args, env, tmp, scaling=False) -> dict:
             "median_ms": float(np.median(latency)) if latency.size else float("nan"),
             "p99_ms": float(np.percentile(latency, 99)) if latency.size else float("nan"),
             "max_ms": float(latency.max()) if latency.size else float("nan"),
-            "max_gap_ms": gap, "rate_hz": data["rate"], "cpu_us_per_msg": cpu_us,
+            "max_gap_ms": gap, "rate_hz": data["rate"], "send_gap_ms": data["send_gap_ms"],
+            "cpu_us_per_msg": cpu_us,
             "scalings": len(scalings["scaling_seconds"]),
             "scaling_s": float(np.mean(scalings["scaling_seconds"] or [0.0]))}
     return results
@@ -365,11 +376,13 @@ def main(argv=None) -> int:
         results.update(phase)
     echo = results["echo: echo"]
     print(f"{'output':<34}{'sent':>7}{'recv':>7}{'lost':>6}{'median ms':>10}{'p99 ms':>8}"
-          f"{'max ms':>8}{'max gap ms':>11}{'CPU us/msg':>11}{'CPU ratio':>10}")
+          f"{'max ms':>8}{'max gap ms':>11}{'(sent)':>7}{'CPU us/msg':>11}{'CPU ratio':>10}")
     for name, r in results.items():
         print(f"{name:<34}{r['sent']:>7}{r['received']:>7}{r['lost']:>6}{r['median_ms']:>10.3f}"
               f"{r['p99_ms']:>8.3f}{r['max_ms']:>8.2f}{r['max_gap_ms']:>11.2f}"
-              f"{r['cpu_us_per_msg']:>11.0f}{r['cpu_us_per_msg'] / echo['cpu_us_per_msg']:>10.2f}")
+              f"{r['send_gap_ms']:>7.2f}{r['cpu_us_per_msg']:>11.0f}"
+              f"{r['cpu_us_per_msg'] / echo['cpu_us_per_msg']:>10.2f}")
+    print("(max gap: the largest gap between two outputs; (sent): between two joint states sent)")
     if args.scaling_load:
         for name, r in results.items():
             if r["scalings"]:

@@ -273,9 +273,9 @@ def share_joint_states(nodes) -> None:
     (each handler converts, checks and publishes for its own node, as before), the others'
     subscriptions are destroyed and the nodes are marked ``joint_states_leader`` so that
     :class:`Spinner` spins them on the leader's executor thread (every callback of these nodes
-    on one thread, as each node alone had it).  One message is then taken, deserialised and
-    dispatched once instead of once per node: at 1 kHz the executor's share per message is
-    most of a node's CPU (README, "ROS throughput").
+    on one thread, as each node alone had it).  One message is then taken and dispatched once
+    instead of once per node (each node reads the serialized message itself): at 1 kHz the
+    executor's share per message is most of a node's CPU (README, "ROS throughput").
     """
     groups: list[list] = []             # nodes with equal topic and QoS (QoSProfile: ==)
     for node in nodes:

@@ -12,6 +12,7 @@ every bad message with its own header stamp, and checks that no output carries s
 that every output is finite, and that the nodes still answer valid messages correctly.
 """
 import math
+import struct
 import sys
 
 import numpy as np
@@ -189,6 +190,10 @@ BAD_JOINT_STATES = {                                   # stamp -> (message, reas
           "5000 joint names, more than"),
     108: (joint_state(108, position=[1e200] * 6, velocity=[1e200] * 6), "beyond 1e+06"),
     109: (joint_state(109, names=[], position=[]), "missing joint(s)"),
+    # bytes that are no JointState (a raw publisher, a damaged bag), carrying stamp 110 where a
+    # JointState has its stamp: the nodes take joint_states serialized
+    110: (b"\x00\x01\x00\x00" + struct.pack("<iI", 110, 0) + b"\xff" * 24,
+          "bytes that are not a serialized sensor_msgs/JointState"),
 }
 
 

@@ -58,6 +58,7 @@ from std_msgs.msg import String
 from ..core import RobotDescriptionError, RobotDynamicsError, joint_index
 from ..core.joint_names import inverse
 from ..ros_messages import JointOrder
+from ..serialized_messages import JointStateReader
 from .diagnostics import DiagnosticsReporter, diagnostic_array
 from .dynamics import Payload, load_robot, model_from_topic, select_dynamics
 from .errors import describe
@@ -107,10 +108,11 @@ class DynamicsNode(Node):
         self._configured_names = tuple(names)
         self._effort_outputs: list[EffortOutputs] = []
         self._said_no_model = False
-        self.joint_names, self.output_index, self.input_order = (), None, None
+        self.joint_names, self.output_index = (), None
+        self.input_order = self.joint_state_reader = None
         if model is not None:
             self.joint_names, self.output_index = self._output_order(model)
-            self.input_order = JointOrder(model.joint_names)
+            self._set_input_order(model)
         self.qos_depth = declare("qos_depth", 10, "history depth of subscriptions and publishers",
                                  read_only=True, bounds=(1, MAX_QOS_DEPTH))
         declare("input_timeout", 0.5, "s without valid input before the node says it stopped "
@@ -209,6 +211,11 @@ class DynamicsNode(Node):
         return tuple(names), inverse(joint_index(model.joint_names, names,
                                                  "joint_names parameter", allow_extra=False))
 
+    def _set_input_order(self, model):
+        """Match incoming name lists onto ``model``'s joints (JointOrder, JointStateReader)."""
+        self.input_order = JointOrder(model.joint_names)
+        self.joint_state_reader = JointStateReader(self.input_order)
+
     def check_model(self, model, joint_names: tuple, output_index):
         """
         Check what a node keeps per joint against a new model; return how to apply it (or None).
@@ -236,7 +243,7 @@ class DynamicsNode(Node):
             return
         self.base_model, self.dynamics = model, dynamics
         self.joint_names, self.output_index = joint_names, output_index
-        self.input_order = JointOrder(model.joint_names)
+        self._set_input_order(model)
         for outputs in self._effort_outputs:
             outputs.set_order(joint_names, output_index)
         if apply_node is not None:
@@ -269,22 +276,26 @@ class DynamicsNode(Node):
                           reliability=ReliabilityPolicy.BEST_EFFORT if best_effort
                           else ReliabilityPolicy.RELIABLE)
 
-    def subscribe(self, msg_type, topic: str, callback, qos: QoSProfile | None = None):
+    def subscribe(self, msg_type, topic: str, callback, qos: QoSProfile | None = None,
+                  raw: bool = False):
         """Subscribe with a QoS the user can override (``qos_overrides.<topic>...``)."""
         return self.create_subscription(msg_type, topic, callback, qos or self.qos(),
-                                        qos_overriding_options=OVERRIDABLE)
+                                        qos_overriding_options=OVERRIDABLE, raw=raw)
 
     def subscribe_joint_states(self, handler):
         """
         Subscribe ``handler`` to ``joint_states`` (best effort, overridable): a torque input.
 
-        ``joint_states_handler`` / ``joint_states_subscription`` let the one-process bringup feed
-        several nodes from one subscription (``bringup.share_joint_states``).
+        The subscription is raw: ``handler`` gets the serialized message, which
+        ``self.joint_state_reader`` reads (``serialized_messages``: at 1 kHz, taking a JointState
+        as a Python object costs more CPU than the dynamics).  ``joint_states_handler`` /
+        ``joint_states_subscription`` let the one-process bringup feed several nodes from one
+        subscription (``bringup.share_joint_states``).
         """
         from sensor_msgs.msg import JointState
         self.joint_states_handler = handler
         self.joint_states_subscription = self.subscribe(JointState, "joint_states", handler,
-                                                        self.qos(best_effort=True))
+                                                        self.qos(best_effort=True), raw=True)
         return self.joint_states_subscription
 
     def watch_input(self, topic: str):

@@ -2,7 +2,7 @@
 gravity_compensation_node: joint_states -> g(q) (+ optional friction compensation).
 
 Subscribes ``joint_states`` (sensor_msgs/JointState, matched by name; best-effort QoS, so
-reliable and sensor-data publishers both reach it) and publishes, for every valid message, the
+reliable and sensor-data publishers both reach it; taken serialized, see ``nodes.base``) and publishes, for every valid message, the
 holding torques
 
     tau = g(q)                                   (seed 002, 7.39)
@@ -20,7 +20,6 @@ import time
 
 from sensor_msgs.msg import JointState
 
-from ..ros_messages import joint_state_values
 from .base import DynamicsNode, main_for
 from .errors import topic_guard
 
@@ -47,14 +46,14 @@ class GravityCompensationNode(DynamicsNode):
         return apply
 
     @topic_guard
-    def on_joint_states(self, msg: JointState):
+    def on_joint_states(self, msg: JointState | bytes):
         if self.waiting_for_model():
             return
         started = time.monotonic()
         friction = self.friction_compensation
-        q, qd = joint_state_values(msg, self.input_order, need_velocity=friction)
-        tau = self.dynamics.holding_values(q, qd if friction else None)
-        self.outputs.publish(msg.header.stamp, tau)
+        state = self.joint_state_reader.read(msg, need_velocity=friction)
+        tau = self.dynamics.holding_values(state.q, state.qd if friction else None)
+        self.outputs.publish(state.stamp, tau)
         self.input_accepted(self.joint_states_watch, started)
 
 

@@ -39,7 +39,7 @@ from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory as JointTrajectoryMsg
 
 from ..core import Reference
-from ..ros_messages import joint_state_values, trajectory_from_msg
+from ..ros_messages import trajectory_from_msg
 from .base import DynamicsNode, main_for
 from .errors import topic_guard
 
@@ -148,13 +148,13 @@ class InverseDynamicsNode(DynamicsNode):
                                f"{traj.interpolation} interpolation")
 
     @topic_guard
-    def on_joint_states(self, msg: JointState):
+    def on_joint_states(self, msg: JointState | bytes):
         if self.waiting_for_model():
             return
         started = time.monotonic()
         mode = self.mode
-        q, qd = joint_state_values(msg, self.input_order,
-                                   need_velocity=(mode == "computed_torque"))
+        state = self.joint_state_reader.read(msg, need_velocity=(mode == "computed_torque"))
+        q, qd = state.q, state.qd
         reference = self.reference
         if reference is None:
             self.input_accepted(self.joint_states_watch, started)
@@ -171,7 +171,7 @@ class InverseDynamicsNode(DynamicsNode):
             a = [r_a + kd * (r_v - v) + kp * (r_q - p) for r_a, kd, r_v, v, kp, r_q, p in
                  zip(qdd_ref, self._kd, qd_ref, qd, self._kp, q_ref, q)]
             tau = self.dynamics.rnea_values(q, qd, a)
-        self.outputs.publish(msg.header.stamp, tau, q_ref, qd_ref)
+        self.outputs.publish(state.stamp, tau, q_ref, qd_ref)
         self.input_accepted(self.joint_states_watch, started)
 
 
