@@ -94,7 +94,7 @@ class JointStateReader:
         return JointStateValues((stamp.sec, stamp.nanosec), q, qd)
 
     def _read_known(self, raw: bytes, need_velocity: bool) -> JointStateValues | None:
-        """The values, if ``raw`` has a known name list and passes every check; else None."""
+        """Return the values if ``raw`` has a known name list and passes every check, else None."""
         if not raw.startswith(CDR_LE):
             return None
         for layout in self._layouts:
@@ -204,7 +204,7 @@ class _Template:
         self.data += encoded + b"\x00"
 
     def doubles(self, count: int) -> int | None:
-        """A sequence of ``count`` doubles (zeros); return where they start (None if empty)."""
+        """Add a sequence of ``count`` zeros (float64); return where they start (None if empty)."""
         self.uint32(count)
         if count == 0:
             return None
@@ -239,7 +239,7 @@ class JointStateWriter:
 
     @classmethod
     def create(cls, names, fields) -> JointStateWriter | None:
-        """A writer whose bytes equal rclpy's ``serialize_message`` (checked); else None."""
+        """Make a writer if rclpy reads its bytes back as the message they came from; else None."""
         writer = cls(names, fields)
         sample = [0.5 + k * 1.25 for k in range(len(writer.names))]
         message = JointState(name=writer.names,
@@ -251,7 +251,7 @@ class JointStateWriter:
             else None
 
     def serialize(self, stamp: tuple[int, int], **values) -> bytes:
-        """The message with ``stamp`` (sec, nanosec) and a list of floats per field in fields."""
+        """Serialize the message: ``stamp`` (sec, nanosec), a list of floats per field in fields."""
         buffer = self._buffer
         _STAMP.pack_into(buffer, _HEADER, *stamp)
         for field, value in values.items():
@@ -281,14 +281,14 @@ class Float64ArrayWriter:
 
     @classmethod
     def create(cls, count: int) -> Float64ArrayWriter | None:
-        """A writer whose bytes equal rclpy's ``serialize_message`` (checked); else None."""
+        """Make a writer if rclpy reads its bytes back as the message they came from; else None."""
         writer = cls(count)
         sample = [0.75 - 2.5 * k for k in range(count)]
         return writer if _reads_back(writer.serialize(sample), Float64MultiArray(data=sample)) \
             else None
 
     def serialize(self, data: list) -> bytes:
-        """The message with ``data`` (``count`` floats)."""
+        """Serialize the message with ``data`` (``count`` floats)."""
         if self._offset is not None:
             self._doubles.pack_into(self._buffer, self._offset, *data)
         return bytes(self._buffer)

@@ -31,7 +31,7 @@ def outcome(read, *args):
 
 
 def standard(msg, order, need_velocity):
-    """What the standard path gives: joint_state_values and the header stamp."""
+    """Return what the standard path gives: joint_state_values and the header stamp."""
     q, qd = joint_state_values(msg, order, need_velocity)
     return (msg.header.stamp.sec, msg.header.stamp.nanosec), q, qd
 
@@ -54,7 +54,7 @@ DRIVERS = [(NAMES, ""), (["joint3", "gripper_a", "joint1", "joint2", "joint6", "
 
 
 def random_message(rng: random.Random) -> JointState:
-    """A JointState that is usually valid for NAMES, often not (each way a message can fail)."""
+    """Make a JointState that is usually valid for NAMES, often not (each way it can fail)."""
     names, frame_id = rng.choice(DRIVERS)
     names = list(names)
     if rng.random() < 0.05:                             # a name list seen once
@@ -135,7 +135,7 @@ def padding_filled(raw: bytes, filler: int) -> bytes:
 
 
 def test_padding_bytes_do_not_matter(deserialisations):
-    """rmw leaves padding bytes as they were in its buffer: they are not part of the match."""
+    """Padding bytes (rmw leaves them as they were in its buffer) are not part of the match."""
     order = JointOrder(NAMES)
     reader = JointStateReader(order)
     # odd-length names and frame id: padding after each string
