@@ -45,7 +45,7 @@ KNOWN_LAYOUTS = 4
 
 
 def _aligned(offset: int, size: int) -> int:
-    """``offset`` (from the start of the bytes) moved up to a multiple of ``size`` past the header."""
+    """Move ``offset`` (from the start) up to a multiple of ``size`` past the header."""
     return offset + (-(offset - _HEADER) % size)
 
 
@@ -83,7 +83,7 @@ class JointStateReader:
         self._layouts: list[_NameLayout] = []
 
     def read(self, msg, need_velocity: bool = False) -> JointStateValues:
-        """Read ``msg`` (bytes from a raw subscription, or a JointState); MessageRejected if bad."""
+        """Read ``msg`` (raw subscription bytes, or a JointState); MessageRejected if bad."""
         if isinstance(msg, (bytes, bytearray)):
             values = self._read_known(msg, need_velocity)
             if values is not None:
@@ -251,7 +251,7 @@ class JointStateWriter:
             else None
 
     def serialize(self, stamp: tuple[int, int], **values) -> bytes:
-        """Serialize the message: ``stamp`` (sec, nanosec), a list of floats per field in fields."""
+        """Serialize the message: ``stamp`` (sec, nanosec), a list of floats per given field."""
         buffer = self._buffer
         _STAMP.pack_into(buffer, _HEADER, *stamp)
         for field, value in values.items():

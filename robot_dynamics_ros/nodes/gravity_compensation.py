@@ -2,8 +2,8 @@
 gravity_compensation_node: joint_states -> g(q) (+ optional friction compensation).
 
 Subscribes ``joint_states`` (sensor_msgs/JointState, matched by name; best-effort QoS, so
-reliable and sensor-data publishers both reach it; taken serialized, see ``nodes.base``) and publishes, for every valid message, the
-holding torques
+reliable and sensor-data publishers both reach it; taken serialized, see ``nodes.base``) and
+publishes, for every valid message, the holding torques
 
     tau = g(q)                                   (seed 002, 7.39)
         + F_v qd + F_s sgn(qd)   if friction_compensation  (seed 002, 7.114 friction terms)
