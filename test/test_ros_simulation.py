@@ -10,7 +10,9 @@ The simulator node in closed loop with the dynamics nodes (DDS, separate process
   whatever the simulator;
 * gravity compensation alone (gravity_compensation_node's command wired to the simulator) holds
   the arm: |qd| < 1e-6 rad/s;
-* the simulator's own behaviour: zero torque said once when commands stop, noise on the outputs.
+* the simulator's own behaviour: zero torque said once when commands stop, noise on the outputs;
+* a payload change at run time swaps the simulated robot and keeps its state (a node in this
+  process: no DDS needed).
 
 The oracle of the tracking error is the core's sampling of the same trajectory at each joint
 state's stamp.
@@ -216,3 +218,53 @@ def test_hold_until_command_keeps_time_still_until_the_controller_speaks(
     # held by the gravity torque it was given: still at q0
     np.testing.assert_allclose([m.position for m in moving], np.tile(q0, (len(moving), 1)),
                                atol=1e-9)
+
+
+def test_a_payload_change_swaps_the_simulated_robot_and_keeps_its_state(ros_env):
+    """
+    Setting the payload at run time: the simulated robot carries it from then on, same state.
+
+    In this process on a private context; the arm is held (hold_until_command, no input), so the
+    state cannot move meanwhile.  Oracle: a point mass m at a point p of the tool needs
+    J_p(q)^T (-m g) more holding torque (statics: tau = J^T F, seed 003 4-7), from the core's
+    Jacobian of the robot without it.
+    """
+    import rclpy
+    from rclpy.parameter import Parameter
+
+    from robot_dynamics_ros.core import jacobian
+    from robot_dynamics_ros.nodes.simulator import DynamicsSimulatorNode
+    q0 = [0.2, 0.7, -0.9, 0.4, 0.6, -0.3]
+    context = rclpy.Context()
+    rclpy.init(context=context)
+    node = DynamicsSimulatorNode("sim_payload", namespace=private_namespace("sim_payload"),
+                                 context=context, parameter_overrides=[
+                                     Parameter("robot_description", value="puma560"),
+                                     Parameter("hold_until_command", value=True),
+                                     Parameter("compiled", value=False),
+                                     Parameter("initial_position", value=q0)])
+    try:
+        before = node.sim
+        assert node.base_model.payload is None or not node.base_model.payload.get("mass")
+        before.saturation_counts[2] = 7                 # carried over to the new simulator
+        result = node.set_parameters_atomically([Parameter("payload.mass", value=4.0),
+                                                 Parameter("payload.com", value=[0.0, 0.0, 0.1])])
+        assert result.successful, result.reason
+        after = node.sim
+        assert after is not before and after.model is node.dynamics.model
+        np.testing.assert_array_equal(after.q, before.q)
+        np.testing.assert_array_equal(after.qd, before.qd)
+        assert after.t == before.t and after.saturation_counts[2] == 7
+        bare = node.base_model
+        lever = jacobian(bare, q0, point=[0.0, 0.0, 0.1])[:3]
+        np.testing.assert_allclose(gravity_torques(after.model, q0),
+                                   gravity_torques(bare, q0)
+                                   + lever.T @ (-4.0 * np.asarray(bare.gravity)),
+                                   rtol=1e-12, atol=1e-12)
+        # a refused payload changes nothing
+        refused = node.set_parameters([Parameter("payload.inertia",
+                                                 value=[1.0, 1.0, 5.0, 0.0, 0.0, 0.0])])
+        assert not refused[0].successful and node.sim is after
+    finally:
+        node.destroy_node()
+        rclpy.try_shutdown(context=context)
