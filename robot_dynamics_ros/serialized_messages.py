@@ -4,20 +4,21 @@ The 1 kHz path's messages in serialized form: joint states in, effort outputs ou
 At 1 kHz most of a torque node's CPU is not dynamics but turning messages into Python objects
 and back: rclpy takes a sensor_msgs/JointState as a Python object (C struct -> lists, strings,
 Header, Time) in about 64 us here, but as its serialized bytes in about 24 us, and publishes a
-JointState object in about 14 us but its bytes in about 5 us (bench/bench_ros_latency.py, README
-"ROS throughput").  So the torque nodes subscribe to joint_states raw and publish raw, reading
-and writing the few fields they need with ``struct`` in the serialized form rmw uses (OMG CDR,
-little endian, as rmw_fastrtps and rmw_cyclonedds write it: a 4-byte encapsulation header, then
-each field aligned to its size, counted from the end of that header).
+JointState object in about 14 us but its bytes in about 5 us (measured in one process; the
+effect on the nodes: README "ROS throughput", bench/bench_ros_latency.py).  So the torque
+nodes subscribe to joint_states raw and publish raw, reading and writing the few fields they
+need with ``struct`` in the serialized form rmw uses (OMG CDR, little endian, as rmw_fastrtps
+and rmw_cyclonedds write it: a 4-byte encapsulation header, then each field aligned to its size,
+counted from the end of that header).
 
 Nothing here decides what a valid message is: that stays :func:`ros_messages.joint_state_values`.
 
 * :class:`JointStateReader` reads a serialized JointState directly only when its frame id and
   name list are, byte for byte (padding aside), those of an earlier message the standard path
-  accepted, and
-  only when every value it returns passes the same checks; anything else (a new name list, a
-  bad length, a non-finite value, big-endian data) is deserialised and goes through
-  ``joint_state_values``, which accepts it or raises the same MessageRejected as before.
+  accepted, and only when every value it returns passes the same checks; anything else (a new
+  name list, a bad length, a non-finite value, big-endian data, truncated bytes) is
+  deserialised and goes through ``joint_state_values``, which accepts it or raises the same
+  MessageRejected as before (bytes that are no JointState: MessageRejected ``malformed``).
 * :class:`JointStateWriter` and :class:`Float64ArrayWriter` write an output from a template of
   its fixed part (names, empty frame id); when one is built, rclpy's ``deserialize_message``
   must read its bytes back as the message they were written from, else it is not used
