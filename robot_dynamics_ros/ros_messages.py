@@ -83,11 +83,20 @@ class JointOrder:
         return index
 
 
+def plausible_joint_values(values) -> bool:
+    """
+    Tell whether every value is finite and within ``MAX_JOINT_VALUE`` (the common case, cheaply).
+
+    One sum: every |value| <= the limit if the sum is, and NaN fails it.  False does not say
+    which value is wrong: :func:`_pick` finds it for the message.
+    """
+    return sum(map(abs, values)) <= MAX_JOINT_VALUE
+
+
 def _pick(values, index: list, field: str, names, what: str) -> list:
     """values[index] as a list, rejecting non-finite and absurd entries for the needed joints."""
     picked = [values[i] for i in index]
-    # one sum for the common case: every |value| <= the limit if the sum is (NaN fails it)
-    if sum(map(abs, picked)) <= MAX_JOINT_VALUE:
+    if plausible_joint_values(picked):
         return picked
     for j, value in enumerate(picked):
         value = float(value)

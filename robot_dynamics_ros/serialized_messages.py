@@ -33,7 +33,8 @@ from rclpy.serialization import deserialize_message
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
-from .ros_messages import MAX_JOINT_VALUE, JointOrder, MessageRejected, joint_state_values
+from .ros_messages import (JointOrder, MessageRejected, joint_state_values,
+                           plausible_joint_values)
 
 # The encapsulation header of little-endian plain CDR (representation id CDR_LE, options 0).
 CDR_LE = b"\x00\x01\x00\x00"
@@ -121,13 +122,12 @@ class JointStateReader:
             return None
         index = layout.index
         q = [positions[i] for i in index]
-        # the same test as ros_messages._pick: every |value| <= the limit if the sum is
-        if not sum(map(abs, q)) <= MAX_JOINT_VALUE:
+        if not plausible_joint_values(q):       # the standard path names the bad value
             return None
         qd = None
         if velocities is not None:
             qd = [velocities[i] for i in index]
-            if not sum(map(abs, qd)) <= MAX_JOINT_VALUE:
+            if not plausible_joint_values(qd):
                 return None
         return JointStateValues(_STAMP.unpack_from(raw, _HEADER), q, qd)
 
