@@ -9,6 +9,13 @@ same values to the node processes the tests start).
 The simulator's numba-compiled dynamics are cached in a directory of this session (removed at its
 end; the node processes the tests start inherit it), not in the user's ~/.cache: every session
 compiles its models afresh (about 2 s per model), so the tests never depend on an earlier run.
+
+Layout: the tests mirror the package (``test/core/algorithms/test_rnea.py`` tests
+``robot_dynamics_ros/core/algorithms/rnea.py``); helpers shared by several test modules live in
+``test/support/`` (on the path through setup.cfg), data in ``test/data/``.  Every test module
+that starts DDS carries the ``ros`` marker, so ``pytest -m "not ros"`` is the fast loop of the
+ROS-free tests; :func:`pytest_collection_modifyitems` refuses a module that uses the ROS fixtures
+without it.
 """
 import atexit
 import os
@@ -50,3 +57,14 @@ def shipped_model():
             cache[name] = RobotModel.named(name)
         return cache[name]
     return get
+
+
+def pytest_collection_modifyitems(config, items):
+    """Refuse a test module that uses the ROS fixtures without the ``ros`` marker."""
+    unmarked = sorted({item.module.__name__ for item in items
+                       if getattr(item, "module", None) is not None
+                       and hasattr(item.module, "RosClient")
+                       and item.get_closest_marker("ros") is None})
+    if unmarked:
+        raise pytest.UsageError("test modules that start DDS need 'pytestmark = pytest.mark.ros': "
+                                + ", ".join(unmarked))

@@ -5,13 +5,13 @@ ament's default configuration: line length 99, pycodestyle and pyflakes (the ``r
 wheel brings no flake8 plugins, so the quote and import-order checks that a ROS installation's
 plugins add are not run).
 """
-from pathlib import Path
-
-import pytest
 
 from ament_flake8.main import main_with_errors
+import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from locations import REPO
+
+ROOT = REPO
 CHECKED = ["robot_dynamics_ros", "test", "bench", "launch", "docs", "setup.py"]
 
 

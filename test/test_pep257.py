@@ -1,11 +1,11 @@
 """ament_pep257 on the whole package, as ament_python packages run it (``colcon test``)."""
-from pathlib import Path
-
-import pytest
 
 from ament_pep257.main import main
+import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from locations import REPO
+
+ROOT = REPO
 CHECKED = ["robot_dynamics_ros", "test", "bench", "launch", "docs", "setup.py"]
 
 

@@ -1,0 +1,274 @@
+"""
+Tests of robot_dynamics_ros.bags without DDS: codec, reading, writing, info, offline processing.
+
+Oracles: rosbags' and rclpy's own (de)serialisation of JointState, the core's gravity and RNEA on
+each message, core.Reference.sample called message by message (the node's code path), and a
+simulated run whose torques are known.  Every bad-bag case gets a clear BagError and leaves
+nothing behind.
+"""
+
+import shutil
+
+import numpy as np
+import pytest
+from rclpy.serialization import serialize_message
+
+from bag_messages import serialized, ts_joint_state
+from robot_dynamics_ros.bags import (bag_info, format_info, load_joint_states, read_joint_states,
+                                     write_joint_states)
+from robot_dynamics_ros.bags.joint_state_cdr import JOINT_STATE, JointStateEncoder
+from robot_dynamics_ros.bags.process import REFERENCE, process_bag
+from robot_dynamics_ros.bags.storage import output_bag
+from robot_dynamics_ros.bags.types import typestore
+from robot_dynamics_ros.core import (BagError, JointTrajectory, Reference, RobotModel,
+                                     gravity_torques, rnea, simulate)
+from robot_dynamics_ros.core.errors import BagError as CoreBagError
+from robot_dynamics_ros.ros_messages import trajectory_to_msg
+
+NS = 1_000_000_000
+TOPICS = {"reference_topic": "/reference_trajectory", "namespace": ""}   # as the test bags have
+
+
+@pytest.fixture(scope="module")
+def puma():
+    return RobotModel.named("puma560")
+
+
+def raw_bag(path, topics, storage="mcap"):
+    """Write a bag of ``topics``: {topic: (msgtype, [(time ns, raw bytes), ...])}."""
+    with output_bag(path, storage) as writer:
+        for topic, (msgtype, items) in topics.items():
+            connection = writer.add_connection(topic, msgtype, typestore=typestore())
+            for t, raw in items:
+                writer.write(connection, t, raw)
+
+
+def puma_run(puma, duration=1.0, payload=None):
+    """Simulate the Puma under a PD + gravity controller about a moving set point."""
+    model = puma if payload is None else puma.with_payload(payload, [0.0, 0.0, 0.05])
+
+    def controller(t, q, qd):
+        target = 0.3 * np.sin(2.0 * t + np.arange(6))
+        return gravity_torques(model, q) + 40.0 * (target - q) - 4.0 * qd
+    return simulate(model, np.zeros(6), np.zeros(6), duration, torque=controller)
+
+
+# --------------------------------------------------------------------------------- read / write
+@pytest.mark.parametrize("storage", ["mcap", "sqlite3"])
+def test_round_trip_of_a_simulated_run(tmp_path, puma, storage):
+    run = puma_run(puma, 0.3)
+    bag = tmp_path / "run"
+    write_joint_states(bag, puma.joint_names, run.t, run.q, run.qd, run.tau, storage=storage,
+                       time_offset=100.0)
+    info = bag_info(bag, check=True)
+    assert info.storage == storage and info.message_count == run.t.size
+    assert info.duration == pytest.approx(0.3, abs=1e-9)
+    text = format_info(info)
+    assert "Topic: /joint_states | Type: sensor_msgs/msg/JointState | Count: 301" in text
+    # read in another joint order, in small chunks
+    order = puma.joint_names[::-1]
+    chunks = list(read_joint_states(bag, "joint_states", joint_names=order, chunk_size=64))
+    assert len(chunks) == 5
+    states = load_joint_states(bag, joint_names=order)
+    for chunk_field, field in (("position", "q"), ("velocity", "qd"), ("effort", "tau")):
+        np.testing.assert_array_equal(getattr(states, chunk_field)[:, ::-1], getattr(run, field))
+        np.testing.assert_array_equal(np.concatenate([getattr(c, chunk_field) for c in chunks]),
+                                      getattr(states, chunk_field))
+    np.testing.assert_array_equal(states.stamp, np.rint((run.t + 100.0) * 1e9).astype(np.int64))
+    np.testing.assert_array_equal(states.time, states.stamp)
+    assert states.joint_names == order and states.rejected == {}
+
+
+def test_messages_are_matched_by_name_and_invalid_ones_named_or_counted(tmp_path):
+    good = ["a", "b"]
+    msgs = [ts_joint_state(1 * NS, ["b", "gripper", "a"], [2.0, 9.0, 1.0], [], [5.0, 0.0, 4.0]),
+            ts_joint_state(2 * NS, ["a"], [1.0]),                                   # missing b
+            ts_joint_state(3 * NS, ["a", "b", "a"], [1.0, 2.0, 3.0]),               # duplicate
+            ts_joint_state(4 * NS, good, [1.0]),                                    # length
+            ts_joint_state(5 * NS, good, [1.0, np.nan]),                            # NaN
+            ts_joint_state(6 * NS, good, [1.0, 2.0], [0.5, 0.25])]
+    bag = tmp_path / "mixed"
+    raw_bag(bag, {"/joint_states": (JOINT_STATE, [(k * NS, serialized(m))
+                                                  for k, m in enumerate(msgs, 1)])})
+    with pytest.raises(BagError, match=r"message 1 \(t = 2.000000000 s\): missing joint\(s\)"):
+        load_joint_states(bag, joint_names=good)
+    states = load_joint_states(bag, joint_names=good, skip_invalid=True)
+    assert states.rejected == {"missing": 1, "duplicate": 1, "length": 1, "non-finite": 1}
+    np.testing.assert_array_equal(states.position, [[1.0, 2.0], [1.0, 2.0]])
+    np.testing.assert_array_equal(states.effort[0], [4.0, 5.0])
+    assert np.isnan(states.velocity[0]).all() and np.isnan(states.effort[1]).all()
+    np.testing.assert_array_equal(states.velocity[1], [0.5, 0.25])
+
+
+# --------------------------------------------------------------------------------- bad bags
+def corrupt(path, what):
+    """Damage the bag at ``path`` in one of several ways."""
+    storage_file = next(p for p in path.iterdir() if p.name != "metadata.yaml")
+    if what == "truncated":
+        data = storage_file.read_bytes()
+        storage_file.write_bytes(data[:len(data) // 2])
+    elif what == "garbage":
+        data = bytearray(storage_file.read_bytes())
+        data[200:4000] = b"\xff" * 3800
+        storage_file.write_bytes(bytes(data))
+    elif what == "metadata":
+        (path / "metadata.yaml").write_text("rosbag2_bagfile_information: [1, 2")
+    elif what == "no metadata":
+        (path / "metadata.yaml").unlink()
+    elif what == "no storage file":
+        storage_file.unlink()
+
+
+@pytest.mark.parametrize("storage", ["mcap", "sqlite3"])
+@pytest.mark.parametrize("what", ["truncated", "garbage", "metadata", "no metadata",
+                                  "no storage file"])
+def test_a_damaged_bag_gets_a_clear_error_and_nothing_is_written(tmp_path, puma, storage, what):
+    run = puma_run(puma, 0.2)
+    bag = tmp_path / "damaged"
+    write_joint_states(bag, puma.joint_names, run.t, run.q, run.qd, run.tau, storage=storage)
+    corrupt(bag, what)
+    with pytest.raises(BagError, match=rf"bag {bag}"):
+        process_bag(bag, tmp_path / "out", puma, **TOPICS)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["damaged"]
+
+
+def test_bad_inputs_and_outputs_are_refused_with_the_reason(tmp_path, puma):
+    run = puma_run(puma, 0.1)
+    bag = tmp_path / "run"
+    write_joint_states(bag, puma.joint_names, run.t, run.q, run.qd, run.tau)
+    with pytest.raises(BagError, match="no such file or directory"):
+        process_bag(tmp_path / "nope", tmp_path / "out", puma, **TOPICS)
+    with pytest.raises(BagError, match=r"no topic '/states' \(its topics: \['/joint_states'\]\)"):
+        process_bag(bag, tmp_path / "out", puma, joint_states_topic="states", **TOPICS)
+    with pytest.raises(BagError, match="no topic '/reference_trajectory', which the feedforward"):
+        process_bag(bag, tmp_path / "out", puma, outputs=["feedforward"], **TOPICS)
+    with pytest.raises(BagError, match=r"joint names of '/joint_states' do not match robot "
+                                       r"'panda': missing joint\(s\)"):
+        process_bag(bag, tmp_path / "out", RobotModel.named("panda"), **TOPICS)
+    with pytest.raises(BagError, match="outputs"):
+        process_bag(bag, tmp_path / "out", puma, outputs=["torque"], **TOPICS)
+    (tmp_path / "out").mkdir()
+    with pytest.raises(BagError, match="exists already; pass --overwrite"):
+        process_bag(bag, tmp_path / "out", puma, **TOPICS)
+    report = process_bag(bag, tmp_path / "out", puma, overwrite=True, **TOPICS)
+    assert report.written == {"/gravity_effort": 101, "/effort_residual": 101}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "run"]
+
+
+def test_unknown_message_types_and_wrong_topic_types_are_named(tmp_path, puma):
+    bag = tmp_path / "typed"
+    with output_bag(bag) as writer:
+        writer.add_connection("/joint_states", "std_msgs/msg/Float64MultiArray",
+                              typestore=typestore())
+        writer.add_connection("/custom", "not_a_pkg/msg/Thing", msgdef="float64 x",
+                              rihs01="RIHS01_" + "0" * 64)
+    with pytest.raises(BagError, match="topic '/joint_states' has type "
+                                       "std_msgs/msg/Float64MultiArray, expected sensor_msgs"):
+        process_bag(bag, tmp_path / "out", puma, **TOPICS)
+    from robot_dynamics_ros.bags.types import ensure_type, message_class
+    with pytest.raises(BagError, match="unknown message type 'not_a_pkg/msg/Thing'"):
+        ensure_type("not_a_pkg/msg/Thing")
+    with pytest.raises(BagError, match="unknown message type 'not_a_pkg/msg/Thing'"):
+        message_class("not_a_pkg/msg/Thing")
+    assert issubclass(BagError, CoreBagError)
+
+
+# --------------------------------------------------------------------------------- processing
+def reference_raw(puma, stamp_ns=0, duration=0.8):
+    times = np.linspace(0.1, 0.1 + duration, 5)
+    positions = [0.25 * np.sin(t + np.arange(6)) for t in times]
+    velocities = [0.25 * np.cos(t + np.arange(6)) for t in times]
+    traj = JointTrajectory(puma.joint_names, times, positions, velocities)
+    msg = trajectory_to_msg(traj)
+    msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(stamp_ns, NS)
+    return traj, bytes(serialize_message(msg))
+
+
+@pytest.mark.parametrize("mode", ["feedforward", "computed_torque"])
+def test_processing_equals_the_nodes_computation_message_by_message(tmp_path, puma, mode):
+    run = puma_run(puma, 0.6)
+    stamps = np.rint((run.t + 50.0) * 1e9).astype(np.int64)
+    records = stamps + 300_000                              # recorded 0.3 ms after the stamp
+    encoder = JointStateEncoder(puma.joint_names, ("position", "velocity", "effort"))
+    rows = encoder.encode(stamps, position=run.q, velocity=run.qd, effort=run.tau)
+    traj, ref_raw = reference_raw(puma)
+    bag = tmp_path / "in"
+    raw_bag(bag, {"/joint_states": (JOINT_STATE, list(zip(records.tolist(),
+                                                          (r.tobytes() for r in rows)))),
+                  "/reference_trajectory": (REFERENCE, [(int(records[100]) - 1, ref_raw)])})
+    kp, kd = np.full(6, 50.0), np.full(6, 10.0)
+    report = process_bag(bag, tmp_path / "out", puma, mode=mode, kp=kp, kd=kd, chunk_size=97,
+                         **TOPICS)
+    assert report.written == {"/gravity_effort": 601, "/feedforward_effort": 501,
+                              "/effort_residual": 601}
+    out = {t: load_joint_states(tmp_path / "out", t, require_position=False)
+           for t in report.written}
+    gravity = out["/gravity_effort"]
+    np.testing.assert_array_equal(gravity.stamp, stamps)
+    np.testing.assert_array_equal(gravity.time, records)
+    np.testing.assert_allclose(gravity.effort, gravity_torques(puma, run.q), atol=1e-10)
+    # the node's path: one Reference, sampled message by message at the recorded time
+    reference = Reference(traj, 0, int(records[100]) - 1)
+    ff = out["/feedforward_effort"]
+    np.testing.assert_array_equal(ff.time, records[100:])
+    for k in range(100, 601):
+        q_ref, qd_ref, qdd_ref = reference.sample(int(records[k]), run.q[k], run.qd[k])
+        if mode == "feedforward":
+            tau = rnea(puma, q_ref, qd_ref, qdd_ref)
+        else:
+            tau = rnea(puma, run.q[k], run.qd[k],
+                       qdd_ref + kd * (qd_ref - run.qd[k]) + kp * (q_ref - run.q[k]))
+        np.testing.assert_allclose(ff.effort[k - 100], tau, atol=1e-9)
+        np.testing.assert_allclose(ff.position[k - 100], q_ref, atol=1e-12)
+        np.testing.assert_allclose(ff.velocity[k - 100], qd_ref, atol=1e-12)
+
+
+def test_residual_shows_an_unmodelled_payload_and_vanishes_with_the_exact_model(tmp_path, puma):
+    # a smooth motion with analytic velocity and acceleration, efforts from each model
+    t = np.arange(0.0, 1.0, 1e-3)
+    phase = 3.0 * t[:, None] + np.arange(6)
+    q, qd, qdd = 0.4 * np.sin(phase), 1.2 * np.cos(phase), -3.6 * np.sin(phase)
+    with_payload = puma.with_payload(2.0, [0.0, 0.0, 0.05])
+    for name, model in (("exact", puma), ("payload", with_payload)):
+        write_joint_states(tmp_path / name, puma.joint_names, t, q, qd, rnea(model, q, qd, qdd))
+        process_bag(tmp_path / name, tmp_path / f"{name}_out", puma, outputs=["residual"],
+                    chunk_size=50, **TOPICS)
+    exact = load_joint_states(tmp_path / "exact_out", "/effort_residual", require_position=False)
+    assert exact.effort.shape == (1000, 6)
+    # central differences: O(dt^2) inside, O(dt) at the two ends
+    assert np.abs(exact.effort[1:-1]).max() < 1e-4
+    assert np.abs(exact.effort[[0, -1]]).max() < 0.2
+    payload = load_joint_states(tmp_path / "payload_out", "/effort_residual",
+                                require_position=False)
+    expected = rnea(with_payload, q, qd, qdd) - rnea(puma, q, qd, qdd)
+    assert np.abs(expected).max() > 5.0
+    np.testing.assert_allclose(payload.effort[1:-1], expected[1:-1], atol=1e-4)
+    np.testing.assert_array_equal(payload.stamp, exact.stamp)
+
+
+def test_reference_sample_many_equals_sampling_one_by_one(puma):
+    traj, _ = reference_raw(puma)
+    rng = np.random.default_rng(4)
+    now = np.sort(rng.integers(0, 2 * NS, 200)) + 7 * NS
+    q, qd = rng.normal(size=(200, 6)), rng.normal(size=(200, 6))
+    for start in (0, 7 * NS + 500_000_000):
+        one, many = Reference(traj, start, 7 * NS), Reference(traj, start, 7 * NS)
+        valid, sample = many.sample_many(now, q, qd)
+        assert valid.all()
+        for k in range(200):
+            for a, b in zip(one.sample(int(now[k]), q[k], qd[k]), sample):
+                np.testing.assert_allclose(b[k], a, rtol=1e-14, atol=1e-14)
+    valid, sample = many.sample_many(now[:5] - NS, q[:5])         # before the first sample
+    assert not valid.any() and np.isnan(sample.position).all()
+
+
+def test_nothing_half_written_when_processing_fails_midway(tmp_path, puma):
+    run = puma_run(puma, 0.2)
+    msgs = [(int(t * 1e9), serialized(ts_joint_state(t * 1e9, puma.joint_names, q, qd, tau)))
+            for t, q, qd, tau in zip(run.t, run.q, run.qd, run.tau)]
+    msgs.append((msgs[-1][0] + 1, b"\x00\x01\x00\x00garbage"))        # an undecodable last message
+    raw_bag(tmp_path / "in", {"/joint_states": (JOINT_STATE, msgs)})
+    with pytest.raises(Exception):
+        process_bag(tmp_path / "in", tmp_path / "out", puma, **TOPICS)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in"]
+    shutil.rmtree(tmp_path / "in")

@@ -1,0 +1,79 @@
+"""bag record over DDS: recordings of the simulator in both storages, and Ctrl-C."""
+
+import os
+import signal
+import time
+
+import numpy as np
+import pytest
+
+from bag_cli import cli, wait_exit, wait_for_log
+from robot_dynamics_ros.bags import bag_info, load_joint_states
+from robot_dynamics_ros.core import RobotModel, simulate
+from ros_fixtures import *  # noqa: F401,F403
+from ros_fixtures import NodeProcess, private_namespace
+
+pytestmark = pytest.mark.ros          # starts DDS (see test/conftest.py)
+
+
+def test_recordings_of_the_simulator_in_both_formats_are_the_core_simulation(
+        ros_env, ros_client, tmp_path):
+    model = RobotModel.named("puma560")
+    q0 = [0.2, 0.5, -0.8, 0.3, 0.4, 0.1]
+    namespace = private_namespace("rec")
+    topic = f"{namespace}/joint_states"
+    sim = NodeProcess.node("robot_dynamics_ros.nodes.simulator", ros_env, tmp_path,
+                           "dynamics_simulator", namespace,
+                           {"robot_description": "puma560", "publish_rate": 200.0,
+                            "publish_clock": True, "initial_position": q0,
+                            "command_timeout": 0.01})
+    recorders = {}
+    try:
+        assert ros_client.spin_until(lambda: ros_client.node.count_publishers(topic) > 0,
+                                     timeout=30.0), sim.log_text()
+        for storage in ("mcap", "sqlite3"):
+            recorders[storage] = cli(ros_env, tmp_path, f"record_{storage}", "record",
+                                     tmp_path / storage, "--topics", topic, "--storage", storage)
+        for recorder in recorders.values():
+            wait_for_log(recorder, f"recording '{topic}'")
+        time.sleep(1.5)
+        for recorder in recorders.values():
+            recorder.proc.send_signal(signal.SIGINT)
+        for recorder in recorders.values():
+            assert wait_exit(recorder) == 0, recorder.log_path.read_text()
+    finally:
+        sim.stop()
+    for storage in recorders:
+        info = bag_info(tmp_path / storage, check=True)
+        assert info.storage == storage and info.topics[0].count > 50
+        states = load_joint_states(tmp_path / storage, topic)
+        t = states.stamp * 1e-9                       # simulated time (the node's /clock)
+        reference = simulate(model, q0, np.zeros(6), round(t[-1], 3))
+        rows = np.rint(t / 1e-3).astype(int)
+        np.testing.assert_allclose(states.position, reference.q[rows], atol=1e-9)
+        np.testing.assert_allclose(states.velocity, reference.qd[rows], atol=1e-9)
+        np.testing.assert_allclose(states.effort, 0.0, atol=0.0)      # no command: zero torque
+
+
+def test_ctrl_c_during_recording_leaves_a_readable_bag(ros_env, tmp_path):
+    namespace = private_namespace("ctrl_c")
+    sim = NodeProcess.node("robot_dynamics_ros.nodes.simulator", ros_env, tmp_path,
+                           "dynamics_simulator", namespace,
+                           {"robot_description": "planar2", "publish_rate": 500.0})
+    recorder = cli(ros_env, tmp_path, "record", "record", tmp_path / "interrupted", "--topics",
+                   f"{namespace}/joint_states")
+    try:
+        wait_for_log(recorder, f"recording '{namespace}/joint_states'")
+        time.sleep(1.0)
+        recorder.proc.send_signal(signal.SIGINT)
+        assert wait_exit(recorder, 20.0) == 0, recorder.log_path.read_text()
+    finally:
+        sim.stop()
+        recorder.stop()
+    log = recorder.log_path.read_text()
+    assert "(interrupted)" in log and "Traceback" not in log
+    info = bag_info(tmp_path / "interrupted", check=True)
+    states = load_joint_states(tmp_path / "interrupted", f"{namespace}/joint_states")
+    assert info.message_count == states.stamp.size > 100
+    assert sorted(os.listdir(tmp_path)) == sorted(["interrupted", "record.log",
+                                                   "dynamics_simulator.log"])

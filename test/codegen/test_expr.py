@@ -1,0 +1,20 @@
+"""The code generator's expression graph: constant folding and common subexpressions."""
+
+from robot_dynamics_ros.codegen import Graph
+
+
+# -- the expression DAG ---------------------------------------------------------------------------
+def test_dag_folds_constants_and_reuses_subexpressions():
+    g = Graph()
+    x, y = g.var("x"), g.var("y")
+    assert g.mul(x, g.zero) == g.zero and g.mul(g.one, x) == x and g.add(x, g.zero) == x
+    assert g.sub(x, x) == g.zero
+    assert g.mul(g.const(-1.0), x) == g.neg(x)                       # free negation
+    assert g.mul(x, y) == g.mul(y, x) and g.add(x, y) == g.add(y, x)  # hashed, commutative
+    assert g.sub(y, x) == g.neg(g.sub(x, y))                          # one node for both signs
+    assert g.mul(g.const(2.0), g.mul(g.const(3.0), x)) == g.mul(g.const(6.0), x)
+    assert g.add(x, g.neg(y)) == g.sub(x, y)
+    expr = g.add(g.mul(x, y), g.mul(g.neg(y), g.neg(x)))    # xy + (-y)(-x) = 2 xy: 1 mul, 1 add
+    count = g.count([expr, g.neg(g.mul(x, y))])
+    assert (count.multiplications, count.additions) == (1, 1)
+    assert g.evaluate([expr], {"x": 2.0, "y": 3.0}) == [12.0]

@@ -1,0 +1,150 @@
+"""
+URDF robots against Pinocchio: the same URDF read by both gives the same dynamics to 1e-12.
+
+Compared: inverse dynamics, gravity, mass matrix, Coriolis matrix, forward dynamics, tool pose and
+Jacobian (Pinocchio's ``rnea``, ``computeGeneralizedGravity``, ``crba``, ``computeCoriolisMatrix``,
+``aba``, frame placement and ``LOCAL_WORLD_ALIGNED`` frame Jacobian), single configurations and
+batches, relative to max(1, |Pinocchio's value|), on: the shipped robots exported with
+``robot-dynamics urdf``; random URDF trees (rotated origins, odd axes, inertial rpy, revolute,
+continuous and prismatic joints, fixed links, branches and a mimic joint locked at random
+positions, an arm hanging from the root); chains that start and end in the middle of a tree.
+Pinocchio models the rigid bodies, so our model is compared through ``rigid()``.
+"""
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+from generated_checks import TOLERANCE
+from robot_dynamics_ros.cli import main as cli_main
+from robot_dynamics_ros.core import (RobotModel, coriolis_matrix, forward_dynamics,
+                                     forward_kinematics, gravity_torques, jacobian, mass_matrix,
+                                     rnea, tool_pose)
+from urdf_samples import PinocchioChain, random_urdf, relative_error
+
+SHIPPED = ["panda", "planar2", "puma560", "renaud6r", "stanford"]
+
+
+def _random_state(model, rng, batch=None):
+    shape = (model.n,) if batch is None else (batch, model.n)
+    low = np.where(np.isfinite(model.lower), model.lower, -2 * np.pi)
+    high = np.where(np.isfinite(model.upper), model.upper, 2 * np.pi)
+    return (rng.uniform(low, high, shape), rng.uniform(-2, 2, shape), rng.uniform(-3, 3, shape))
+
+
+def assert_matches_pinocchio(model, oracle: PinocchioChain, rng, trials=4):
+    """Every quantity of ``model.rigid()`` equals Pinocchio's to TOLERANCE; returns the worst."""
+    rigid = model.rigid()
+    worst = {}
+    for _ in range(trials):
+        q, qd, qdd = _random_state(model, rng)
+        tau = rnea(rigid, q, qd, qdd)
+        for name, ours, theirs in (
+                ("rnea", tau, oracle.rnea(q, qd, qdd)),
+                ("gravity", gravity_torques(rigid, q), oracle.gravity(q)),
+                ("mass matrix", mass_matrix(rigid, q), oracle.mass_matrix(q)),
+                ("coriolis", coriolis_matrix(rigid, q, qd), oracle.coriolis(q, qd)),
+                ("forward dynamics", forward_dynamics(rigid, q, qd, tau + 1.0),
+                 oracle.forward_dynamics(q, qd, tau + 1.0)),
+                ("tool pose", tool_pose(rigid, q), oracle.tool_pose(q)),
+                ("jacobian", jacobian(rigid, q), oracle.jacobian(q))):
+            error = relative_error(ours, theirs)
+            assert error <= TOLERANCE, f"{name}: relative error {error:.3g}"
+            worst[name] = max(worst.get(name, 0.0), error)
+    # A batch gives what Pinocchio gives one by one.
+    q, qd, qdd = _random_state(model, rng, batch=5)
+    expected = [oracle.rnea(*state) for state in zip(q, qd, qdd)]
+    assert relative_error(rnea(rigid, q, qd, qdd), expected) <= TOLERANCE
+    assert relative_error(mass_matrix(rigid, q), [oracle.mass_matrix(x) for x in q]) <= TOLERANCE
+    assert relative_error(jacobian(rigid, q), [oracle.jacobian(x) for x in q]) <= TOLERANCE
+    return worst
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    """Write the shipped robots with `robot-dynamics urdf`."""
+    directory = tmp_path_factory.mktemp("exported")
+    paths = {}
+    for name in SHIPPED:
+        paths[name] = directory / f"{name}.urdf"
+        assert cli_main(["urdf", name, "-o", str(paths[name])]) == 0
+    return paths
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_shipped_robots_exported_agree_with_pinocchio(exported, name):
+    yaml_model = RobotModel.named(name)
+    model = RobotModel.from_urdf(exported[name], tip_link="tool0")
+    text = exported[name].read_text()
+    oracle = PinocchioChain(text, list(model.joint_names), "tool0", gravity=yaml_model.gravity)
+    assert_matches_pinocchio(model, oracle, np.random.default_rng(1))
+    # ... and the exported robot is the YAML robot, rotors and friction included.
+    rng = np.random.default_rng(2)
+    for _ in range(3):
+        q, qd, qdd = _random_state(yaml_model, rng)
+        assert relative_error(rnea(model, q, qd, qdd), rnea(yaml_model, q, qd, qdd)) <= TOLERANCE
+        assert relative_error(tool_pose(model, q), tool_pose(yaml_model, q)) <= TOLERANCE
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_urdf_trees_agree_with_pinocchio(seed):
+    rng = np.random.default_rng(seed)
+    sample = random_urdf(rng, n=int(rng.integers(1, 8)))
+    locked = {name: float(rng.uniform(*bounds)) for name, bounds in sample.lockable.items()
+              if name not in sample.mimic}
+    model = RobotModel.from_urdf(sample.text, tip_link=sample.tip, locked=locked)
+    assert list(model.joint_names) == sample.chain
+    assert list(model.joint_types) == sample.types
+    # The mimic joint follows the finger it mimics (Pinocchio is given that position by hand).
+    positions = dict(locked, **{joint: multiplier * locked[target] + offset
+                                for joint, (target, multiplier, offset) in sample.mimic.items()})
+    oracle = PinocchioChain(sample.text, sample.chain, sample.tip, positions)
+    assert_matches_pinocchio(model, oracle, rng)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_default_locks_at_zero(seed):
+    rng = np.random.default_rng(100 + seed)
+    sample = random_urdf(rng, n=5)
+    model = RobotModel.from_urdf(sample.text, tip_link=sample.tip)
+    oracle = PinocchioChain(sample.text, sample.chain, sample.tip)
+    assert_matches_pinocchio(model, oracle, rng, trials=2)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_chain_from_the_middle_of_a_tree(seed):
+    """Root and tip inside the tree: the root link's frame is the world, gravity -z there."""
+    rng = np.random.default_rng(200 + seed)
+    sample = random_urdf(rng, n=7, special_axes=False)
+    root, tip = "link2", "link6"
+    model = RobotModel.from_urdf(sample.text, root_link=root, tip_link=tip)
+    assert list(model.joint_names) == sample.chain[2:6]
+    oracle = PinocchioChain(sample.text, sample.chain[2:6], tip, root=root)
+    assert_matches_pinocchio(model, oracle, rng, trials=2)
+
+
+def test_forward_kinematics_gives_the_urdf_link_frames():
+    rng = np.random.default_rng(7)
+    sample = random_urdf(rng, n=6)
+    model = RobotModel.from_urdf(sample.text, tip_link=sample.tip)
+    oracle = PinocchioChain(sample.text, sample.chain, sample.tip)
+    q = _random_state(model, rng)[0]
+    frames = forward_kinematics(model, q)
+    pin.framesForwardKinematics(oracle.model, oracle.data, oracle.q(q))
+    for i, name in enumerate(sample.chain):
+        link = f"link{name.removeprefix('joint')}"
+        expected = oracle.data.oMf[oracle.model.getFrameId(link)].homogeneous
+        assert relative_error(frames[i + 1], expected) <= TOLERANCE
+
+
+def test_continuous_joints_have_no_position_limits():
+    rng = np.random.default_rng(3)
+    sample = random_urdf(rng, n=4, types=("continuous",))
+    model = RobotModel.from_urdf(sample.text, tip_link=sample.tip)
+    assert model.joint_types == ("continuous",) * 4
+    assert np.all(model.lower == -np.inf) and np.all(model.upper == np.inf)
+    # Many turns away from zero: still the same dynamics as Pinocchio (which stores cos and sin).
+    oracle = PinocchioChain(sample.text, sample.chain, sample.tip)
+    q = np.array([20.0, -31.0, 7.5, 100.0])
+    tau = rnea(model.rigid(), q, q / 10, q / 20)
+    assert relative_error(tau, oracle.rnea(q, q / 10, q / 20)) <= TOLERANCE

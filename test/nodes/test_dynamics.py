@@ -1,0 +1,29 @@
+"""The nodes' Dynamics facade: its list paths equal the core."""
+
+import numpy as np
+import pytest
+
+
+@pytest.mark.parametrize("implementation", ["generated", "core"])
+def test_dynamics_list_paths_equal_the_core(rng, implementation, shipped_model):
+    """The nodes' per-message calls (lists in, list out) against the core's rnea / g(q)."""
+    pytest.importorskip("rclpy")
+    from robot_dynamics_ros.core import gravity_torques, rnea
+    from robot_dynamics_ros.core.trajectories.uniform import friction_torques
+    from robot_dynamics_ros.nodes.dynamics import Payload, select_dynamics
+    model = Payload(2.5, (0.01, -0.02, 0.08), (0.01, 0.02, 0.015, 0.0, 0.001, 0.0)).applied_to(
+        shipped_model("puma560"))
+    dynamics = select_dynamics(model, implementation)
+    assert dynamics.implementation == implementation
+    for _ in range(20):
+        q, qd, qdd = rng.uniform(-2, 2, (3, model.n))
+        qd[rng.integers(model.n)] = 0.0                 # sgn(0) = 0 in the friction
+        held = dynamics.holding_values(q.tolist())
+        assert type(held) is list and all(type(x) is float for x in held)
+        np.testing.assert_allclose(held, gravity_torques(model, q), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(dynamics.holding_values(q.tolist(), qd.tolist()),
+                                   gravity_torques(model, q) + friction_torques(model, qd),
+                                   rtol=1e-12, atol=1e-12)
+        tau = dynamics.rnea_values(q.tolist(), qd.tolist(), qdd.tolist())
+        assert type(tau) is list
+        np.testing.assert_allclose(tau, rnea(model, q, qd, qdd), rtol=1e-12, atol=1e-12)

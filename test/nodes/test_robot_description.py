@@ -1,0 +1,196 @@
+"""
+The nodes' robot_description over DDS: URDF path or text parameters, the /robot_description topic.
+
+* a node given a URDF path (with ``tip_link``) or the URDF text itself (as robot_state_publisher's
+  parameter) computes with that URDF's chain: gravity equal to the core's on the same URDF;
+* with an empty ``robot_description`` the node subscribes to ``/robot_description`` (remapped to
+  a private topic here; reliable, transient local): nothing is published and services answer
+  ``success: false`` until a URDF arrives, said once; an invalid URDF is refused with the reason
+  and the node keeps what it had; a later valid one replaces the model as a whole (new joints,
+  new output order); a new model that the node's per-joint gains do not fit is refused;
+* the bringup and launch arguments: ``robot`` as a URDF path or ``topic``, ``root_link``,
+  ``tip_link``.
+"""
+import numpy as np
+import pytest
+
+from ros_fixtures import *  # noqa: F401,F403
+from ros_fixtures import TIMEOUT, NodeProcess, private_namespace
+
+from robot_dynamics_ros.bringup import node_descriptions
+from robot_dynamics_ros.core import RobotModel, gravity_torques
+from robot_dynamics_ros.core.model.urdf_export import urdf_text
+
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
+from sensor_msgs.msg import JointState  # noqa: E402
+from std_msgs.msg import String  # noqa: E402
+
+pytestmark = pytest.mark.ros          # starts DDS (see test/conftest.py)
+
+NS = private_namespace("rd")
+TOPIC = f"{NS}/robot_description_source"        # /robot_description, remapped for this session
+PLANAR_URDF = urdf_text(RobotModel.named("planar2"), "planar2")
+PUMA_URDF = urdf_text(RobotModel.named("puma560"), "puma560")
+PLANAR = RobotModel.from_urdf(PLANAR_URDF)             # chain base_link -> link2 (default tip)
+PUMA = RobotModel.from_urdf(PUMA_URDF)
+
+
+def _params_file(path, name, values: dict) -> str:
+    """Write a ROS parameter file (the URDF text as a YAML block literal) and return its path."""
+    lines = [f"/**/{name}:", "  ros__parameters:"]
+    for key, value in values.items():
+        if isinstance(value, str) and "\n" in value:
+            lines.append(f"    {key}: |")
+            lines += [f"      {line}" for line in value.splitlines()]
+        elif isinstance(value, str):
+            lines.append(f"    {key}: '{value}'")
+        else:
+            lines.append(f"    {key}: {value}")
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def _node(ros_env, tmp, module, name, values, namespace=NS):
+    params = _params_file(tmp / f"{name}.yaml", name, values)
+    return NodeProcess.node(f"robot_dynamics_ros.nodes.{module}", ros_env, tmp, name, namespace,
+                            extra_args=["--params-file", params, "-r",
+                                        f"/robot_description:={TOPIC}"])
+
+
+def _gravity_output(client, pub, out, names, q, sec):
+    msg = JointState(name=list(names), position=[float(v) for v in q])
+    msg.header.stamp.sec = sec
+    find = lambda: next((m for m in out.messages if m.header.stamp.sec == sec), None)  # noqa: E731
+    # generous: node processes start and compile their generated model slowly on a loaded machine
+    return client.publish_until(lambda: pub.publish(msg), find, timeout=TIMEOUT * 3)
+
+
+@pytest.fixture(scope="module")
+def waiting_nodes(ros_env, ros_client, tmp_path_factory):
+    """Gravity, service and inverse-dynamics nodes started without a robot."""
+    tmp = tmp_path_factory.mktemp("rd")
+    procs = [_node(ros_env, tmp, "gravity_compensation", "gravity", {"robot_description": ""}),
+             _node(ros_env, tmp, "dynamics_service", "service", {"robot_description": ""}),
+             _node(ros_env, tmp, "inverse_dynamics", "inverse",
+                   {"robot_description": "", "kp": [50.0, 50.0], "kd": [10.0, 10.0]})]
+    try:
+        yield procs
+    finally:
+        for proc in procs:
+            proc.stop()
+    for proc in procs:
+        assert proc.proc.returncode in (0, -15), proc.log_path.read_text()
+
+
+def test_nodes_wait_for_robot_description_then_follow_it(waiting_nodes, ros_client):
+    from robot_dynamics_interfaces.srv import GetGravityTorques
+    gravity, service, inverse = waiting_nodes
+    client = ros_client
+    pub = client.publisher(JointState, f"{NS}/joint_states")
+    out = client.collect(JointState, f"{NS}/gravity_effort")
+    # three node processes start at once: allow for a slow start on a loaded machine
+    assert client.wait_for_subscriber(pub, TIMEOUT * 3), gravity.log_text()
+    srv = client.node.create_client(GetGravityTorques, f"{NS}/get_gravity_torques")
+
+    # 1. No model: nothing published, said once; the service says why.
+    state = JointState(name=["joint1", "joint2"], position=[0.1, 0.2])
+    said = "no robot model yet: nothing is published"
+    assert client.publish_until(lambda: pub.publish(state), lambda: said in gravity.log_text()), \
+        gravity.log_text()
+    for _ in range(5):                      # more inputs: still nothing, and not said again
+        pub.publish(state)
+        client.spin_for(0.1)
+    client.spin_for(0.5)
+    assert out.messages == []
+    assert gravity.log_text().count(said) == 1
+    answer = client.call(srv, GetGravityTorques.Request(position=[0.1, 0.2]))
+    assert not answer.success and "no robot model yet" in answer.message
+
+    # 2. An invalid URDF is refused with the reason; still nothing.
+    latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    description = client.node.create_publisher(String, TOPIC, latched)
+    description.publish(String(data=PLANAR_URDF.replace("</robot>", "")))
+    assert client.spin_until(lambda: "refused" in gravity.log_text()), gravity.log_text()
+    assert "malformed XML" in gravity.log_text() and "still no robot model" in gravity.log_text()
+
+    # 3. A valid URDF: the node computes with it.
+    description.publish(String(data=PLANAR_URDF))
+    q = np.array([0.4, -0.7])
+    got = _gravity_output(client, pub, out, PLANAR.joint_names, q, 3001)
+    assert got is not None, gravity.log_text()
+    np.testing.assert_allclose(got.effort, gravity_torques(PLANAR, q), rtol=1e-12, atol=1e-12)
+    answer = client.call(srv, GetGravityTorques.Request(position=q.tolist()))
+    assert answer.success, answer.message
+    np.testing.assert_allclose(answer.effort, gravity_torques(PLANAR, q), rtol=1e-12, atol=1e-12)
+    assert client.spin_until(lambda: "from /robot_description" in inverse.log_text()), \
+        inverse.log_text()
+
+    # 4. Another valid URDF replaces the model as a whole (6 joints now) ...
+    description.publish(String(data=PUMA_URDF))
+    q6 = np.array([0.1, 0.5, -0.3, 0.2, 0.4, -0.6])
+    got = _gravity_output(client, pub, out, PUMA.joint_names, q6, 3002)
+    assert got is not None, gravity.log_text()
+    assert list(got.name) == list(PUMA.joint_names)
+    np.testing.assert_allclose(got.effort, gravity_torques(PUMA, q6), rtol=1e-12, atol=1e-12)
+    assert "replacing 'planar2'" in gravity.log_text()
+    # ... except where the node's per-joint gains (2 of them) do not fit it: refused, kept.
+    assert client.spin_until(lambda: "kp: expected 6 gains" in inverse.log_text()), \
+        inverse.log_text()
+    assert "keeping robot 'planar2'" in inverse.log_text()
+
+    # 5. An invalid one now: refused, the puma stays.
+    description.publish(String(data="puma560"))
+    assert client.spin_until(lambda: "not URDF XML text" in gravity.log_text()), gravity.log_text()
+    assert "keeping robot 'puma560'" in gravity.log_text()
+    got = _gravity_output(client, pub, out, PUMA.joint_names, q6, 3003)
+    assert got is not None and np.allclose(got.effort, gravity_torques(PUMA, q6), rtol=1e-12)
+
+
+@pytest.mark.parametrize("form", ["path", "text"])
+def test_robot_description_parameter_takes_a_urdf(ros_env, ros_client, tmp_path, form):
+    urdf = tmp_path / "puma.urdf"
+    urdf.write_text(PUMA_URDF)
+    model = RobotModel.from_urdf(urdf, tip_link="tool0")
+    values = {"robot_description": str(urdf) if form == "path" else PUMA_URDF, "tip_link": "tool0"}
+    namespace = f"{NS}_{form}"
+    proc = _node(ros_env, tmp_path, "gravity_compensation", "gravity", values, namespace)
+    try:
+        client = ros_client
+        pub = client.publisher(JointState, f"{namespace}/joint_states")
+        out = client.collect(JointState, f"{namespace}/gravity_effort")
+        assert client.wait_for_subscriber(pub, TIMEOUT * 3), proc.log_text()
+        q = np.array([0.3, -0.2, 0.5, 0.1, -0.4, 0.7])
+        got = _gravity_output(client, pub, out, model.joint_names, q, 4000 + len(form))
+        assert got is not None, proc.log_text()
+        np.testing.assert_allclose(got.effort, gravity_torques(model, q), rtol=1e-12, atol=1e-12)
+    finally:
+        proc.stop()
+    assert proc.proc.returncode in (0, -15), proc.log_path.read_text()
+
+
+def test_bad_urdf_parameter_stops_the_node_with_the_reason(ros_env, tmp_path):
+    proc = _node(ros_env, tmp_path, "gravity_compensation", "gravity",
+                 {"robot_description": PUMA_URDF, "tip_link": "no_such_link"}, f"{NS}_bad")
+    try:
+        proc.proc.wait(TIMEOUT * 3)
+    finally:
+        proc.stop()
+    assert proc.proc.returncode == 2
+    assert "tip_link 'no_such_link': no such link" in proc.log_path.read_text()
+
+
+def test_bringup_arguments(tmp_path):
+    path = tmp_path / "arm.urdf"
+    path.write_text(PUMA_URDF)
+    urdf = node_descriptions(str(path), nodes="gravity_compensation", params_file="",
+                             root_link="base_link", tip_link="tool0")
+    assert urdf[0].parameters == {"robot_description": str(path), "root_link": "base_link",
+                                  "tip_link": "tool0", "use_sim_time": False}
+    # refused before anything starts
+    with pytest.raises(ValueError, match="robot: .*missing.urdf: cannot read"):
+        node_descriptions(str(tmp_path / "missing.urdf"), params_file="")
+    topic = node_descriptions("topic", nodes="gravity_compensation", params_file="")
+    assert topic[0].parameters["robot_description"] == ""
+    with pytest.raises(ValueError, match="robot: empty"):
+        node_descriptions("", params_file="")

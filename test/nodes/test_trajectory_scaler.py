@@ -1,0 +1,168 @@
+"""
+trajectory_scaler_node over DDS: topic and service round trips, good and bad trajectories.
+
+Oracles: inverse dynamics recomputed in this process on the received trajectory (the limits hold,
+the effort field equals RNEA of each point), the uniform law q(t / c) against the reference, and
+the same core call made locally (the node adds transport, not arithmetic).
+"""
+
+import numpy as np
+import pytest
+
+from ros_fixtures import *  # noqa: F401,F403
+from ros_fixtures import TIMEOUT, NodeProcess, private_namespace
+
+from robot_dynamics_ros.core import RobotModel, rnea
+from robot_dynamics_ros.core import Limits, uniform_scaling
+from robot_dynamics_ros.core import JointTrajectory
+from robot_dynamics_ros.ros_messages import JointOrder, trajectory_from_msg, trajectory_to_msg
+
+from robot_dynamics_interfaces.srv import ScaleTrajectory  # noqa: E402
+from trajectory_msgs.msg import JointTrajectory as JointTrajectoryMsg  # noqa: E402
+from locations import REPO
+
+pytestmark = pytest.mark.ros          # starts DDS (see test/conftest.py)
+
+CONFIG = REPO / "config" / "trajectories"
+MODEL = RobotModel.named("puma560")
+REFERENCE = JointTrajectory.from_yaml(CONFIG / "puma560_path.yaml")
+NS = private_namespace("ts") + "/robot_dynamics"
+NODE = "trajectory_scaler"
+
+
+@pytest.fixture(scope="module")
+def scaler(ros_env, ros_client, tmp_path_factory):
+    proc = NodeProcess.node("robot_dynamics_ros.nodes.trajectory_scaler", ros_env,
+                            tmp_path_factory.mktemp("ts"), NODE, NS,
+                            {"robot_description": "puma560", "method": "uniform",
+                             "effort_margin": 0.9})
+    try:
+        client = ros_client.node.create_client(ScaleTrajectory, f"{NS}/{NODE}/scale_trajectory")
+        assert client.wait_for_service(
+            timeout_sec=TIMEOUT), "scale_trajectory not up:\n" + proc.log_text()
+        yield proc, ros_client, client
+    finally:
+        proc.stop()
+    assert proc.proc.returncode in (0, -15), proc.log_text()
+
+
+def request(traj_msg, method=""):
+    req = ScaleTrajectory.Request()
+    req.trajectory, req.method = traj_msg, method
+    return req
+
+
+def received(msg):
+    return (trajectory_from_msg(msg, JointOrder(MODEL.joint_names)),
+            [list(p.effort) for p in msg.points])
+
+
+def check_within_limits(traj, margin=0.9, tol=0.005):
+    t = np.linspace(traj.times[0], traj.times[-1], 10 * max(traj.num_points, 100))
+    tau = rnea(MODEL, *traj.sample(t))
+    assert (np.abs(tau) <= margin * MODEL.effort_limit * (1 + tol)).all()
+
+
+def test_service_uniform(scaler):
+    _, client, srv = scaler
+    answer = client.call(srv, request(trajectory_to_msg(REFERENCE)))
+    assert answer.success, answer.message
+    traj, effort = received(answer.trajectory)
+    local = uniform_scaling(MODEL, REFERENCE, Limits.from_model(MODEL, 0.9))
+    assert answer.scale_factor == pytest.approx(local.scale_factor, rel=1e-6)   # times go as ns
+    assert answer.duration == pytest.approx(REFERENCE.duration * answer.scale_factor, rel=1e-6)
+    c = answer.scale_factor
+    np.testing.assert_allclose(traj.positions, REFERENCE.positions, atol=1e-12)
+    np.testing.assert_allclose(traj.times, REFERENCE.times * c, atol=2e-9)
+    np.testing.assert_allclose(traj.velocities, REFERENCE.velocities / c, atol=1e-9)
+    np.testing.assert_allclose(np.array(effort),
+                               rnea(MODEL, traj.positions, traj.velocities, traj.accelerations),
+                               atol=1e-4)
+    check_within_limits(traj)
+
+
+def test_service_time_optimal(scaler):
+    _, client, srv = scaler
+    uniform = client.call(srv, request(trajectory_to_msg(REFERENCE)))
+    answer = client.call(srv, request(trajectory_to_msg(REFERENCE), "time_optimal"))
+    assert answer.success, answer.message
+    traj, effort = received(answer.trajectory)
+    assert traj.accelerations is None and len(effort[0]) == MODEL.n
+    assert answer.duration < uniform.duration
+    check_within_limits(traj)
+
+
+@pytest.mark.parametrize("edit, reason", [
+    (lambda m: (setattr(m.points[3].time_from_start, "sec", 0)
+                or setattr(m.points[3].time_from_start, "nanosec", 0)),
+     "not after point"),
+    (lambda m: m.joint_names.__setitem__(2, "elbow"), "elbow"),
+    (lambda m: m.points[5].positions.__setitem__(1, float("nan")), "not finite"),
+    (lambda m: m.points[5].positions.__setitem__(1, 5.0), "above its upper limit"),
+])
+def test_service_rejects_malformed(scaler, edit, reason):
+    _, client, srv = scaler
+    msg = trajectory_to_msg(REFERENCE)
+    edit(msg)
+    answer = client.call(srv, request(msg))
+    assert not answer.success and reason in answer.message, answer.message
+    assert len(answer.trajectory.points) == 0
+
+
+def with_extra_joint(msg):
+    """Return the reference with a seventh joint 'gripper' the Puma model does not have."""
+    msg.joint_names.append("gripper")
+    for p in msg.points:
+        p.positions = list(p.positions) + [0.0]
+        p.velocities = list(p.velocities) + [0.0]
+        p.accelerations = list(p.accelerations) + [0.0]
+    return msg
+
+
+@pytest.mark.parametrize("method", ["uniform", "time_optimal"])
+def test_service_rejects_unknown_joint(scaler, method):
+    """A joint unknown to the model is refused (its motion would be silently dropped)."""
+    _, client, srv = scaler
+    answer = client.call(srv, request(with_extra_joint(trajectory_to_msg(REFERENCE)), method))
+    assert not answer.success and "unknown joint(s) ['gripper']" in answer.message, answer.message
+    assert len(answer.trajectory.points) == 0
+
+
+def test_service_time_optimal_refuses_positions_only(scaler):
+    """
+    Linear interpolation has velocity jumps at the waypoints.
+
+    time_optimal refuses it with the reason, uniform scales it.
+    """
+    _, client, srv = scaler
+    linear = JointTrajectory(REFERENCE.joint_names, REFERENCE.times, REFERENCE.positions)
+    answer = client.call(srv, request(trajectory_to_msg(linear), "time_optimal"))
+    assert not answer.success and "needs velocities" in answer.message, answer.message
+    answer = client.call(srv, request(trajectory_to_msg(linear), "uniform"))
+    assert answer.success, answer.message
+
+
+def test_service_rejects_unknown_method(scaler):
+    _, client, srv = scaler
+    answer = client.call(srv, request(trajectory_to_msg(REFERENCE), "fastest"))
+    assert not answer.success and "method" in answer.message
+
+
+def test_topic_round_trip(scaler):
+    _, client, _ = scaler
+    got = client.collect(JointTrajectoryMsg, f"{NS}/scaled_trajectory")
+    pub = client.publisher(JointTrajectoryMsg, f"{NS}/reference_trajectory")
+    assert client.wait_for_subscriber(pub)
+    msg = trajectory_to_msg(REFERENCE)
+    assert client.publish_until(lambda: pub.publish(msg), lambda: got.messages, timeout=TIMEOUT)
+    traj, effort = received(got.messages[0])
+    assert traj.duration > REFERENCE.duration
+    check_within_limits(traj)
+    # a bad trajectory on the topic: a warning with the reason, nothing published
+    got.clear()
+    bad = trajectory_to_msg(REFERENCE)
+    bad.points[5].positions[1] = 5.0
+    pub.publish(bad)
+    assert client.spin_until(lambda: client.logs_from(NODE, "above its upper limit"), timeout=5.0)
+    client.spin_for(0.3)
+    assert got.messages == []
