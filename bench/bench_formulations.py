@@ -17,7 +17,7 @@ Printed next to the seeds' own formulas: seed 000 Table 3 (FGL: L-E, N-E, G-D), 
 1-4 (TML: Lagrange O(n^3), N-E 108n-12, modified N-E 90n-27), seed 003 (Luh-Walker-Paul: 852
 multiplications at n = 6), seed 004 (Renaud: 181/127 for his customised 6R; counted here on
 config/robots/renaud6r.yaml, his geometry, and next to it the code generator's count,
-``robot-dynamics codegen``).  Writes docs/formulations.md (the tables) and
+``robot-dynamics codegen``).  Writes doc/formulation_counts.md (the tables) and
 bench/results/formulations_time.png (time against n), unless --no-write or --quick.
 """
 from __future__ import annotations
@@ -165,7 +165,7 @@ def markdown(rows, renaud6r, mixed, generated) -> str:
         "each, every one with `inverse_dynamics(model, q, qd, qdd, gravity=None, f_ext=None)` "
         "(rigid",
         "body: equal to `rnea(model.rigid(), ...)` to 1e-10; "
-        "tested in `test/test_formulations.py`):",
+        "tested in `test/core/formulations/test_formulations.py`):",
         "",
         "| module | formulation | frames | joints |",
         "|---|---|---|---|",
@@ -269,7 +269,8 @@ def markdown(rows, renaud6r, mixed, generated) -> str:
         "",
         "All N-E variants are linear in n, G-D cubic and L-E quartic, "
         "as 000 Table 3 and 001 Table 1",
-        "say (checked in `test/test_formulations.py` from the differences of the counts).",
+        "say (checked in `test/core/formulations/test_formulations.py` from the differences",
+        "of the counts).",
         "",
         "With prismatic joints (n = 6, joints 2 and 5 prismatic, otherwise as above):",
         "",
@@ -347,7 +348,7 @@ def main(argv=None) -> int:
     if not (args.no_write or args.quick):  # a quick run must not replace the full table
         (ROOT / "docs" / "formulations.md").write_text(text)
         plot(rows, ROOT / "bench" / "results" / "formulations_time.png")
-        print("wrote docs/formulations.md and bench/results/formulations_time.png")
+        print("wrote doc/formulation_counts.md and bench/results/formulations_time.png")
     return 0
 
 

@@ -275,7 +275,7 @@ def share_joint_states(nodes) -> None:
     :class:`Spinner` spins them on the leader's executor thread (every callback of these nodes
     on one thread, as each node alone had it).  One message is then taken and dispatched once
     instead of once per node (each node reads the serialized message itself): at 1 kHz the
-    executor's share per message is most of a node's CPU (README, "ROS throughput").
+    executor's share per message is most of a node's CPU (doc/benchmarks.md, "ROS throughput").
     """
     groups: list[list] = []             # nodes with equal topic and QoS (QoSProfile: ==)
     for node in nodes:
@@ -307,7 +307,8 @@ def share_joint_states(nodes) -> None:
 
 # s: how long a thread may hold the GIL while another waits for it (CPython's default: 5 ms).  A
 # long service request (a time-optimal scaling) in one node's thread otherwise delays the torque
-# thread by up to 5 ms per switch, which at 1 kHz loses inputs (README, "ROS throughput").
+# thread by up to 5 ms per switch, which at 1 kHz loses inputs (doc/benchmarks.md, "ROS
+# throughput").
 SWITCH_INTERVAL = 0.0005
 
 

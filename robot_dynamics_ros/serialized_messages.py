@@ -5,8 +5,8 @@ At 1 kHz most of a torque node's CPU is not dynamics but turning messages into P
 and back: rclpy takes a sensor_msgs/JointState as a Python object (C struct -> lists, strings,
 Header, Time) in about 64 us here, but as its serialized bytes in about 24 us, and publishes a
 JointState object in about 14 us but its bytes in about 5 us (measured in one process; the
-effect on the nodes: README "ROS throughput", bench/bench_ros_latency.py).  So the torque
-nodes subscribe to joint_states raw and publish raw, reading and writing the few fields they
+effect on the nodes: doc/benchmarks.md, "ROS throughput", bench/bench_ros_latency.py).  So the
+torque nodes subscribe to joint_states raw and publish raw, reading and writing the few fields they
 need with ``struct`` in the serialized form rmw uses (OMG CDR, little endian, as rmw_fastrtps
 and rmw_cyclonedds write it: a 4-byte encapsulation header, then each field aligned to its size,
 counted from the end of that header).

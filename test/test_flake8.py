@@ -12,7 +12,7 @@ import pytest
 from locations import REPO
 
 ROOT = REPO
-CHECKED = ["robot_dynamics_ros", "test", "bench", "launch", "docs", "setup.py"]
+CHECKED = ["robot_dynamics_ros", "test", "bench", "launch", "doc", "setup.py"]
 
 
 @pytest.mark.linter

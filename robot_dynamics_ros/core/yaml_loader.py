@@ -1,8 +1,8 @@
 """
 The one YAML reader of the package's own files (robot descriptions, trajectories, paths).
 
-Hand-written files get YAML 1.2's plain scalars, as the README promises, and nothing that lets a
-small file turn into a large or surprising document:
+Hand-written files get YAML 1.2's plain scalars, as doc/robot_files.md promises, and nothing
+that lets a small file turn into a large or surprising document:
 
 * numbers as in YAML 1.2 (and JSON): ``2e-4`` and ``1e3`` are floats (PyYAML follows YAML 1.1,
   where they are strings), while the YAML 1.1 forms ``1:30`` (sexagesimal, 90), ``1_000.5``,

@@ -24,7 +24,7 @@ Common parameters:
       invalid one is refused with the reason and the old model kept); until a model exists
       nothing is published (said once) and services answer ``success: false``;
   ``root_link``, ``tip_link`` (read-only) the chain of a URDF (empty: the URDF's root link, and
-      the end of its only chain; see README, "URDF robots");
+      the end of its only chain; see doc/urdf.md);
   ``joint_names`` (read-only) the joint order of the outputs (default: the model's order), which
       must name exactly the model's joints;
   ``input_timeout`` s without a valid input after which the node says once that it stopped

@@ -2,7 +2,8 @@
 The executor the node executables and the bringup spin with: the one place it is chosen.
 
 rclpy's EventsExecutor (``rclpy.experimental``, the default) or its SingleThreadedExecutor:
-measured in bench/bench_ros_latency.py (README, "ROS throughput"), the EventsExecutor costs about
+measured in bench/bench_ros_latency.py (doc/benchmarks.md, "ROS throughput"), the EventsExecutor
+costs about
 240 us of CPU per message for a bare echo node where the SingleThreadedExecutor costs 660 us, which
 at 1 kHz is the difference between a third and two thirds of a core before any dynamics.  The
 choice is made by :data:`DEFAULT`; ``ROBOT_DYNAMICS_EXECUTOR=single`` selects the other.

@@ -33,8 +33,8 @@ def test_check_prints_continuous_joints_without_limits(tmp_path, capsys):
 
 
 def test_readme_worked_example(tmp_path, capsys, monkeypatch):
-    readme = (REPO / "README.md").read_text()
-    example = readme[readme.index("### Worked example"):]
+    readme = (REPO / "doc" / "urdf.md").read_text()
+    example = readme[readme.index("## Worked example"):]
     xml = example[example.index("```xml\n") + 7:example.index("```\n", example.index("```xml"))]
     shown = example[example.index("$ robot-dynamics check"):]
     shown = shown[:shown.index("...")].splitlines()[1:]

@@ -18,7 +18,7 @@ The fit is least squares through QR; with ``consistent=True`` (the default) thet
 to a real body (its pseudo-inertia positive semi-definite, ``physical.py``) by a small cvxpy
 problem on the least-squares factor.  The result is reported and written in the robot file's
 terms: mass, centre of mass and inertia about the centre of mass in the tool frame (the
-``payload`` entry, see README), and ``model.with_payload(...)`` reproduces theta_p.
+``payload`` entry, see doc/robot_files.md), and ``model.with_payload(...)`` reproduces theta_p.
 """
 from __future__ import annotations
 

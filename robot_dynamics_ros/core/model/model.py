@@ -125,7 +125,7 @@ class RobotModel:
 
         Defaults: the URDF's root link, and the child of the last movable joint when the movable
         joints form one chain.  Fixed subtrees are merged, off-chain movable joints locked at 0
-        or ``locked[name]``; see ``core/model/urdf.py`` and README, "URDF robots".
+        or ``locked[name]``; see ``core/model/urdf.py`` and doc/urdf.md.
         """
         from .urdf import load_urdf
         return cls(load_urdf(source, root_link, tip_link, locked, gravity,

@@ -1,7 +1,7 @@
 """
 Reading and validating robot description files (YAML).
 
-The schema is documented in README.md ("Robot description files").  Every rule here raises
+The schema is documented in doc/robot_files.md.  Every rule here raises
 :class:`RobotDescriptionError` with the file, the joint and the field that is wrong, so that
 nothing downstream is ever built from a bad description.
 

@@ -7,7 +7,7 @@ the same values (the same per-segment polynomial coefficients, ``segment_coeffic
 same Horner order, the same handling before the first and after the last point) with a bisection
 on the times and list arithmetic, keeping the current segment's coefficients as lists (a
 reference advances through its segments in order).  Agreement with ``JointTrajectory.sample`` to
-rounding is tested (test/test_reference.py).
+rounding is tested (test/core/trajectories/test_reference.py).
 """
 from __future__ import annotations
 
