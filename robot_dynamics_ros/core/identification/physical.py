@@ -21,16 +21,37 @@ Two problems use it:
 * :func:`closest_consistent`: min ||D (pi - pi0)||^2 over consistent pi with K pi = pi_b (a full
   parameter set for given base parameters); None when there is none.
 
-A small margin (1e-9 of the prior's pseudo-inertia trace) keeps solutions off the boundary so
-that the robot-file validator, which checks with a 1e-9 relative tolerance, accepts them.
+**Margin and check.**  An interior-point solver meets its constraints only to its tolerance
+(Clarabel: 1e-8 relative, 5e-5 when it reports "optimal, inaccurate"), so a solution on the
+boundary of the cone (a thin rod, a point mass: a principal moment 0) comes out on either side of
+it depending on the last bits of the arithmetic, i.e. on the CPU's BLAS.  Hence:
+
+1. each link's pseudo-inertia is made dimensionless, J~ = T J T with T = diag(1/L, 1/L, 1/L, 1) /
+   sqrt(M), M and L a mass and a length of the prior body (:func:`link_scales`), and the solver
+   is asked for J~ >= ``MARGIN`` E with ``MARGIN`` = 1e-6, 100 times its tolerance: the answer is
+   inside the cone whatever the rounding;
+2. :func:`checked_consistent` then measures every link in its *own* scale (M, L of the solution)
+   and accepts it if its J~ >= ``CHECK`` E (1e-7, 100 times the robot-file validator's 1e-9);
+   a link between ``CHECK`` and ``-REFUSE`` is projected (eigenvalues of its J~ raised to
+   2 ``CHECK``: the closest such body in that metric), negative rotor inertias and friction
+   coefficients are set to 0, and anything worse is refused (the solver failed).  The last step
+   runs the robot-file validator's own test (``consistency_problems``) on the result.
+
+So the verdict never depends on rounding: the margin is two orders above what the solver can
+miss and the check two orders above what the validator tolerates.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .parameters import parameter_layout, parameter_vector
+from .parameters import (TENSOR_ENTRIES, consistency_problems, parameter_layout,
+                         parameter_vector)
 
 MU = 1e-6
+SOLVER_TOLERANCE = 1e-8   # Clarabel's feasibility and gap tolerances (its defaults, made explicit)
+MARGIN = 1e-6             # each dimensionless J~ >= MARGIN E in the solve (100 x its tolerance)
+CHECK = 1e-7              # accepted as solved: J~ >= CHECK E in the link's own scale
+REFUSE = 1e-3             # below -REFUSE the solver failed (no projection)
 
 
 def pseudo_inertia_map(model) -> list[np.ndarray]:
@@ -75,15 +96,37 @@ def parameter_scales(model, prior: np.ndarray) -> np.ndarray:
     return np.maximum(scales, 1e-12)
 
 
+def link_scales(model, prior: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """
+    Return per link a mass M and a length L of the prior body, for dimensionless pseudo-inertias.
+
+    M = the link's mass, L^2 = tr(Sigma) / M (its radius of gyration about the joint frame's
+    origin), each at least 1 % of the robot's largest (so that a massless or tiny prior link is
+    measured on the robot's scale); 1 kg and 0.1 m for a robot whose prior has no mass at all.
+    """
+    J = np.array([(A @ prior).reshape(4, 4) for A in pseudo_inertia_map(model)])
+    mass = J[:, 3, 3]
+    top = float(mass.max()) if mass.size else 0.0
+    M = np.maximum(mass, 0.01 * top) if top > 0 else np.ones(len(J))
+    L2 = np.trace(J[:, :3, :3], axis1=1, axis2=2) / M
+    top = float(L2.max()) if L2.size else 0.0
+    L2 = np.maximum(L2, 1e-4 * top) if top > 0 else np.full(len(J), 0.01)
+    return M, np.sqrt(L2)
+
+
+def _scaling(M: float, L: float) -> np.ndarray:
+    """T with J~ = T J T (module docstring, step 1)."""
+    return np.diag([1.0 / L, 1.0 / L, 1.0 / L, 1.0]) / np.sqrt(M)
+
+
 def _constraints(model, pi, prior):
     import cvxpy as cp
     layout = parameter_layout(model)
     cons = []
-    for A in pseudo_inertia_map(model):
-        J = cp.reshape(A @ pi, (4, 4), order="C")
-        J0 = (A @ prior).reshape(4, 4)
-        margin = 1e-9 * max(float(np.trace(J0)), 1e-9)
-        cons.append(0.5 * (J + J.T) - margin * np.eye(4) >> 0)
+    for A, M, L in zip(pseudo_inertia_map(model), *link_scales(model, prior)):
+        T = _scaling(M, L)
+        J = cp.reshape(np.kron(T, T) @ A @ pi, (4, 4), order="C")
+        cons.append(0.5 * (J + J.T) - MARGIN * np.eye(4) >> 0)
     for cols in (layout.rotor, layout.viscous, layout.coulomb):
         cols = cols[cols >= 0]
         if cols.size:
@@ -94,42 +137,99 @@ def _constraints(model, pi, prior):
 def _solve(problem) -> bool:
     import cvxpy as cp
     try:
-        problem.solve(solver=cp.CLARABEL)
+        problem.solve(solver=cp.CLARABEL, tol_feas=SOLVER_TOLERANCE,
+                      tol_gap_abs=SOLVER_TOLERANCE, tol_gap_rel=SOLVER_TOLERANCE)
     except cp.error.SolverError:
         return False
     return problem.status in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE)
+
+
+def _scaled_variable(model, prior):
+    """
+    Return (z, pi) with pi = pi0 + S z, S the parameter scales (each unknown of order one).
+
+    The unknowns of the cone program are the dimensionless changes z, so that masses (kg) and
+    wrist inertias (1e-4 kg m^2) weigh alike in the solver's tolerances.
+    """
+    import cvxpy as cp
+    z = cp.Variable(prior.size)
+    return z, prior + cp.multiply(parameter_scales(model, prior), z)
 
 
 def consistent_fit(model, R: np.ndarray, y: np.ndarray, K: np.ndarray, prior=None):
     """
     Return the consistent parameters that fit best.
 
-    The consistent pi minimising ||R K pi - y||^2 (+ the prior term); None if the solver fails.
+    The consistent pi minimising ||R K pi - y||^2 + mu ||D (pi - pi0)||^2, checked by
+    :func:`checked_consistent`; None if the solver fails.  Posed as the minimum of the norm (a
+    second-order cone), not of its square: a quadratic objective's Hessian has the squared
+    condition number of R, on which the solver stalled short of its tolerance.
     """
     import cvxpy as cp
     prior = parameter_vector(model) if prior is None else np.asarray(prior, float)
-    D = 1.0 / parameter_scales(model, prior)
-    pi = cp.Variable(prior.size)
-    fit = cp.sum_squares(R @ K @ pi - y)
-    objective = fit + MU * cp.sum_squares(cp.multiply(D, pi - prior))
+    z, pi = _scaled_variable(model, prior)
+    objective = cp.norm(cp.hstack([R @ K @ pi - y, np.sqrt(MU) * z]), 2)
     problem = cp.Problem(cp.Minimize(objective), _constraints(model, pi, prior))
-    return np.array(pi.value) if _solve(problem) else None
+    return checked_consistent(model, pi.value) if _solve(problem) else None
 
 
 def closest_consistent(model, K: np.ndarray, base_values: np.ndarray, prior=None):
     """
     Return the consistent parameters closest to the prior for given base parameters.
 
-    The consistent pi closest to the prior with K pi = base_values, or None if there is none.
+    The consistent pi closest to the prior (min ||D (pi - pi0)||) with K pi = base_values, or
+    None if there is none.
     """
     import cvxpy as cp
     prior = parameter_vector(model) if prior is None else np.asarray(prior, float)
-    D = 1.0 / parameter_scales(model, prior)
-    pi = cp.Variable(prior.size)
+    z, pi = _scaled_variable(model, prior)
     scale = np.maximum(np.abs(base_values), 1e-9)
     cons = _constraints(model, pi, prior) + [cp.multiply(1.0 / scale, K @ pi - base_values) == 0]
-    problem = cp.Problem(cp.Minimize(cp.sum_squares(cp.multiply(D, pi - prior))), cons)
-    return np.array(pi.value) if _solve(problem) else None
+    problem = cp.Problem(cp.Minimize(cp.norm(z, 2)), cons)
+    return checked_consistent(model, pi.value) if _solve(problem) else None
+
+
+def _link_from_pseudo_inertia(J: np.ndarray) -> np.ndarray:
+    """Return (m, h, I_O entries) from a pseudo-inertia: I_O = tr(Sigma) E - Sigma."""
+    Sigma = J[:3, :3]
+    I_O = np.trace(Sigma) * np.eye(3) - Sigma
+    return np.concatenate([[J[3, 3]], J[:3, 3], [I_O[r, k] for r, k in TENSOR_ENTRIES]])
+
+
+def checked_consistent(model, pi) -> np.ndarray | None:
+    """
+    Return a solver's pi made safely consistent, or None (module docstring, step 2).
+
+    Each link is measured in its own scale (M, L of the solution itself); a link whose J~ has an
+    eigenvalue below ``CHECK`` but above ``-REFUSE`` is projected to the nearest body with
+    eigenvalues of at least 2 ``CHECK``; rotor inertias and friction coefficients below 0 (by
+    rounding) become 0.  None if a link is further outside, or if the result still fails the
+    robot-file validator's test.
+    """
+    if pi is None:
+        return None
+    pi = np.array(pi, dtype=float)
+    if not np.isfinite(pi).all():
+        return None
+    layout = parameter_layout(model)
+    M, L = link_scales(model, pi)
+    for cols, A, m, length in zip(layout.link, pseudo_inertia_map(model), M, L):
+        T = _scaling(m, length)
+        J = T @ (A @ pi).reshape(4, 4) @ T
+        values, vectors = np.linalg.eigh(0.5 * (J + J.T))
+        if values[0] >= CHECK:
+            continue
+        if values[0] < -REFUSE:
+            return None
+        J = (vectors * np.maximum(values, 2.0 * CHECK)) @ vectors.T
+        Tinv = np.linalg.inv(T)
+        pi[cols] = _link_from_pseudo_inertia(Tinv @ J @ Tinv)
+    for cols in (layout.rotor, layout.viscous, layout.coulomb):
+        cols = cols[cols >= 0]
+        if np.any(pi[cols] < -REFUSE * np.abs(pi[cols]).max()):
+            return None
+        pi[cols] = np.maximum(pi[cols], 0.0)
+    return None if consistency_problems(model, pi) else pi
 
 
 def closest_affine(model, K: np.ndarray, base_values: np.ndarray, prior=None) -> np.ndarray:
