@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 
 from .core.errors import RobotDynamicsError, error_summary
 
+# xacro's command-line arguments, as in `robot-dynamics check robot.urdf.xacro ur_type:=ur5e`
+# (bringup passes ROS arguments through: its NAME:=VALUE are remappings, not xacro's).
+_XACRO_ARGUMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*:=")
 COMMANDS = ("check", "demo", "bringup", "scale", "codegen", "convert", "urdf", "bag", "ik",
             "ellipsoid", "excite", "identify")
 
@@ -29,7 +33,10 @@ def main(argv=None) -> int:
             continue  # command not built yet
         modules[name] = module
         module.add_arguments(sub.add_parser(name, help=module.HELP, description=module.HELP))
-    args = parser.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    xacro = [] if "bringup" in argv[:1] else [a for a in argv if _XACRO_ARGUMENT.match(a)]
+    args = parser.parse_args([a for a in argv if a not in xacro])
+    args.xacro_arguments = xacro
     try:
         return int(modules[args.command].run(args) or 0)
     except RobotDynamicsError as exc:

@@ -1,6 +1,8 @@
 """robot-dynamics check <robot.yaml>: validate a robot file, print its joints, masses, limits."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ..core import gravity_torques
@@ -15,9 +17,13 @@ def add_arguments(parser):
 
 
 def run(args) -> int:
-    model, report = load_robot_with_report(args)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model, report = load_robot_with_report(args)
     for line in report.lines() if report else ():
         print(line)
+    for warning in caught:          # accepted quirks: inconsistent inertias, far common normals
+        print(f"warning: {warning.message}")
     print(f"{model.name}: {model.n} joints, {model.convention} DH, "
           f"gravity {model.gravity.tolist()} m/s^2")
     header = (f"{'joint':<16}{'type':<10}{'mass kg':>9}{'lower':>10}{'upper':>10}{'velocity':>10}"
@@ -25,15 +31,24 @@ def run(args) -> int:
     print(header)
     for i, name in enumerate(model.joint_names):
         units = "m, m/s, N" if model.joint_types[i] == "prismatic" else "rad, rad/s, N m"
-        lower, upper = (f"{model.lower[i]:>10.4g}", f"{model.upper[i]:>10.4g}") \
+        unknown = model.unknown_limits.get(name, ())
+
+        def shown(kind, value):
+            return f"{'unknown':>10}" if kind in unknown else f"{value:>10.4g}"
+        lower, upper = (shown("position", model.lower[i]), shown("position", model.upper[i])) \
             if model.joint_types[i] != "continuous" else (f"{'none':>10}", f"{'none':>10}")
         print(f"{name:<16}{model.joint_types[i]:<10}{model.mass[i]:>9.4g}{lower}"
-              f"{upper}{model.velocity_limit[i]:>10.4g}{model.effort_limit[i]:>10.4g}"
+              f"{upper}{shown('velocity', model.velocity_limit[i])}"
+              f"{shown('effort', model.effort_limit[i])}"
               f"{model.rotor_inertia[i]:>11.3g}{model.gear_ratio[i]:>10.4g}  {units}")
     print(f"total mass {model.mass.sum():.4g} kg"
           + (f" (payload {model.payload['mass']} kg)" if model.payload else ""))
     q_mid = np.clip(np.zeros(model.n), model.lower, model.upper)
     print("gravity torques at q = 0 (clipped to limits):",
           np.array2string(gravity_torques(model, q_mid), precision=4))
+    if model.unknown_limits:
+        print("unknown limits (absent, 0 or not finite in the description; what needs one "
+              "refuses): " + ", ".join(f"{joint}: {' '.join(kinds)}"
+                                       for joint, kinds in model.unknown_limits.items()))
     print("OK")
     return 0

@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 from ..core import RobotModel
-from ..core.model.urdf import UrdfReport, is_urdf, load_urdf
+from ..core.model.urdf import UrdfOptions, UrdfReport, is_urdf, load_urdf
+from ..core.model.xacro_file import parse_arguments
 
-HELP = ("robot description: a URDF file, a YAML file, or the name of a shipped robot "
-        "(e.g. puma560)")
+HELP = ("robot description: a URDF or xacro file (xacro arguments as NAME:=VALUE anywhere on the "
+        "line), a YAML file, or the name of a shipped robot (e.g. puma560)")
 
 
 def add_robot_argument(parser) -> None:
@@ -23,18 +24,25 @@ def add_chain_arguments(parser) -> None:
                         help="URDF only: the link the chain ends at, the tool frame (default: "
                              "the child of the last movable joint, if the movable joints form one "
                              "chain)")
+    parser.add_argument("--strict", dest="strict_inertia", action="store_true",
+                        help="refuse physically inconsistent link inertias (default: accept each "
+                             "with a warning naming the link, as Pinocchio does)")
 
 
 def load_robot(args) -> RobotModel:
     """Return the model ``args`` name (RobotDescriptionError is reported by cli.main)."""
-    return RobotModel.from_description(args.robot, getattr(args, "root_link", None),
-                                       getattr(args, "tip_link", None))
+    return RobotModel.from_description(
+        args.robot, getattr(args, "root_link", None), getattr(args, "tip_link", None),
+        getattr(args, "strict_inertia", False),
+        parse_arguments(getattr(args, "xacro_arguments", None)))
 
 
 def load_robot_with_report(args) -> tuple[RobotModel, UrdfReport | None]:
     """Return the model ``args`` name and, for a URDF, what was merged and locked into it."""
     if not is_urdf(args.robot):
         return load_robot(args), None
-    description = load_urdf(args.robot, getattr(args, "root_link", None),
-                            getattr(args, "tip_link", None))
+    options = UrdfOptions(getattr(args, "root_link", None), getattr(args, "tip_link", None),
+                          strict_inertia=getattr(args, "strict_inertia", False),
+                          xacro_arguments=parse_arguments(getattr(args, "xacro_arguments", None)))
+    description = load_urdf(args.robot, options)
     return RobotModel.from_dict(description.spec, description.report.source), description.report

@@ -19,13 +19,14 @@ T_{i-1,i} = Rx(alpha_{i-1}) Tx(a_{i-1}) Rz(theta_i + q) Tz(d_i) (revolute) or wi
 * Lengths within rounding of zero and angles within rounding of a multiple of pi/2 are made exact
   (so a_{i-1} = 0 for intersecting axes and the recursions skip that work).
 
-Axes that are almost but not exactly parallel have a common normal far away (distance / angle);
-beyond the robot files' length bound this is refused, as DH parameters cannot represent it
-accurately.
+Axes that are almost but not exactly parallel (a rounded pi in a vendor's rpy) have a common
+normal far away (distance / angle): the chain is kept, with a warning saying how much accuracy
+the far frames cost (:data:`FAR_NORMAL_ACCURACY` bounds it).
 """
 from __future__ import annotations
 
 import math
+import warnings
 from typing import NamedTuple
 
 import numpy as np
@@ -88,6 +89,28 @@ def _frame(origin, x, z) -> np.ndarray:
     return homogeneous(np.column_stack([x, _cross(z, x), z]), origin)
 
 
+# Almost parallel axes: the common normal lies D away, and the recursions on those frames lose
+# accuracy: about eps (D / size) in torques and eps (D / size)^2 in the mass matrix (the
+# composite inertia about a point D away is m D^2 before it cancels).  Beyond this the mass
+# matrix would keep fewer than 4 digits: refused.
+FAR_NORMAL_ACCURACY = 1e-4
+
+
+def _far_normal(relative: float, z1, z2, names, source: str) -> None:
+    """Warn about (or refuse) almost parallel axes whose common normal is ``relative`` away."""
+    angle = math.asin(min(1.0, float(np.linalg.norm(_cross(z1, z2)))))
+    accuracy = np.finfo(float).eps * relative ** 2
+    message = (f"{source}: the axes of joints '{names[0]}' and '{names[1]}' are almost parallel "
+               f"({angle:.3g} rad apart, as from a rounded pi such as 3.1416 in an rpy): their "
+               f"common normal is {relative:.3g} times the chain's size away, so the "
+               "modified-DH chain computes the mass matrix to about "
+               f"{accuracy:.0e} relative and torques to about "
+               f"{np.finfo(float).eps * relative:.0e}")
+    if accuracy > FAR_NORMAL_ACCURACY:
+        raise RobotDescriptionError(message + ", which is too inaccurate to use")
+    warnings.warn(message + " (accepted)", stacklevel=3)
+
+
 def dh_transform(alpha: float, a: float, theta: float, d: float) -> np.ndarray:
     """T = Rx(alpha) Tx(a) Rz(theta) Tz(d) (seed 004's T_{i-1,i})."""
     ct, st = math.cos(theta), math.sin(theta)
@@ -125,12 +148,8 @@ def axes_to_dh(origins, directions, names, source: str) -> DhChain:
             if towards < -tiny or (abs(towards) <= tiny and x @ reference < 0):
                 x = -x
             if np.linalg.norm(origin - h) > BOUNDS["length"][0]:
-                angle = math.asin(min(1.0, float(np.linalg.norm(_cross(z[i], z[i + 1])))))
-                raise RobotDescriptionError(
-                    f"{source}: the axes of joints '{names[i]}' and '{names[i + 1]}' are almost "
-                    f"parallel ({angle:.3g} rad apart): their common normal is "
-                    f"{np.linalg.norm(origin - h):.3g} m away, which DH parameters cannot "
-                    "represent accurately")
+                _far_normal(float(np.linalg.norm(origin - h)) / scale, z[i], z[i + 1],
+                            names[i:i + 2], source)
         else:
             origin = h
             w = _perpendicular(o[i + 1] - h, z[i]) if i + 1 < n else np.zeros(3)
@@ -150,6 +169,9 @@ def axes_to_dh(origins, directions, names, source: str) -> DhChain:
     alpha, a, theta, d = (list(column) for column in zip(*params))
     alpha, theta = [_snap_angle(v) for v in alpha], [_snap_angle(v) for v in theta]
     a, d = [0.0 if abs(v) < tiny else v for v in a], [0.0 if abs(v) < tiny else v for v in d]
+    if not np.all(np.isfinite([alpha, a, theta, d])):
+        raise RobotDescriptionError(f"{source}: joints {list(names)}: the joint axes and origins "
+                                    "give no finite modified-DH chain")
     frames, frame = [], base
     for row in zip(alpha, a, theta, d):
         frame = frame @ dh_transform(*row)

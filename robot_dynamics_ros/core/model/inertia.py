@@ -48,10 +48,14 @@ def check_physical_inertia(tensor: np.ndarray) -> str | None:
     scale = max(float(np.abs(principal).max()), 1e-300)
     tol = 1e-9 * scale
     if principal[0] < -tol:
-        return f"not positive semi-definite (principal moments {principal.tolist()})"
+        return (f"not positive semi-definite: smallest principal moment {principal[0]:.6g} "
+                f"({100 * -principal[0] / scale:.3g} % of the largest below 0; principal "
+                f"moments {principal.tolist()})")
     if principal[0] + principal[1] < principal[2] - tol:
-        return ("principal moments violate the triangle inequality "
-                f"I1 + I2 >= I3 ({principal[0]:.6g} + {principal[1]:.6g} < {principal[2]:.6g})")
+        short = principal[2] - principal[0] - principal[1]
+        return ("principal moments violate the triangle inequality I1 + I2 >= I3 "
+                f"({principal[0]:.6g} + {principal[1]:.6g} < {principal[2]:.6g}: short by "
+                f"{short:.3g} kg m^2, {100 * short / principal[2]:.3g} % of I3)")
     return None
 
 

@@ -85,14 +85,25 @@ class RobotModel:
         self.tool = _frozen(pose_matrix(spec["tool"]))
 
         def col(group, key, absent=None):
-            return _frozen([j[group].get(key, absent) for j in joints])
+            return _frozen([absent if j[group].get(key) is None else j[group][key]
+                            for j in joints])
         self.dh_a, self.dh_alpha = col("dh", "a"), col("dh", "alpha")
         self.dh_d, self.dh_theta = col("dh", "d"), col("dh", "theta")
         # A continuous joint has no position limits: -inf and +inf, so every limit check passes.
+        # An unknown limit (null; a URDF's "not specified") is unbounded too, and is listed in
+        # ``unknown_limits`` so that what needs it refuses (``require_limits``).
         self.lower = col("limits", "lower", -math.inf)
         self.upper = col("limits", "upper", math.inf)
-        self.velocity_limit, self.effort_limit = col("limits", "velocity"), col("limits", "effort")
+        self.velocity_limit = col("limits", "velocity", math.inf)
+        self.effort_limit = col("limits", "effort", math.inf)
         self.acceleration_limit = col("limits", "acceleration", math.inf)    # optional: inf = none
+        self.unknown_limits: dict[str, tuple[str, ...]] = {}
+        for j in joints:
+            unknown = tuple(kind for kind, key in (("position", "lower"), ("velocity", "velocity"),
+                                                   ("effort", "effort"))
+                            if key in j["limits"] and j["limits"][key] is None)
+            if unknown:
+                self.unknown_limits[j["name"]] = unknown
         self.rotor_inertia = col("motor", "rotor_inertia")
         self.gear_ratio = col("motor", "gear_ratio")
         self.viscous, self.coulomb = col("friction", "viscous"), col("friction", "coulomb")
@@ -109,50 +120,61 @@ class RobotModel:
 
     # -- constructors -------------------------------------------------------------------------
     @classmethod
-    def from_dict(cls, data: dict, source: str = "<dict>") -> "RobotModel":
-        return cls(parse_robot(copy.deepcopy(data), source))
+    def from_dict(cls, data: dict, source: str = "<dict>",
+                  strict_inertia: bool = False) -> "RobotModel":
+        return cls(parse_robot(copy.deepcopy(data), source, strict_inertia))
 
     @classmethod
-    def from_yaml(cls, path: str | Path) -> "RobotModel":
-        return cls(load_robot_file(path))
+    def from_yaml(cls, path: str | Path, strict_inertia: bool = False) -> "RobotModel":
+        return cls(load_robot_file(path, strict_inertia))
 
     @classmethod
     def from_urdf(cls, source, root_link: str | None = None, tip_link: str | None = None,
                   locked: dict | None = None, gravity=None,
-                  accept_inconsistent_inertia: bool = False) -> "RobotModel":
+                  accept_inconsistent_inertia: bool = True, **options) -> "RobotModel":
         """
-        Build the chain of a URDF (file path or XML text) from ``root_link`` to ``tip_link``.
+        Build the chain of a URDF or xacro (file path or XML text) from ``root_link`` to ``tip_link``.
 
         Defaults: the URDF's root link, and the child of the last movable joint when the movable
         joints form one chain.  Fixed subtrees are merged, off-chain movable joints locked at 0
-        or ``locked[name]``; see ``core/model/urdf.py`` and doc/urdf.md.
+        or ``locked[name]``; ``options``: ``strict_inertia``, ``xacro_arguments``,
+        ``expand_xacro`` (``urdf.UrdfOptions``); see ``core/model/urdf.py`` and doc/urdf.md.
+        ``accept_inconsistent_inertia=False`` is ``strict_inertia=True``.
         """
-        from .urdf import load_urdf
-        return cls(load_urdf(source, root_link, tip_link, locked, gravity,
-                             accept_inconsistent_inertia).spec)
+        from .urdf import UrdfOptions, load_urdf
+        strict = options.pop("strict_inertia", False) or not accept_inconsistent_inertia
+        return cls(load_urdf(source, UrdfOptions(root_link, tip_link, locked, gravity, strict,
+                                                 **options)).spec)
 
     @classmethod
     def from_description(cls, description, root_link: str | None = None,
-                         tip_link: str | None = None) -> "RobotModel":
+                         tip_link: str | None = None, strict_inertia: bool = False,
+                         xacro_arguments: dict | None = None) -> "RobotModel":
         """
         Build a model from any robot description as ROS parameters and commands give it.
 
-        A shipped robot name, a YAML path, a URDF path (``.urdf``, ``.xml`` or XML content) or
-        URDF XML text (robot_state_publisher's ``robot_description``).  ``root_link`` and
-        ``tip_link`` apply to URDF descriptions only.
+        A shipped robot name, a YAML path, a URDF or xacro path (``.urdf``, ``.xml``,
+        ``.xacro`` or XML content) or URDF XML text (robot_state_publisher's
+        ``robot_description``).  ``root_link``, ``tip_link`` apply to URDF descriptions only,
+        ``xacro_arguments`` to xacro ones; ``strict_inertia`` refuses inconsistent inertias.
         """
         from .urdf import is_urdf
         if is_urdf(description):
-            return cls.from_urdf(description, root_link or None, tip_link or None)
+            return cls.from_urdf(description, root_link or None, tip_link or None,
+                                 strict_inertia=strict_inertia,
+                                 xacro_arguments=xacro_arguments or None)
         if root_link or tip_link:
             raise RobotDescriptionError(f"{description}: root_link and tip_link apply to URDF "
                                         "descriptions only, not to a YAML robot file")
-        return cls.named(description)
+        if xacro_arguments:
+            raise RobotDescriptionError(f"{description}: xacro arguments apply to xacro files "
+                                        "only, not to a YAML robot file")
+        return cls.named(description, strict_inertia)
 
     @classmethod
-    def named(cls, name_or_path: str | Path) -> "RobotModel":
+    def named(cls, name_or_path: str | Path, strict_inertia: bool = False) -> "RobotModel":
         """Load a robot shipped in config/robots (e.g. 'puma560') or a YAML file's path."""
-        return cls.from_yaml(resolve_robot_path(name_or_path))
+        return cls.from_yaml(resolve_robot_path(name_or_path), strict_inertia)
 
     # -- derived models -----------------------------------------------------------------------
     def to_dict(self) -> dict:
@@ -225,6 +247,22 @@ class RobotModel:
             link_offset=_frozen(offsets), flange=_frozen(offsets[-1] @ self.tool),
             base=self.base, gravity_base=_frozen(self.base[:3, :3].T @ self.gravity))
 
+    def require_limits(self, kinds, purpose: str, option: str = "") -> None:
+        """
+        Raise RobotDescriptionError if a joint's limit of a kind in ``kinds`` is unknown.
+
+        ``kinds``: some of "position", "velocity", "effort"; ``purpose`` says what needs them
+        (e.g. "time scaling"), ``option`` how the user may give them instead.
+        """
+        for joint, unknown in self.unknown_limits.items():
+            for kind in unknown:
+                if kind in kinds:
+                    hint = f"; give it with {option}" if option else ""
+                    raise RobotDescriptionError(
+                        f"{self.name}: joint '{joint}': its {kind} limit is unknown (the "
+                        f"description gives none, 0 or a value that is not finite): {purpose} "
+                        f"needs it{hint}")
+
     @property
     def has_motors(self) -> bool:
         return bool(np.any(self.rotor_inertia != 0.0))
@@ -244,6 +282,10 @@ def shipped_robots() -> list[str]:
 
 def resolve_robot_path(name_or_path: str | Path) -> Path:
     """Map a shipped robot name ('puma560') or a file path to the YAML path (else error)."""
+    text = str(name_or_path)
+    if len(text) > 4096 or "\n" in text:        # not a name nor a path: never echo it whole
+        raise RobotDescriptionError(f"{text[:60]!r}... ({len(text)} characters): neither a "
+                                    "robot file's path, a shipped robot's name nor URDF text")
     candidate = Path(name_or_path)
     if candidate.suffix in (".yaml", ".yml") or candidate.exists():
         return candidate

@@ -79,7 +79,7 @@ def _check_keys(d: Any, spec: dict, where: str, loc: _Where) -> dict:
 # Magnitudes beyond these are typing errors, not robots, and would overflow the dynamics (a mass of
 # 1e308 kg makes rnea return inf): each is refused with the field named.  Within them every
 # product the algorithms form stays far inside the floating-point range.
-BOUNDS = {"length": (1e3, "m"), "angle": (1e4, "rad"), "mass": (1e6, "kg"),
+BOUNDS = {"length": (1e3, "m"), "dh_length": (1e9, "m"), "angle": (1e4, "rad"), "mass": (1e6, "kg"),
           "inertia": (1e6, "kg m^2"), "gravity": (1e3, "m/s^2"),
           "velocity": (1e6, "rad/s or m/s"), "effort": (1e9, "N m or N"),
           "acceleration": (1e8, "rad/s^2 or m/s^2"), "gear_ratio": (1e5, ""),
@@ -132,15 +132,21 @@ def _vector3(value: Any, where: str, loc: _Where, kind: str, *,
     return [_number(v, f"{where}[{k}]", loc, kind, angle=angle) for k, v in enumerate(value)]
 
 
-def _pose(value: Any, where: str, loc: _Where) -> dict:
+def _pose(value: Any, where: str, loc: _Where, length: str = "length") -> dict:
     if value is None:
         return {"xyz": [0.0, 0.0, 0.0], "rpy": [0.0, 0.0, 0.0]}
     _check_keys(value, POSE_KEYS, where, loc)
-    return {"xyz": _vector3(value.get("xyz", [0, 0, 0]), f"{where}.xyz", loc, "length"),
+    return {"xyz": _vector3(value.get("xyz", [0, 0, 0]), f"{where}.xyz", loc, length),
             "rpy": _vector3(value.get("rpy", [0, 0, 0]), f"{where}.rpy", loc, "angle", angle=True)}
 
 
-def _body(value: Any, where: str, loc: _Where, accept_inconsistent: bool = False) -> dict:
+def _body(value: Any, where: str, loc: _Where, accept_inconsistent: bool | None = False) -> dict:
+    """
+    Read a link's inertial data.
+
+    An inconsistent inertia: ``accept_inconsistent`` False refuses it, True warns, None accepts
+    it silently (the file says ``accept_inconsistent_inertia: true``).
+    """
     _check_keys(value, LINK_KEYS, where, loc)
     mass = _number(value["mass"], f"{where}.mass", loc, "mass")
     if mass < 0:
@@ -152,13 +158,14 @@ def _body(value: Any, where: str, loc: _Where, accept_inconsistent: bool = False
     problem = check_physical_inertia(inertia_matrix(inertia))
     if problem:
         error = loc.error(f"{where}.inertia", f"physically inconsistent inertia: {problem}")
-        if not accept_inconsistent:
-            raise error
-        warnings.warn(f"{error} (accepted: accept_inconsistent_inertia is set)", stacklevel=2)
+        if accept_inconsistent is False:
+            raise RobotDescriptionError(f"{error} (strict inertia check)")
+        if accept_inconsistent:
+            warnings.warn(f"{error} (accepted; strict_inertia refuses it)", stacklevel=2)
     return {"mass": mass, "com": com, "inertia": inertia}
 
 
-def _joint(value: Any, index: int, loc: _Where, accept_inconsistent: bool = False) -> dict:
+def _joint(value: Any, index: int, loc: _Where, accept_inconsistent: bool | None = False) -> dict:
     label = f"joints[{index}]"
     if isinstance(value, dict) and isinstance(value.get("name"), str):
         label += f" ({value['name']})"
@@ -173,7 +180,10 @@ def _joint(value: Any, index: int, loc: _Where, accept_inconsistent: bool = Fals
 
     dh_in = _check_keys(value["dh"], DH_KEYS, f"{label}.dh", loc)
     angles = ("alpha", "theta")
-    dh = {k: _number(dh_in[k], f"{label}.dh.{k}", loc, "angle" if k in angles else "length",
+    # DH lengths may be large: almost parallel axes of a URDF have a far common normal (the
+    # URDF reader bounds what that costs in accuracy, axes_to_dh.FAR_NORMAL_ACCURACY).
+    dh = {k: _number(dh_in[k], f"{label}.dh.{k}", loc,
+                     "angle" if k in angles else "dh_length",
                      angle=k in angles) for k in DH_KEYS}
 
     continuous = jtype == "continuous"
@@ -184,21 +194,29 @@ def _joint(value: Any, index: int, loc: _Where, accept_inconsistent: bool = Fals
     lim_in = _check_keys(value["limits"], CONTINUOUS_LIMIT_KEYS if continuous else LIMIT_KEYS,
                          f"{label}.limits", loc)
     position_kind = "length" if jtype == "prismatic" else "angle"
-    limits = {k: _number(lim_in[k], f"{label}.limits.{k}", loc, LIMIT_KINDS.get(k, position_kind),
-                         angle=jtype != "prismatic" and k in ("lower", "upper"))
+    # null: an unknown limit (URDFs leave limits "not specified"); only what needs it refuses.
+    limits = {k: None if lim_in[k] is None else
+              _number(lim_in[k], f"{label}.limits.{k}", loc, LIMIT_KINDS.get(k, position_kind),
+                      angle=jtype != "prismatic" and k in ("lower", "upper"))
               for k in lim_in}
-    if not continuous and limits["lower"] > limits["upper"]:
+    if limits.get("acceleration", 0.0) is None:
+        del limits["acceleration"]
+    if not continuous and (limits["lower"] is None) != (limits["upper"] is None):
+        raise loc.error(f"{label}.limits", "lower and upper are both known or both unknown "
+                                           "(null)")
+    if not continuous and limits["lower"] is not None and limits["lower"] > limits["upper"]:
         raise loc.error(f"{label}.limits",
                         f"lower ({limits['lower']}) is above upper ({limits['upper']})")
     for k in ("velocity", "effort", "acceleration"):     # acceleration: optional
-        if k in limits and limits[k] <= 0:
-            raise loc.error(f"{label}.limits.{k}", f"must be > 0, got {limits[k]}")
+        if limits.get(k) is not None and limits[k] <= 0:
+            raise loc.error(f"{label}.limits.{k}", f"must be > 0 (or null: unknown), got "
+                                                    f"{limits[k]}")
 
     link = _body(value["link"], f"{label}.link", loc, accept_inconsistent)
     # The pose of the frame in which ``link`` is given, in the joint's DH frame (URDF link frames).
     link_frame = value.get("link_frame")
     if link_frame is not None:
-        link_frame = _pose(link_frame, f"{label}.link_frame", loc)
+        link_frame = _pose(link_frame, f"{label}.link_frame", loc, "dh_length")
 
     motor = {"rotor_inertia": 0.0, "gear_ratio": 1.0}
     if value.get("motor") is not None:
@@ -222,8 +240,15 @@ def _joint(value: Any, index: int, loc: _Where, accept_inconsistent: bool = Fals
             "motor": motor, "friction": friction, "link_frame": link_frame}
 
 
-def parse_robot(data: Any, source: str = "<dict>") -> dict:
-    """Validate a robot description and return it normalised (all optional keys filled in)."""
+def parse_robot(data: Any, source: str = "<dict>", strict_inertia: bool = False) -> dict:
+    """
+    Validate a robot description and return it normalised (all optional keys filled in).
+
+    A physically inconsistent inertia is accepted with one warning naming the joint's link and
+    what is broken by how much (as Pinocchio computes on with it), or refused if
+    ``strict_inertia``; a file that sets ``accept_inconsistent_inertia: true`` has it accepted
+    without a warning, also under ``strict_inertia``.
+    """
     loc = _Where(source)
     _check_keys(data, TOP_KEYS, "robot", loc)
     name = data["name"]
@@ -241,7 +266,8 @@ def parse_robot(data: Any, source: str = "<dict>") -> dict:
     joints_in = data["joints"]
     if not isinstance(joints_in, list) or not joints_in:
         raise loc.error("joints", "must be a non-empty list of joints")
-    joints = [_joint(j, i, loc, accept) for i, j in enumerate(joints_in)]
+    lenient = None if accept else not strict_inertia     # None: accepted without a warning
+    joints = [_joint(j, i, loc, lenient) for i, j in enumerate(joints_in)]
     framed = [f"joints[{i}] ({j['name']})" for i, j in enumerate(joints)
               if j["link_frame"] is not None]
     if framed and convention != "modified":
@@ -253,7 +279,7 @@ def parse_robot(data: Any, source: str = "<dict>") -> dict:
         raise loc.error("joints", f"duplicate joint name(s) {duplicates}")
     payload = None
     if data.get("payload") is not None:
-        payload = _body(data["payload"], "payload", loc, accept)
+        payload = _body(data["payload"], "payload", loc, lenient)
     description = data.get("description", "")
     if not isinstance(description, str):
         raise loc.error("description", f"must be a string, got {type(description).__name__}")
@@ -267,7 +293,7 @@ def parse_robot(data: Any, source: str = "<dict>") -> dict:
 MAX_FILE_BYTES = 1 << 20       # a robot file is a few KB; this bounds the work a bad one causes
 
 
-def load_robot_file(path: str | Path) -> dict:
+def load_robot_file(path: str | Path, strict_inertia: bool = False) -> dict:
     """Read and validate a YAML robot file; errors name the file."""
     data = load_yaml_file(path, "robot description", RobotDescriptionError, MAX_FILE_BYTES)
-    return parse_robot(data, str(path))
+    return parse_robot(data, str(path), strict_inertia)

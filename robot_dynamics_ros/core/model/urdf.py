@@ -24,6 +24,7 @@ URDF robot exactly as on a YAML one.  ``UrdfReport`` says what was merged and lo
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
@@ -35,7 +36,9 @@ from .axes_to_dh import axes_to_dh
 from .inertia import inertia_entries
 from .robot_file import DEFAULT_GRAVITY, parse_robot
 from .urdf_tree import UrdfChain, select_chain
-from .urdf_xml import parse_urdf, read_urdf_text
+from .urdf_xml import (MAX_PATH_CHARACTERS, MAX_URDF_BYTES, UnexpandedXacroError, UrdfLimit,
+                       UrdfRobot, looks_like_xml, parse_urdf, read_urdf_text)
+from .xacro_file import expand_xacro, is_xacro
 
 
 class UrdfReport(NamedTuple):
@@ -73,7 +76,7 @@ class UrdfDescription(NamedTuple):
     report: UrdfReport
 
 
-URDF_SUFFIXES = (".urdf", ".xml")
+URDF_SUFFIXES = (".urdf", ".xml", ".xacro")
 
 
 def is_urdf(description) -> bool:
@@ -86,10 +89,12 @@ def is_urdf(description) -> bool:
     if isinstance(description, bytes):
         return True
     text = str(description)
-    if text.lstrip().startswith("<"):
+    if looks_like_xml(text):
         return True
+    if len(text) > MAX_PATH_CHARACTERS or "\n" in text:
+        return False               # not a path: the YAML reader says so, without echoing it
     path = Path(text)
-    if path.suffix.lower() in URDF_SUFFIXES:
+    if path.suffix.lower() in URDF_SUFFIXES or is_xacro(text):
         return True
     if path.suffix.lower() in (".yaml", ".yml") or not path.is_file():
         return False
@@ -100,31 +105,90 @@ def is_urdf(description) -> bool:
         return False
 
 
-def load_urdf(source, root_link: str | None = None, tip_link: str | None = None,
-              locked: dict | None = None, gravity=None,
-              accept_inconsistent_inertia: bool = False) -> UrdfDescription:
+@dataclass(frozen=True)
+class UrdfOptions:
     """
-    Read a URDF (file path or XML text) and return its chain as a robot description.
+    How a URDF (or xacro) description becomes a model; the defaults are lenient as ROS tools.
 
-    See the module docstring; every problem raises RobotDescriptionError naming the file and the
-    link or joint.  ``locked`` maps joints off the chain to the position they are locked at (0
-    otherwise); ``gravity`` is in the root link frame.  ``accept_inconsistent_inertia`` accepts
-    physically inconsistent link inertias with a warning instead of an error.
+    ``locked`` maps joints off the chain to the position they are locked at (0 otherwise);
+    ``gravity`` is in the root link frame; ``strict_inertia`` refuses physically inconsistent
+    link inertias (by default each is accepted with one warning naming the link, as Pinocchio
+    and robot_state_publisher accept them); ``xacro_arguments`` are a xacro file's
+    ``name:=value`` arguments; ``expand_xacro`` False refuses xacro text instead of running it
+    (text from the ROS graph).
     """
+
+    root_link: str | None = None
+    tip_link: str | None = None
+    locked: dict | None = None
+    gravity: object = None
+    strict_inertia: bool = False
+    xacro_arguments: dict | None = None
+    expand_xacro: bool = True
+
+
+def read_description(source, options: UrdfOptions) -> tuple[UrdfRobot, str]:
+    """
+    Return the parsed URDF of a URDF or xacro path or text, and its label.
+
+    A ``.xacro`` path, and text or a file that turns out to be unexpanded xacro, are expanded
+    with xacro (``options.xacro_arguments``) unless ``options.expand_xacro`` is False.
+    """
+    arguments = options.xacro_arguments
+    if not isinstance(source, bytes) and not looks_like_xml(str(source)) \
+            and is_xacro(str(source)) and options.expand_xacro:
+        path = Path(str(source))
+        if not path.is_file():
+            raise RobotDescriptionError(f"{path}: cannot read xacro file: no such file")
+        text = expand_xacro(path, arguments, max_bytes=MAX_URDF_BYTES)
+        return parse_urdf(text, str(path)), str(path)
     text, label = read_urdf_text(source)
-    robot = parse_urdf(text, label)
-    chain = select_chain(robot, root_link, tip_link, locked, accept_inconsistent_inertia)
+    try:
+        robot = parse_urdf(text, label)
+    except UnexpandedXacroError:
+        if not options.expand_xacro:
+            raise
+        text = expand_xacro(text, arguments, label=label, max_bytes=MAX_URDF_BYTES)
+        return parse_urdf(text, label), label
+    if arguments:
+        raise RobotDescriptionError(f"{label}: xacro arguments {sorted(arguments)} given, but "
+                                    "this is not a xacro description")
+    return robot, label
+
+
+def load_urdf(source, options: UrdfOptions | None = None, **fields) -> UrdfDescription:
+    """
+    Read a URDF or xacro (file path or XML text) and return its chain as a robot description.
+
+    ``options`` (or its fields as keywords): see :class:`UrdfOptions`.  Every problem raises
+    RobotDescriptionError naming the file and the link or joint; each accepted quirk (an
+    inconsistent inertia, almost parallel axes) is one ``warnings.warn`` naming the link or joint.
+    """
+    options = options or UrdfOptions(**fields)
+    robot, label = read_description(source, options)
+    with warnings.catch_warnings(record=True) as accepted:
+        warnings.simplefilter("always")
+        chain = select_chain(robot, options.root_link, options.tip_link, options.locked,
+                             not options.strict_inertia)
+    for warning in accepted:       # one per inconsistent link of the file, said once
+        warnings.warn(str(warning.message), warning.category, stacklevel=2)
+    gravity = options.gravity
     if gravity is None:      # the extension's gravity is in the URDF's root link frame
-        extension = robot.gravity is not None and root_link in (None, chain.root_link) and \
+        extension = robot.gravity is not None and \
+            options.root_link in (None, chain.root_link) and \
             chain.root_link not in {j.child for j in robot.joints.values()}
         gravity = robot.gravity if extension else DEFAULT_GRAVITY
-    spec = _description(chain, gravity, accept_inconsistent_inertia)
+    spec = _description(chain, gravity)
+    # The file's inconsistent links were reported by name above; the merged bodies that
+    # parse_robot and later copies (payload, to_dict) check again are not the file's.
+    spec["accept_inconsistent_inertia"] = bool(accepted)
     report = UrdfReport(label, chain.root_link, chain.tip_link,
                         tuple(link.joint.name for link in chain.links),
                         {link.joint.name: link.merged for link in chain.links}, dict(chain.locked),
                         chain.base_links)
     with warnings.catch_warnings():
-        # Accepted inconsistent inertias were reported above, naming the URDF links.
+        # Inconsistent inertias were reported above, naming the URDF links; the merged bodies
+        # that parse_robot checks again are not the file's.
         warnings.simplefilter("ignore", UserWarning)
         return UrdfDescription(parse_robot(spec, label), report)
 
@@ -136,7 +200,7 @@ def _inverse(T: np.ndarray) -> np.ndarray:
     return inverse
 
 
-def _description(chain: UrdfChain, gravity, accept_inconsistent_inertia: bool) -> dict:
+def _description(chain: UrdfChain, gravity) -> dict:
     src = chain.robot.source
     poses = np.array([link.pose for link in chain.links])
     axes = np.einsum("nij,nj->ni", poses[:, :3, :3], [link.joint.axis for link in chain.links])
@@ -145,24 +209,15 @@ def _description(chain: UrdfChain, gravity, accept_inconsistent_inertia: bool) -
     joints = []
     for i, link in enumerate(chain.links):
         joint = link.joint
-        if joint.limit is None:
-            raise RobotDescriptionError(
-                f"{src}: joint '{joint.name}': a continuous joint on the chain needs <limit "
-                "velocity effort> (the model's velocity and effort limits)")
-        for label in ("velocity", "effort"):
-            value = getattr(joint.limit, label)
-            if value <= 0:
-                raise RobotDescriptionError(f"{src}: joint '{joint.name}': <limit {label}>: must "
-                                            f"be > 0 on a joint of the chain, got {value:g}")
-        if joint.type != "continuous" and joint.limit.lower > joint.limit.upper:
+        limit = joint.limit or UrdfLimit(None, None, None, None)     # no <limit>: all unknown
+        if joint.type != "continuous" and limit.lower is not None and limit.lower > limit.upper:
             raise RobotDescriptionError(f"{src}: joint '{joint.name}': <limit>: lower "
-                                        f"({joint.limit.lower:g}) is above upper "
-                                        f"({joint.limit.upper:g})")
-        limits = {"velocity": joint.limit.velocity, "effort": joint.limit.effort}
+                                        f"({limit.lower:g}) is above upper ({limit.upper:g})")
+        limits = {"velocity": limit.velocity, "effort": limit.effort}
         if joint.acceleration is not None:
             limits["acceleration"] = joint.acceleration
         if joint.type != "continuous":
-            limits = {"lower": joint.limit.lower, "upper": joint.limit.upper, **limits}
+            limits = {"lower": limit.lower, "upper": limit.upper, **limits}
         motor = None
         if joint.motor is not None:
             motor = {"rotor_inertia": joint.motor[0], "gear_ratio": joint.motor[1]}
@@ -178,5 +233,5 @@ def _description(chain: UrdfChain, gravity, accept_inconsistent_inertia: bool) -
             "friction": {"viscous": joint.damping, "coulomb": joint.friction}})
     return {"name": chain.robot.name, "dh_convention": "modified", "gravity": list(gravity),
             "base": pose_dict(dh.base), "tool": pose_dict(chain.tool), "joints": joints,
-            "payload": None, "accept_inconsistent_inertia": accept_inconsistent_inertia,
+            "payload": None, "accept_inconsistent_inertia": False,
             "description": f"URDF {src}, chain from '{chain.root_link}' to '{chain.tip_link}'"}

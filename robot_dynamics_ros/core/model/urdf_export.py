@@ -85,15 +85,16 @@ def _unique(name: str, taken: set) -> str:
 
 def _joint(joint: dict, parent: str, child: str, origin: np.ndarray) -> list[str]:
     limits, friction, motor = joint["limits"], joint["friction"], joint["motor"]
+    # An unknown limit (None) is written as URDF says "not specified": 0, lower and upper both 0.
+    value = {k: _num(limits.get(k) or 0.0) for k in ("lower", "upper", "velocity", "effort")}
     position = "" if joint["type"] == "continuous" else \
-        f'lower="{_num(limits["lower"])}" upper="{_num(limits["upper"])}" '
+        f'lower="{value["lower"]}" upper="{value["upper"]}" '
     out = [f'  <joint name={quoteattr(joint["name"])} type="{joint["type"]}">',
            f"    <parent link={quoteattr(parent)}/>",
            f"    <child link={quoteattr(child)}/>",
            f"    {_origin(origin)}",
            '    <axis xyz="0 0 1"/>',
-           f'    <limit {position}velocity="{_num(limits["velocity"])}" '
-           f'effort="{_num(limits["effort"])}"/>']
+           f'    <limit {position}velocity="{value["velocity"]}" effort="{value["effort"]}"/>']
     if friction["viscous"] or friction["coulomb"]:
         out.append(f'    <dynamics damping="{_num(friction["viscous"])}" '
                    f'friction="{_num(friction["coulomb"])}"/>')

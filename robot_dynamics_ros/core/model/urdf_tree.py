@@ -177,22 +177,56 @@ def _lock_values(robot: UrdfRobot, tree: _Tree, root: str, chain: set[str], tip:
             raise RobotDescriptionError(f"{where}: the position must be a finite number, got "
                                         f"{value!r}")
         value = float(value)
-        bounded = joint.type != "continuous" and joint.limit is not None
+        bounded = joint.type != "continuous" and joint.limit is not None and \
+            joint.limit.lower is not None
         if bounded and not joint.limit.lower <= value <= joint.limit.upper:
             raise RobotDescriptionError(f"{where}: {value:g} is outside its limits "
                                         f"[{joint.limit.lower:g}, {joint.limit.upper:g}]")
         given[name] = value
 
-    def value_of(joint: UrdfJoint, seen: tuple) -> float:
-        if joint.name in given:
-            return given[joint.name]
-        mimic = joint.mimic
-        if mimic is not None and mimic.joint in below and mimic.joint not in seen:
-            followed = value_of(below[mimic.joint], seen + (joint.name,))
-            return mimic.multiplier * followed + mimic.offset
-        return 0.0
+    positions = {}
+    for name, joint in below.items():
+        if joint.type == "fixed":
+            continue
+        # Follow the mimic links to a joint with a value (given, or 0), without recursion: a
+        # chain of 1,000 mimics is a loop, not 1,000 stack frames (cycles are refused earlier).
+        path, current = [], joint
+        while current.name not in given and current.name not in positions and \
+                current.mimic is not None and current.mimic.joint in below:
+            path.append(current)
+            current = below[current.mimic.joint]
+        value = given.get(current.name, positions.get(current.name, 0.0))
+        for follower in reversed(path):
+            value = follower.mimic.multiplier * value + follower.mimic.offset
+            positions[follower.name] = value
+        positions.setdefault(current.name, given.get(current.name, 0.0))
+    return {name: positions[name] for name, j in below.items() if j.type != "fixed"}
 
-    return {name: value_of(j, ()) for name, j in below.items() if j.type != "fixed"}
+
+def check_mimics(robot: UrdfRobot) -> None:
+    """Refuse a ``<mimic>`` of an unknown joint, of itself, or mimics that form a cycle."""
+    src = robot.source
+    for joint in robot.joints.values():
+        if joint.mimic is None or not joint.movable:
+            continue
+        target = joint.mimic.joint
+        if target == joint.name:
+            raise RobotDescriptionError(f"{src}: joint '{joint.name}': <mimic joint='{target}'>: "
+                                        "a joint cannot mimic itself")
+        if target not in robot.joints:
+            raise RobotDescriptionError(f"{src}: joint '{joint.name}': <mimic joint='{target}'>: "
+                                        "no such joint")
+    done: set[str] = set()
+    for joint in robot.joints.values():
+        seen, current = [], joint
+        while current.mimic is not None and current.movable and current.name not in done:
+            if current.name in seen:
+                cycle = seen[seen.index(current.name):] + [current.name]
+                raise RobotDescriptionError(f"{src}: joints {' -> '.join(cycle)} mimic each "
+                                            "other in a cycle: no joint gives them a value")
+            seen.append(current.name)
+            current = robot.joints[current.mimic.joint]
+        done.update(seen)
 
 
 def select_chain(robot: UrdfRobot, root_link: str | None = None, tip_link: str | None = None,
@@ -209,6 +243,7 @@ def select_chain(robot: UrdfRobot, root_link: str | None = None, tip_link: str |
     """
     src = robot.source
     tree = _tree(robot)
+    check_mimics(robot)
     for label, link in (("root_link", root_link), ("tip_link", tip_link)):
         if link is not None and link not in robot.links:
             raise RobotDescriptionError(f"{src}: {label} '{link}': no such link (links: "
@@ -278,6 +313,7 @@ def _check_inertia(robot: UrdfRobot, link, accept: bool) -> None:
         message = (f"{robot.source}: link '{link.name}': <inertial> <inertia>: physically "
                    f"inconsistent inertia: {problem}")
         if not accept:
-            raise RobotDescriptionError(message + " (accept_inconsistent_inertia=True accepts it "
-                                                  "with a warning)")
-        warnings.warn(message + " (accepted)", stacklevel=4)
+            raise RobotDescriptionError(message + " (strict inertia check; without it the link "
+                                                  "is accepted with a warning)")
+        warnings.warn(message + " (accepted as Pinocchio does; strict_inertia refuses it)",
+                      stacklevel=4)

@@ -13,14 +13,23 @@ robot_state_publisher, MoveIt and Pinocchio (src/parsers/urdf) build on:
 * ``<inertial>``: ``<mass value>``, ``<inertia ixx ixy ixz iyy iyz izz>`` (all six, as urdfdom
   requires) about the centre of mass, in a frame placed by the inertial ``<origin>`` (its rpy
   rotates the tensor: I_link = R I R^T); a link without ``<inertial>`` is massless;
-* ``<limit lower upper effort velocity>``: effort and velocity required, lower and upper default
-  to 0; required on revolute and prismatic joints; ``<dynamics damping friction>``;
-  ``<mimic joint multiplier offset>``.
+* ``<limit lower upper effort velocity>``: lower and upper default to 0; ``<dynamics damping
+  friction>``; ``<mimic joint multiplier offset>``.
+
+Leniency, as robot_state_publisher's reader (urdfdom) and Pinocchio: namespace declarations of
+any kind (``xmlns:xacro`` left by xacro before 1.13.10), comments, ``<gazebo>``,
+``<transmission>``, ``<ros2_control>`` and unknown elements are ignored; a document type
+declaration is accepted.  A limit that CAD exporters leave "not specified" (absent, 0, or not
+finite; lower and upper both 0) is *unknown* (None), also a revolute or prismatic joint without
+``<limit>``: the model loads, and only what needs that limit refuses (``RobotModel.
+unknown_limits``).
 
 Numbers are decimal floats; NaN, infinities and magnitudes beyond the robot files' ``BOUNDS``
 (issue 10's rules, ``robot_file.BOUNDS``) are refused with the file, the link or joint and the
-attribute named.  Before parsing, text with a document type declaration or entities (the
-"billion laughs"), unexpanded xacro, or more than :data:`MAX_URDF_BYTES` is refused.
+attribute named.  Refused before any of that: more than :data:`MAX_URDF_BYTES`, entity
+declarations and external references (parsed with ``defusedxml``: the "billion laughs"),
+xacro that is really unexpanded (``<xacro:...>`` elements, ``${...}`` or ``$(...)`` in
+attributes), more than :data:`MAX_URDF_JOINTS` joints.
 
 Beyond URDF, a joint may carry ``<robot_dynamics:motor rotor_inertia="..." gear_ratio="..."/>``
 and ``<robot_dynamics:limit acceleration="..."/>``, and the robot
@@ -37,6 +46,9 @@ from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
+from defusedxml import (DefusedXmlException, DTDForbidden, EntitiesForbidden,
+                        ExternalReferenceForbidden)
+from defusedxml import ElementTree as DefusedET
 
 from ..errors import RobotDescriptionError
 from ..transforms import homogeneous, rpy_matrix
@@ -44,6 +56,9 @@ from .inertia import Body
 from .robot_file import BOUNDS
 
 MAX_URDF_BYTES = 10 << 20      # large expanded URDFs are a few hundred KB (meshes are apart)
+# Whole robot descriptions (humanoids, mobile manipulators, two arms with hands) have a few hundred
+# joints; this bounds the work a hostile description can cause before any chain is chosen.
+MAX_URDF_JOINTS = 5000
 EXTENSION_NS = "https://github.com/robot_dynamics_ros/urdf"
 MOVABLE_TYPES = ("revolute", "continuous", "prismatic")
 JOINT_TYPES = MOVABLE_TYPES + ("fixed", "floating", "planar")
@@ -52,12 +67,17 @@ _NON_FINITE = re.compile(r"^[+-]?(?:nan|inf|infinity)$", re.IGNORECASE)
 
 
 class UrdfLimit(NamedTuple):
-    """A joint's ``<limit>`` (lower and upper in rad or m, as the joint type says)."""
+    """
+    A joint's ``<limit>`` (lower and upper in rad or m, as the joint type says).
 
-    lower: float
-    upper: float
-    velocity: float
-    effort: float
+    None where the limit is unknown: absent, 0 or not finite, as CAD exporters write "not
+    specified" (lower and upper: both absent or both 0, or either not finite).
+    """
+
+    lower: float | None
+    upper: float | None
+    velocity: float | None
+    effort: float | None
 
 
 class UrdfMimic(NamedTuple):
@@ -107,26 +127,52 @@ class UrdfRobot(NamedTuple):
     gravity: list[float] | None       # <robot_dynamics:gravity xyz>, in the root link frame
 
 
+class UnexpandedXacroError(RobotDescriptionError):
+    """The description is xacro that is not expanded (``<xacro:...>``, ``${...}``, ``$(...)``)."""
+
+
 def _error(source: str, where: str, problem: str) -> RobotDescriptionError:
     return RobotDescriptionError(f"{source}: {where}: {problem}" if where
                                  else f"{source}: {problem}")
+
+
+def looks_like_xml(text: str) -> bool:
+    """
+    Tell whether ``text`` is XML content rather than a path: its first character is ``<``.
+
+    Blanks and a byte-order mark before it are allowed (as XML allows them).
+    """
+    return text.lstrip().removeprefix("\ufeff").lstrip().startswith("<")
+
+
+MAX_PATH_CHARACTERS = 4096      # PATH_MAX: anything longer (or multi-line) is not a file name
+
+
+def path_label(text: str) -> str:
+    """Name a would-be path in errors without echoing megabytes of text given by mistake."""
+    return text if len(text) <= 200 else f"{text[:120]!r}... ({len(text)} characters)"
 
 
 def read_urdf_text(source) -> tuple[str, str]:
     """
     Return (text, label) of a URDF given as a file path or as the XML text itself.
 
-    A ``str`` whose first non-blank character is ``<`` (or ``bytes``) is XML text, anything else
-    a path.  The label names the file in errors, or ``<URDF text>``.
+    ``bytes``, or a ``str`` whose first non-blank character is ``<`` (after an optional
+    byte-order mark), is XML text, anything else a path.  The label names the file in errors,
+    or ``<URDF text>``.
     """
     if isinstance(source, bytes):
         return _decode(source, "<URDF text>"), "<URDF text>"
-    if isinstance(source, str) and source.lstrip().startswith("<"):
+    if isinstance(source, str) and looks_like_xml(source):
         if len(source) > MAX_URDF_BYTES:
             raise _error("<URDF text>", "", f"{len(source)} characters is larger than a URDF "
                                             f"may be ({MAX_URDF_BYTES} bytes)")
-        return source, "<URDF text>"
-    path = Path(source)
+        return source.removeprefix("\ufeff"), "<URDF text>"
+    text = str(source)
+    if len(text) > MAX_PATH_CHARACTERS or "\n" in text:
+        raise _error(path_label(text), "", "neither URDF XML text (it does not start with '<') "
+                                           "nor the path of a file")
+    path = Path(text)
     try:
         size = path.stat().st_size
         if size > MAX_URDF_BYTES:
@@ -143,44 +189,83 @@ def _decode(raw: bytes, label: str) -> str:
         raise _error(label, "", f"{len(raw)} bytes is larger than a URDF may be "
                                 f"({MAX_URDF_BYTES} bytes)")
     try:
-        return raw.decode("utf-8")
+        return raw.decode("utf-8-sig")        # a byte-order mark is allowed (and dropped)
     except UnicodeDecodeError as exc:
         raise _error(label, "", f"not UTF-8 text (byte {exc.start}); a URDF must be UTF-8 "
                                 "XML") from None
 
 
-_DECLARATION = re.compile(r"<!\s*(DOCTYPE|ENTITY)", re.IGNORECASE)
-_XACRO = re.compile(r"<\s*xacro:|xmlns:xacro\s*=")
+XACRO_NAMESPACES = ("http://www.ros.org/wiki/xacro", "http://wiki.ros.org/xacro")
 
 
 def _line_of(text: str, position: int) -> int:
     return text.count("\n", 0, position) + 1
 
 
-def parse_urdf(text: str, source: str = "<URDF text>") -> UrdfRobot:
-    """Parse and check URDF text (see the module docstring); errors name ``source``."""
-    declaration = _DECLARATION.search(text)
-    if declaration:
-        raise _error(source, f"line {_line_of(text, declaration.start())}",
-                     f"<!{declaration.group(1).upper()}> declarations are not allowed in a URDF "
-                     "(entities can expand without bound)")
-    xacro = _XACRO.search(text)
-    if xacro:
-        raise _error(source, f"line {_line_of(text, xacro.start())}",
-                     "unexpanded xacro (xacro: tags): expand it first, e.g. "
-                     "`xacro robot.urdf.xacro > robot.urdf`")
+def _xml_root(text: str, source: str):
+    """
+    Parse ``text`` with defusedxml: entity declarations and external references are refused.
+
+    A document type declaration alone is accepted, as urdfdom (robot_state_publisher's reader)
+    accepts it; entities are what expands without bound ("billion laughs") or reads other files.
+    """
     try:
-        root = ET.fromstring(text)
+        return DefusedET.fromstring(text, forbid_dtd=False, forbid_entities=True,
+                                    forbid_external=True)
+    except EntitiesForbidden as exc:
+        found = re.search(r"<!\s*ENTITY", text)
+        where = f"line {_line_of(text, found.start())}" if found else ""
+        raise _error(source, where, f"<!ENTITY {exc.name}> declarations (in the <!DOCTYPE>) are "
+                                    "not allowed in a URDF: entities can expand without bound")
+    except (ExternalReferenceForbidden, DTDForbidden, DefusedXmlException) as exc:
+        raise _error(source, "", f"external references are not allowed in a URDF ({exc})")
     except ET.ParseError as exc:
+        if "unbound prefix" in str(exc) and re.search(r"<\s*xacro:", text):
+            line = exc.position[0] if exc.position else 0
+            raise UnexpandedXacroError(f"{source}: line {line}: {_UNEXPANDED}") from None
         raise _error(source, "", f"malformed XML: {exc}") from None
-    if root.tag != "robot":
-        raise _error(source, "", f"the root element must be <robot>, got <{root.tag}>")
+
+
+_UNEXPANDED = ("unexpanded xacro (<xacro:...> elements): give the .xacro file itself (it is "
+               "expanded with xacro), or expand it first: `xacro robot.urdf.xacro > robot.urdf`")
+
+
+def _namespace(tag: str) -> str:
+    return tag[1:].split("}", 1)[0] if tag.startswith("{") else ""
+
+
+def _check_expanded(root, source: str) -> None:
+    """Refuse xacro that is really unexpanded: xacro elements, ${...} or $(...) in attributes."""
+    default = _namespace(root.tag)
     for element in root.iter():
+        if not isinstance(element.tag, str):
+            continue                       # comments and processing instructions
+        namespace = _namespace(element.tag)
+        if namespace in XACRO_NAMESPACES or (namespace and "xacro" in namespace.lower()):
+            local = element.tag.split("}", 1)[1]
+            raise UnexpandedXacroError(f"{source}: <xacro:{local}>: {_UNEXPANDED}")
+        if namespace and namespace == default:      # <robot xmlns="...">: URDF in a namespace
+            element.tag = element.tag.split("}", 1)[1]
         for key, value in element.attrib.items():
             if "${" in value or "$(" in value:
-                raise _error(source, f"<{element.tag} {key}>",
-                             f"unexpanded xacro expression {value!r}: expand the file with "
-                             "xacro first")
+                raise UnexpandedXacroError(
+                    f"{source}: <{element.tag} {key}>: unexpanded xacro expression "
+                    f"{_shown(value)}: give the .xacro file itself (it is expanded with xacro), "
+                    "or expand it first")
+
+
+def _shown(value: str, limit: int = 80) -> str:
+    """Repr of a value from the file, cut to a readable length."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit - 20]}... ({len(value)} characters)"
+
+
+def parse_urdf(text: str, source: str = "<URDF text>") -> UrdfRobot:
+    """Parse and check URDF text (see the module docstring); errors name ``source``."""
+    root = _xml_root(text.removeprefix("\ufeff"), source)
+    _check_expanded(root, source)
+    if root.tag != "robot":
+        raise _error(source, "", f"the root element must be <robot>, got <{root.tag}>")
     name = root.get("name")
     if not name:
         raise _error(source, "<robot>", "missing the name attribute")
@@ -188,6 +273,9 @@ def parse_urdf(text: str, source: str = "<URDF text>") -> UrdfRobot:
     if not links:
         raise _error(source, "", "no <link> elements")
     joints = _by_name(root, "joint", _joint, source)
+    if len(joints) > MAX_URDF_JOINTS:
+        raise _error(source, "", f"{len(joints)} joints: more than a robot description may have "
+                                 f"({MAX_URDF_JOINTS})")
     gravity = None
     gravity_element = root.find(f"{{{EXTENSION_NS}}}gravity")
     if gravity_element is not None:
@@ -288,6 +376,36 @@ def _link(element, source: str) -> UrdfLink:
 
 
 # -- joints ---------------------------------------------------------------------------------
+_UNKNOWN_LIMIT = re.compile(r"^\s*[+-]?(?:nan|inf|infinity)\s*$", re.IGNORECASE)
+
+
+def _limit_value(element, attribute: str, where: str, source: str, kind: str) -> float | None:
+    """Return one ``<limit>`` attribute, or None where it is unknown (absent, 0, not finite)."""
+    text = element.get(attribute)
+    if text is None or _UNKNOWN_LIMIT.match(text):
+        return None
+    value = _number(element, attribute, where, source, kind)
+    if value < 0 and attribute in ("velocity", "effort"):
+        raise _error(source, f"{where} <limit {attribute}>",
+                     f"must be >= 0 (0 or absent: unknown), got {value:g}")
+    return None if value == 0 and attribute in ("velocity", "effort") else value
+
+
+def _limit(element, jtype: str, where: str, source: str) -> UrdfLimit | None:
+    """Read ``<limit>`` (see UrdfLimit); None without one (every limit unknown)."""
+    if element is None:
+        return None
+    position_kind = "length" if jtype == "prismatic" else "angle"
+    # urdfdom's defaults: an absent lower or upper is 0; both 0 is "not specified".
+    lower, upper = (0.0 if element.get(side) is None else
+                    _limit_value(element, side, where, source, position_kind)
+                    for side in ("lower", "upper"))
+    if lower is None or upper is None or lower == upper == 0.0:
+        lower = upper = None
+    return UrdfLimit(lower, upper, _limit_value(element, "velocity", where, source, "velocity"),
+                     _limit_value(element, "effort", where, source, "effort"))
+
+
 def _joint(element, source: str) -> UrdfJoint:
     name = element.get("name")
     if not name:
@@ -309,22 +427,13 @@ def _joint(element, source: str) -> UrdfJoint:
     if jtype in MOVABLE_TYPES and axis_element is not None:
         axis = np.array(_numbers(axis_element.get("xyz"), 3, f"{where} <axis xyz>", source, None,
                                  (1.0, 0.0, 0.0)))
-        norm = float(np.linalg.norm(axis))
-        if norm == 0.0:
+        largest = float(np.abs(axis).max())
+        if largest == 0.0:
             raise _error(source, f"{where} <axis xyz>",
                          "the axis is zero; a joint needs a direction")
-        axis = axis / norm
-    limit = None
-    limit_element = element.find("limit")
-    if limit_element is not None:
-        position_kind = "length" if jtype == "prismatic" else "angle"
-        limit = UrdfLimit(
-            lower=_number(limit_element, "lower", where, source, position_kind, 0.0),
-            upper=_number(limit_element, "upper", where, source, position_kind, 0.0),
-            velocity=_number(limit_element, "velocity", where, source, "velocity"),
-            effort=_number(limit_element, "effort", where, source, "effort"))
-    elif jtype in ("revolute", "prismatic"):
-        raise _error(source, where, f"a {jtype} joint needs <limit lower upper velocity effort>")
+        axis = axis / largest            # first: the norm of (1e300, 1e300, 0) overflows
+        axis = axis / float(np.linalg.norm(axis))
+    limit = _limit(element.find("limit"), jtype, where, source)
     damping = friction = 0.0
     dynamics = element.find("dynamics")
     if dynamics is not None:
