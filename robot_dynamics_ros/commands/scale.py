@@ -44,6 +44,10 @@ def add_arguments(parser):
                         help="acceleration limit(s) overriding the robot file's "
                              "limits.acceleration: "
                         "one value for every joint or one per joint (rad/s^2 or m/s^2)")
+    for kind, unit in (("velocity", "rad/s or m/s"), ("effort", "N m or N")):
+        parser.add_argument(f"--{kind}", type=float, nargs="+", metavar=kind[0].upper(),
+                            help=f"{kind} limit(s) instead of the description's (needed where it "
+                                 f"leaves them unknown): one value or one per joint ({unit})")
     parser.add_argument("--plot", metavar="PNG",
                         help="write torques and velocities vs limits (before/after) and the time "
                              "law")
@@ -69,7 +73,8 @@ def run(args) -> int:
         described = (f"{source.num_points} points, {source.interpolation} interpolation, "
                      f"duration {source.duration:.4f} s")
     limits = Limits.from_model(model, args.effort_margin, args.velocity_margin,
-                               args.acceleration_margin, args.acceleration)
+                               args.acceleration_margin, args.acceleration, args.velocity,
+                               args.effort)
     start = time.perf_counter()
     result = (uniform_scaling if method == "uniform" else time_optimal_scaling)(model, source,
                                                                                 limits)

@@ -84,6 +84,21 @@ class _Loader(yaml.SafeLoader):
                                            key_node.start_mark)
         return super().construct_mapping(node, deep=deep)
 
+    def construct_object(self, node, deep=False):
+        # Explicit tags reach PyPYAML's constructors with any text (!!int 0x10 under YAML 1.2's
+        # int, !!float abc, !!bool maybe, a 5,000-digit integer): their ValueError, KeyError or
+        # TypeError becomes this module's error, with the line.
+        try:
+            return super().construct_object(node, deep=deep)
+        except yaml.YAMLError:
+            raise
+        except (ValueError, TypeError, KeyError, OverflowError, AttributeError) as exc:
+            value = getattr(node, "value", "")
+            shown = value if isinstance(value, str) else ""
+            shown = shown if len(shown) <= 40 else f"{shown[:30]}... ({len(shown)} characters)"
+            raise YamlContentError(f"{node.tag.replace('tag:yaml.org,2002:', '!!')} {shown!r}: "
+                                   f"{str(exc)[:120]}", node.start_mark) from None
+
     def construct_yaml_int(self, node):
         return int(self.construct_scalar(node), 10)     # YAML 1.2: '010' is ten, not eight
 

@@ -172,6 +172,7 @@ def design_excitation(
         raise InputError(
             f"excitation: need harmonics >= 2, period > 0, samples >= 2, maxiter >= 1 "
             f"(got {harmonics}, {period}, {samples}, {maxiter})")
+    model.require_limits(("position", "velocity", "effort"), "an excitation trajectory")
     mid = 0.5 * (model.lower + model.upper)
     half = np.minimum(0.5 * (model.upper - model.lower), np.pi) * (1.0 - position_margin)
     acc = np.full(n, np.inf) if acceleration_limit is None else np.broadcast_to(

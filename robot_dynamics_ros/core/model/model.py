@@ -133,7 +133,7 @@ class RobotModel:
                   locked: dict | None = None, gravity=None,
                   accept_inconsistent_inertia: bool = True, **options) -> "RobotModel":
         """
-        Build the chain of a URDF or xacro (file path or XML text) from ``root_link`` to ``tip_link``.
+        Build the chain of a URDF or xacro (path or XML text) from ``root_link`` to ``tip_link``.
 
         Defaults: the URDF's root link, and the child of the last movable joint when the movable
         joints form one chain.  Fixed subtrees are merged, off-chain movable joints locked at 0

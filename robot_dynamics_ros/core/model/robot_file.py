@@ -79,7 +79,8 @@ def _check_keys(d: Any, spec: dict, where: str, loc: _Where) -> dict:
 # Magnitudes beyond these are typing errors, not robots, and would overflow the dynamics (a mass of
 # 1e308 kg makes rnea return inf): each is refused with the field named.  Within them every
 # product the algorithms form stays far inside the floating-point range.
-BOUNDS = {"length": (1e3, "m"), "dh_length": (1e9, "m"), "angle": (1e4, "rad"), "mass": (1e6, "kg"),
+BOUNDS = {"length": (1e3, "m"), "dh_length": (1e9, "m"),
+          "angle": (1e4, "rad"), "mass": (1e6, "kg"),
           "inertia": (1e6, "kg m^2"), "gravity": (1e3, "m/s^2"),
           "velocity": (1e6, "rad/s or m/s"), "effort": (1e9, "N m or N"),
           "acceleration": (1e8, "rad/s^2 or m/s^2"), "gear_ratio": (1e5, ""),
@@ -209,8 +210,8 @@ def _joint(value: Any, index: int, loc: _Where, accept_inconsistent: bool | None
                         f"lower ({limits['lower']}) is above upper ({limits['upper']})")
     for k in ("velocity", "effort", "acceleration"):     # acceleration: optional
         if limits.get(k) is not None and limits[k] <= 0:
-            raise loc.error(f"{label}.limits.{k}", f"must be > 0 (or null: unknown), got "
-                                                    f"{limits[k]}")
+            raise loc.error(f"{label}.limits.{k}",
+                            f"must be > 0 (or null: unknown), got {limits[k]}")
 
     link = _body(value["link"], f"{label}.link", loc, accept_inconsistent)
     # The pose of the frame in which ``link`` is given, in the joint's DH frame (URDF link frames).

@@ -79,6 +79,9 @@ class Simulator:
         else:
             self._step = stepper(integrator, model.n)
         self.joint_limits, self.effort_limits = bool(joint_limits), bool(effort_limits)
+        if self.effort_limits:
+            model.require_limits(("effort",), "torque saturation (effort_limits)",
+                                 "effort_limits=False")
         if self.joint_limits:
             outside = np.flatnonzero((q0 < model.lower) | (q0 > model.upper))
             if outside.size:

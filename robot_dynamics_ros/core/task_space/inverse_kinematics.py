@@ -188,6 +188,7 @@ def inverse_kinematics(model, target, q0=None, frame=None, position_only: bool =
     Tolerances in m and rad; ``max_iterations`` per attempt; ``restarts``: attempts after the
     first, each from a random configuration (``seed``).  See the module docstring for the method.
     """
+    model.require_limits(("position",), "inverse kinematics (its joint bounds)")
     T = _targets(target, position_only)
     N, n = (1 if T.ndim == 2 else T.shape[0]), model.n
     link, offset, _ = resolve_frame(model, frame)

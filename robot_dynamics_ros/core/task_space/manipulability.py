@@ -59,6 +59,7 @@ def dynamic_manipulability(model, q, task="pose", frame=None, point=None,
     J_pinv = Jt @ gram_inverse(J @ Jt, damping, f"{model.name}: J J^T", tj.rows)   # J^+
     BJ = B @ J_pinv
     if torque_limited:
+        model.require_limits(("effort",), "the torque-limited ellipsoid")
         BJ = BJ / model.effort_limit[:, None]
     Q = np.swapaxes(BJ, -1, -2) @ BJ                                                # (7.148)
     Q = 0.5 * (Q + np.swapaxes(Q, -1, -2))

@@ -63,6 +63,7 @@ def _capacity(model, tau0, tau1, where):
 
     ``where(k)``: (words, time) locating row k of a batch in an error message.
     """
+    model.require_limits(("effort",), "the payload capacity")
     limit = model.effort_limit
     over = np.abs(tau0) > limit
     if np.any(over):

@@ -68,14 +68,19 @@ class Limits:
 
     @classmethod
     def from_model(cls, model, effort_margin: float = 1.0, velocity_margin: float = 1.0,
-                   acceleration_margin: float = 1.0, acceleration=None) -> "Limits":
+                   acceleration_margin: float = 1.0, acceleration=None, velocity=None,
+                   effort=None) -> "Limits":
         """
         Return the model's limits times margins.
 
         ``effort_margin`` = 0.9 uses 90 % of each effort limit, and so on; each margin in (0, 1].
         ``acceleration``: override of the model's acceleration limits (``limits.acceleration`` of
         the robot file, inf where absent): a scalar or one value per joint, > 0 (inf = none).
+        ``velocity``, ``effort``: overrides of the model's velocity and effort limits (a scalar
+        or one per joint); without them a limit the description leaves unknown is an error
+        naming the joint (``RobotModel.unknown_limits``).
         """
+        model = _with_limits(model, velocity, effort)
         for name, value in (("effort_margin", effort_margin), ("velocity_margin", velocity_margin),
                             ("acceleration_margin", acceleration_margin)):
             number = isinstance(value, (int, float, np.integer, np.floating))
@@ -97,6 +102,40 @@ class Limits:
                              f"{acc[bad[0]]}; limits must be > 0")
         return cls(-effort, effort, np.asarray(model.velocity_limit, dtype=float)
                    * velocity_margin, acc * acceleration_margin)
+
+
+class _GivenLimits:
+    """A model's limits with the user's velocity or effort limits in place of its own."""
+
+    def __init__(self, model, velocity, effort):
+        self.n = model.n
+        self.velocity_limit = _per_joint(model, velocity, "velocity", model.velocity_limit)
+        self.effort_limit = _per_joint(model, effort, "effort", model.effort_limit)
+        self.acceleration_limit = model.acceleration_limit
+        self.joint_names = model.joint_names
+
+
+def _per_joint(model, value, name: str, own: np.ndarray) -> np.ndarray:
+    if value is None:
+        return own
+    try:
+        given = np.broadcast_to(np.asarray(value, dtype=float), (model.n,)).copy()
+    except (TypeError, ValueError):
+        raise InputError(f"{name}: expected one value or {model.n} (one per joint), "
+                         f"got {value!r}") from None
+    bad = np.flatnonzero(~(given > 0.0) | ~np.isfinite(given))
+    if bad.size:
+        raise InputError(f"{name}: joint '{model.joint_names[bad[0]]}' has limit "
+                         f"{given[bad[0]]}; limits must be finite and > 0")
+    return given
+
+
+def _with_limits(model, velocity, effort):
+    """Return ``model`` (or its limits with the user's), refusing limits still unknown."""
+    needed = tuple(kind for kind, given in (("velocity", velocity), ("effort", effort))
+                   if given is None)
+    model.require_limits(needed, "time scaling", "--velocity / --effort")
+    return model if velocity is None and effort is None else _GivenLimits(model, velocity, effort)
 
 
 def check_count(name: str, value, low: int, high: int) -> int:
