@@ -31,7 +31,9 @@ def _nodes(context, *args, **kwargs):
         robot=arg("robot"), namespace=arg("namespace"), nodes=arg("nodes"),
         use_sim_time=arg("use_sim_time"), params_file=arg("params_file"),
         root_link=arg("root_link"), tip_link=arg("tip_link"),
-        topics={name: arg(name) for name in TOPIC_ARGUMENTS})
+        topics={name: arg(name) for name in TOPIC_ARGUMENTS},
+        model={"xacro_arguments": arg("xacro_arguments"),
+               "strict_inertia": arg("strict_inertia")})
     return [Node(package="robot_dynamics_ros", executable=d.executable, name=d.name,
                  namespace=d.namespace, remappings=list(d.remappings), output="screen",
                  parameters=([d.params_file] if d.params_file else []) + [d.parameters])
@@ -41,14 +43,19 @@ def _nodes(context, *args, **kwargs):
 def generate_launch_description():
     return LaunchDescription([
         DeclareLaunchArgument("robot", default_value=DEFAULT_ROBOT,
-                              description="shipped robot name (config/robots), robot YAML or "
-                                          f"URDF path, or '{ROBOT_TOPIC}': the URDF on "
+                              description="shipped robot name (config/robots), robot YAML, "
+                                          f"URDF or xacro path, or '{ROBOT_TOPIC}': the URDF on "
                                           "/robot_description"),
         DeclareLaunchArgument("root_link", default_value="",
                               description="URDF: first link of the chain (default: its root)"),
         DeclareLaunchArgument("tip_link", default_value="",
                               description="URDF: last link of the chain (default: the end of "
                                           "the only chain)"),
+        DeclareLaunchArgument("xacro_arguments", default_value="",
+                              description="a xacro robot's arguments, 'name:=value ...' (quoted "
+                                          "as one launch argument)"),
+        DeclareLaunchArgument("strict_inertia", default_value="false",
+                              description="refuse physically inconsistent link inertias"),
         DeclareLaunchArgument("namespace", default_value=DEFAULT_NAMESPACE,
                               description="namespace of the nodes"),
         DeclareLaunchArgument("nodes", default_value=",".join(DEFAULT_NODES),

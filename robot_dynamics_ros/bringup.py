@@ -167,16 +167,20 @@ def _check_names(namespace: str, topics: dict):
                              f"({str(exc).splitlines()[0]})") from None
 
 
-def _check_robot(robot: str, root_link: str, tip_link: str):
+def _check_robot(robot: str, root_link: str, tip_link: str, model: dict):
     """Raise ValueError unless ``robot`` (with the links of a URDF) loads as a valid robot."""
     from .core import RobotDynamicsError, RobotModel
+    from .core.model.xacro_file import parse_arguments
     if not robot:
         raise ValueError(f"robot: empty (give '{ROBOT_TOPIC}' to take the URDF from "
                          "/robot_description)")
     if robot == ROBOT_TOPIC:
         return
     try:
-        RobotModel.from_description(robot, root_link, tip_link)
+        RobotModel.from_description(
+            robot, root_link, tip_link, _as_bool(model.get("strict_inertia", False),
+                                                 "strict_inertia"),
+            parse_arguments(str(model.get("xacro_arguments", "")).split(), "xacro_arguments:"))
     except (RobotDynamicsError, OSError) as exc:
         raise ValueError(f"robot: {exc}") from None
 
@@ -184,7 +188,8 @@ def _check_robot(robot: str, root_link: str, tip_link: str):
 def node_descriptions(robot: str = DEFAULT_ROBOT, namespace: str = DEFAULT_NAMESPACE,
                       nodes=DEFAULT_NODES, use_sim_time=False, params_file: str | None = None,
                       parameters: dict | None = None, root_link: str = "", tip_link: str = "",
-                      topics: dict | None = None) -> list[NodeDescription]:
+                      topics: dict | None = None, model: dict | None = None
+                      ) -> list[NodeDescription]:
     """
     Describe the nodes to start, checking every argument.
 
@@ -197,8 +202,9 @@ def node_descriptions(robot: str = DEFAULT_ROBOT, namespace: str = DEFAULT_NAMES
     the shipped config/robot_dynamics.params.yaml, '' = none; ``parameters``: extra parameters
     for every node; ``topics``: {TOPIC_ARGUMENTS name: topic} remappings (None: none, the
     nodes' relative names; the launch file and the bringup pass DEFAULT_TOPICS overridden by
-    the user's).  The simulator publishes /clock when the nodes use simulated time (someone
-    must).  Raises ValueError naming a bad argument.
+    the user's); ``model``: ``xacro_arguments`` ('name:=value ...') and ``strict_inertia`` (->
+    the parameters of the same names, set when given).  The simulator publishes /clock when
+    the nodes use simulated time (someone must).  Raises ValueError naming a bad argument.
     """
     kinds = _as_list(nodes)
     if kinds == ["all"]:
@@ -220,9 +226,18 @@ def node_descriptions(robot: str = DEFAULT_ROBOT, namespace: str = DEFAULT_NAMES
     params_file = default_params_file() if params_file is None else params_file
     if params_file and not Path(params_file).is_file():
         raise ValueError(f"params_file: {params_file}: no such file")
-    _check_robot(robot, root_link, tip_link)
+    model = {k: v for k, v in (model or {}).items() if v not in ("", None)}
+    extra = sorted(set(model) - {"xacro_arguments", "strict_inertia"})
+    if extra:
+        raise ValueError(f"model: unknown {extra}; available ['strict_inertia', "
+                         "'xacro_arguments']")
+    _check_robot(robot, root_link, tip_link, model)
     common = {"robot_description": "" if robot == ROBOT_TOPIC else str(robot),
               "use_sim_time": sim_time}
+    if "strict_inertia" in model:
+        common["strict_inertia"] = _as_bool(model["strict_inertia"], "strict_inertia")
+    if "xacro_arguments" in model:
+        common["xacro_arguments"] = str(model["xacro_arguments"])
     links = {"root_link": root_link, "tip_link": tip_link}
     common.update({name: str(link) for name, link in links.items() if link})
     common.update(parameters or {})

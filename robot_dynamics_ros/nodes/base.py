@@ -24,7 +24,12 @@ Common parameters:
       invalid one is refused with the reason and the old model kept); until a model exists
       nothing is published (said once) and services answer ``success: false``;
   ``root_link``, ``tip_link`` (read-only) the chain of a URDF (empty: the URDF's root link, and
-      the end of its only chain; see doc/urdf.md);
+      the end of its only chain; see doc/urdf.md); a model from the topic is built in
+      a worker thread (``model_builder``): outputs continue with the old model until it is ready;
+  ``strict_inertia`` (read-only) refuse physically inconsistent link inertias (default: accept
+      each with a warning in the log);
+  ``xacro_arguments`` (read-only) ``name:=value ...`` for a xacro ``robot_description`` path
+      (never applied to the topic: xacro text from the graph is refused, not run);
   ``joint_names`` (read-only) the joint order of the outputs (default: the model's order), which
       must name exactly the model's joints;
   ``input_timeout`` s without a valid input after which the node says once that it stopped
@@ -60,9 +65,10 @@ from ..core.joint_names import inverse
 from ..ros_messages import JointOrder
 from ..serialized_messages import JointStateReader
 from .diagnostics import DiagnosticsReporter, diagnostic_array
-from .dynamics import Payload, load_robot, model_from_topic, select_dynamics
+from .dynamics import ModelOptions, Payload, load_robot, model_from_topic, select_dynamics
 from .errors import describe
 from .executor import make_executor, spin
+from .model_builder import ModelBuilder
 from .outputs import EffortOutputs
 from .parameters import NodeParameters
 from .watchdog import RejectionLog, Watchdog
@@ -100,8 +106,19 @@ class DynamicsNode(Node):
                                  "(empty: the URDF's root link)", read_only=True)
         self.tip_link = declare("tip_link", "", "URDF: the chain's last link, the tool frame "
                                 "(empty: the end of the URDF's only chain)", read_only=True)
-        self.base_model = model = load_robot(robot, self.root_link, self.tip_link) if robot \
-            else None
+        strict = declare("strict_inertia", False, "refuse physically inconsistent link inertias "
+                         "(default: accept each with a warning, as Pinocchio does)",
+                         read_only=True)
+        xacro = declare("xacro_arguments", "", "a xacro robot_description's arguments, "
+                        "'name:=value name2:=value2' as on xacro's command line", read_only=True)
+        self.model_options = ModelOptions(self.root_link, self.tip_link, strict,
+                                          tuple(xacro.split()))
+        model = None
+        if robot:
+            model, quirks = load_robot(robot, self.model_options)
+            for quirk in quirks:
+                logger.warning(f"robot_description accepted: {quirk}")
+        self.base_model = model
         names = declare("joint_names", list(model.joint_names) if model else [],
                         "joint order of the outputs (exactly the model's joints; empty: the "
                         "model's order)", read_only=True)
@@ -135,7 +152,9 @@ class DynamicsNode(Node):
         self.dynamics = None
         self.params.add_hook(self._common_parameters)
         self._description_text = None
+        self._model_builder = None
         if model is None:
+            self._model_builder = ModelBuilder(self, self._build_from_topic, self._model_built)
             self.create_subscription(String, DESCRIPTION_TOPIC, self._on_robot_description,
                                      DESCRIPTION_QOS)
             logger.info(f"no robot model yet: waiting for a URDF on {DESCRIPTION_TOPIC}; nothing "
@@ -227,20 +246,35 @@ class DynamicsNode(Node):
         return None
 
     def _on_robot_description(self, msg):
-        text = msg.data
-        if text == self._description_text:
-            return                          # the same description again (e.g. republished)
+        """Build a model from the description in the worker thread (model_builder)."""
+        if msg.data != self._description_text:      # the same description again: nothing
+            self._model_builder.submit(msg.data)
+
+    def _build_from_topic(self, text: str):
+        """Load ``text`` and build its dynamics (worker thread: nothing of the node changes)."""
+        payload = self._payload
+        model, quirks = model_from_topic(text, self.model_options)
+        return model, quirks, payload, select_dynamics(payload.applied_to(model),
+                                                       self._implementation)
+
+    def _model_built(self, built):
+        """Switch to a model built from ``/robot_description`` (the executor's thread)."""
         previous = self.base_model
         try:
-            model = model_from_topic(text, self.root_link, self.tip_link)
+            if built.error is not None:
+                raise built.error
+            model, quirks, payload, dynamics = built.result
+            if payload != self._payload:        # changed meanwhile: the current one counts
+                dynamics = select_dynamics(self._payload.applied_to(model), self._implementation)
             joint_names, output_index = self._output_order(model)
-            dynamics = select_dynamics(self._payload.applied_to(model), self._implementation)
             apply_node = self.check_model(model, joint_names, output_index)
         except Exception as exc:  # noqa: BLE001 -- a bad description must not take the node down
             kept = f"keeping robot '{previous.name}'" if previous is not None else \
                 "still no robot model: nothing is published"
             self.get_logger().error(f"{DESCRIPTION_TOPIC} refused: {describe(exc)[1]}; {kept}")
             return
+        for quirk in quirks:
+            self.get_logger().warning(f"{DESCRIPTION_TOPIC} accepted: {quirk}")
         self.base_model, self.dynamics = model, dynamics
         self.joint_names, self.output_index = joint_names, output_index
         self._set_input_order(model)
@@ -248,11 +282,18 @@ class DynamicsNode(Node):
             outputs.set_order(joint_names, output_index)
         if apply_node is not None:
             apply_node()
-        self._description_text = text
+        self._description_text = built.text
         self.get_logger().info(
             f"robot '{model.name}' ({model.n} joints) from {DESCRIPTION_TOPIC}, "
             f"{dynamics.implementation} dynamics"
             + (f", replacing '{previous.name}'" if previous is not None else ""))
+
+    def destroy_node(self):
+        """Stop the model builder's thread, then destroy the node."""
+        builder = getattr(self, "_model_builder", None)     # (none after a configuration error)
+        if builder is not None:
+            builder.stop()
+        return super().destroy_node()
 
     def _check_inputs(self):
         """Warn once for each input that just went stale (the watchdog timer)."""

@@ -48,6 +48,9 @@ CONVENTIONS = ("standard", "modified")
 JOINT_TYPES = ("revolute", "prismatic", "continuous")
 CONTINUOUS_LIMIT_KEYS = {"velocity": True, "effort": True, "acceleration": False}
 DEFAULT_GRAVITY = [0.0, 0.0, -9.81]
+# The longest chain a model may have: arms have 6-7 joints, a humanoid's root-to-hand chain ~15,
+# snake robots a few tens; this bounds what a description from the ROS graph can make a node do.
+MAX_JOINTS = 100
 
 # "pi", "-pi/2", "0.5*pi", "3*pi/4": angles may be written the way DH tables print them.
 _PI_EXPR = re.compile(
@@ -267,6 +270,10 @@ def parse_robot(data: Any, source: str = "<dict>", strict_inertia: bool = False)
     joints_in = data["joints"]
     if not isinstance(joints_in, list) or not joints_in:
         raise loc.error("joints", "must be a non-empty list of joints")
+    if len(joints_in) > MAX_JOINTS:
+        raise loc.error("joints", f"{len(joints_in)} joints: a model may have at most "
+                                  f"{MAX_JOINTS} (a serial chain; the dynamics of longer ones "
+                                  "are not what this package is for)")
     lenient = None if accept else not strict_inertia     # None: accepted without a warning
     joints = [_joint(j, i, loc, lenient) for i, j in enumerate(joints_in)]
     framed = [f"joints[{i}] ({j['name']})" for i, j in enumerate(joints)

@@ -29,6 +29,7 @@ import numpy as np
 from ..errors import RobotDescriptionError
 from ..transforms import homogeneous
 from .inertia import Body, check_physical_inertia, combine_bodies
+from .robot_file import MAX_JOINTS
 from .urdf_xml import UrdfJoint, UrdfRobot
 
 _SHOWN_NAMES = 12
@@ -264,6 +265,10 @@ def select_chain(robot: UrdfRobot, root_link: str | None = None, tip_link: str |
                 f"{src}: joint '{joint.name}' mimics '{joint.mimic.joint}', on the chain from "
                 f"'{root}' to '{tip}': mimic joints are not supported on the chain")
     movable = [j for j in path if j.movable]
+    if len(movable) > MAX_JOINTS:
+        raise RobotDescriptionError(f"{src}: the chain from '{root}' to '{tip}' has "
+                                    f"{len(movable)} movable joints: a model may have at most "
+                                    f"{MAX_JOINTS}")
     if not movable:
         raise RobotDescriptionError(f"{src}: no movable joint between root_link '{root}' and "
                                     f"tip_link '{tip}'")
