@@ -87,8 +87,9 @@ def _message(exc: Exception) -> str:
     text = str(exc) or type(exc).__name__
     if cause is not None and str(cause) and str(cause) in text:
         text = str(cause)          # XacroException's text repeats its cause's
-    if "ArgException" in (type(exc).__name__, type(cause).__name__) or \
-            text.startswith("Undefined substitution argument"):
+    if "ArgException" in (type(exc).__name__, type(cause).__name__):
+        text = f"undefined argument '{text}' (give it as NAME:=VALUE)"
+    elif text.startswith("Undefined substitution argument"):
         text += " (give it as NAME:=VALUE)"
     elif cause is not None and type(cause).__name__ == "PackageNotFoundError":
         text = (f"$(find): {cause} (AMENT_PREFIX_PATH names the prefixes searched: source the "
