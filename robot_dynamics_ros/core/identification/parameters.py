@@ -220,4 +220,5 @@ def model_with_parameters(model, pi, name: str | None = None) -> RobotModel:
     spec["payload"] = None
     if name is not None:
         spec["name"] = name
-    return RobotModel.from_dict(spec, f"{spec['name']} (identified parameters)")
+    return RobotModel.from_dict(spec, f"{spec['name']} (identified parameters)",
+                                strict_inertia=True)
