@@ -126,8 +126,11 @@ def test_nodes_wait_for_robot_description_then_follow_it(waiting_nodes, ros_clie
     assert client.spin_until(lambda: "from /robot_description" in inverse.log_text()), \
         inverse.log_text()
 
-    # 4. Another valid URDF replaces the model as a whole (6 joints now) ...
+    # 4. Another valid URDF replaces the model as a whole (6 joints now), built in a worker thread
+    # while the planar model keeps computing; the switch is said ...
     description.publish(String(data=PUMA_URDF))
+    assert client.spin_until(lambda: "replacing 'planar2'" in gravity.log_text()), \
+        gravity.log_text()
     q6 = np.array([0.1, 0.5, -0.3, 0.2, 0.4, -0.6])
     got = _gravity_output(client, pub, out, PUMA.joint_names, q6, 3002)
     assert got is not None, gravity.log_text()
@@ -194,3 +197,41 @@ def test_bringup_arguments(tmp_path):
     assert topic[0].parameters["robot_description"] == ""
     with pytest.raises(ValueError, match="robot: empty"):
         node_descriptions("", params_file="")
+
+
+def test_corpus_descriptions_as_parameter_and_topic(ros_env, ros_client, tmp_path, monkeypatch):
+    """A vendor xacro path with ``xacro_arguments``, and a vendor URDF on the latched topic."""
+    from urdf_corpus import BY_NAME, ament_prefix, expanded, source_path
+    prefix = ament_prefix(tmp_path / "ament")
+    env = dict(ros_env, AMENT_PREFIX_PATH=prefix + ":" + ros_env.get("AMENT_PREFIX_PATH", ""))
+    ur5e, xarm6 = BY_NAME["ur5e"], BY_NAME["xarm6"]
+    arguments = " ".join(f"{k}:={v}" for k, v in ur5e.arguments.items())
+    param = _node(env, tmp_path, "gravity_compensation", "xacro_param",
+                  {"robot_description": str(source_path(ur5e, prefix)),
+                   "xacro_arguments": arguments, "tip_link": ur5e.tip},
+                  namespace=f"{NS}_xp")
+    topic = _node(env, tmp_path, "gravity_compensation", "from_topic",
+                  {"robot_description": ""}, namespace=f"{NS}_xt")
+    try:
+        client = ros_client
+        latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                             durability=DurabilityPolicy.TRANSIENT_LOCAL)
+        description = client.node.create_publisher(String, TOPIC, latched)
+        text = expanded(xarm6, prefix)
+        description.publish(String(data=text))
+        for proc, ns, model in (
+                (param, f"{NS}_xp", RobotModel.from_urdf(expanded(ur5e, prefix),
+                                                         tip_link=ur5e.tip)),
+                (topic, f"{NS}_xt", RobotModel.from_urdf(text))):
+            pub = client.publisher(JointState, f"{ns}/joint_states")
+            out = client.collect(JointState, f"{ns}/gravity_effort")
+            assert client.wait_for_subscriber(pub, TIMEOUT * 3), proc.log_text()
+            q = np.linspace(-0.5, 0.6, model.n)
+            got = _gravity_output(client, pub, out, model.joint_names, q, 4001)
+            assert got is not None, proc.log_text()
+            np.testing.assert_allclose(got.effort, gravity_torques(model, q), rtol=1e-12,
+                                       atol=1e-12)
+        assert "physically inconsistent inertia" in topic.log_text()    # the xArm6's quirk, said
+    finally:
+        for proc in (param, topic):
+            proc.stop()
