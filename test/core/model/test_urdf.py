@@ -79,7 +79,7 @@ def test_external_entity_refused(tmp_path):
 
 
 def test_plain_doctype_accepted():
-    """urdfdom (robot_state_publisher's reader) accepts a document type declaration."""
+    """Accept a document type declaration, as urdfdom (robot_state_publisher's reader) does."""
     text = GOOD.replace("\n", "\n<!DOCTYPE robot>\n", 1)
     assert RobotModel.from_urdf(text).joint_names == ("j1", "j2")
 
@@ -98,8 +98,8 @@ def test_not_utf8(tmp_path):
 
 XACRO = GOOD.replace('<robot name="arm">',
                      '<robot name="arm" xmlns:xacro="http://www.ros.org/wiki/xacro">'
-                     '<xacro:property name="l" value="0.1"/>').replace('xyz="0 0 0.1"',
-                                                                     'xyz="0 0 ${l}"', 1)
+                     '<xacro:property name="l" value="0.1"/>')
+XACRO = XACRO.replace('xyz="0 0 0.1"', 'xyz="0 0 ${l}"', 1)
 
 
 def test_unexpanded_xacro_refused_where_it_may_not_run():

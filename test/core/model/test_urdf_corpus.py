@@ -29,7 +29,7 @@ EPS = np.finfo(float).eps
 
 @pytest.fixture(scope="module")
 def prefix(tmp_path_factory):
-    """An ament prefix holding the corpus's xacro packages (for $(find ...))."""
+    """Lay an ament prefix holding the corpus's xacro packages (for $(find ...))."""
     return ament_prefix(tmp_path_factory.mktemp("ament"))
 
 
@@ -79,7 +79,7 @@ def assert_agrees(model, text, rng, count=4):
                            second * np.linalg.cond(M)))
         for name, ours, theirs, bound in checks:
             error = relative_error(ours, theirs)
-            assert error <= bound, f"{model.name}: {name}: relative error {error:.3g} > {bound:.1g}"
+            assert error <= bound, f"{model.name}: {name}: error {error:.3g} > {bound:.1g}"
             worst[name] = max(worst.get(name, 0.0), error)
     return worst
 
