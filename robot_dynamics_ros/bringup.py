@@ -234,8 +234,8 @@ def node_descriptions(robot: str = DEFAULT_ROBOT, namespace: str = DEFAULT_NAMES
     _check_robot(robot, root_link, tip_link, model)
     common = {"robot_description": "" if robot == ROBOT_TOPIC else str(robot),
               "use_sim_time": sim_time}
-    if "strict_inertia" in model:
-        common["strict_inertia"] = _as_bool(model["strict_inertia"], "strict_inertia")
+    if _as_bool(model.get("strict_inertia", False), "strict_inertia"):
+        common["strict_inertia"] = True
     if "xacro_arguments" in model:
         common["xacro_arguments"] = str(model["xacro_arguments"])
     links = {"root_link": root_link, "tip_link": tip_link}

@@ -114,7 +114,8 @@ def test_launch_file_builds_the_same_node_list(monkeypatch, tmp_path):
     arguments = {e.args[0]: e.kwargs["default_value"]
                  for e in entities if e.kind == "DeclareLaunchArgument"}
     assert set(arguments) == {"robot", "namespace", "nodes", "use_sim_time", "params_file",
-                              "root_link", "tip_link", *TOPIC_ARGUMENTS}
+                              "root_link", "tip_link", "xacro_arguments", "strict_inertia",
+                              *TOPIC_ARGUMENTS}
     opaque, = [e for e in entities if e.kind == "OpaqueFunction"]
     for values in [arguments, dict(arguments, robot="stanford", namespace="lab",
                                    use_sim_time="true", nodes="dynamics_service"),

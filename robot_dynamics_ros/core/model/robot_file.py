@@ -287,7 +287,8 @@ def parse_robot(data: Any, source: str = "<dict>", strict_inertia: bool = False)
         raise loc.error("joints", f"duplicate joint name(s) {duplicates}")
     payload = None
     if data.get("payload") is not None:
-        payload = _body(data["payload"], "payload", loc, lenient)
+        # A payload is the user's run-time input, not a vendor's link data: checked strictly.
+        payload = _body(data["payload"], "payload", loc, None if accept else False)
     description = data.get("description", "")
     if not isinstance(description, str):
         raise loc.error("description", f"must be a string, got {type(description).__name__}")

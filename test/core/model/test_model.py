@@ -1,6 +1,9 @@
 """RobotModel's constructors: every description form, continuous joints and link frames in YAML."""
 
+import warnings
+
 import numpy as np
+
 import pytest
 
 from generated_checks import assert_same_robot
@@ -66,8 +69,11 @@ def test_yaml_opt_in_for_inconsistent_inertia():
     spec = RobotModel.named("planar2").to_dict()
     spec["joints"][0]["link"]["inertia"] = {"ixx": 1.0, "iyy": 1.0, "izz": 5.0}
     with pytest.raises(RobotDescriptionError, match="physically inconsistent"):
-        RobotModel.from_dict(spec)
-    spec["accept_inconsistent_inertia"] = True
+        RobotModel.from_dict(spec, strict_inertia=True)
     with pytest.warns(UserWarning,
                       match=r"joints\[0\] \(joint1\).link.inertia: physically inconsistent"):
-        assert RobotModel.from_dict(spec).n == 2
+        assert RobotModel.from_dict(spec).n == 2            # the default: a warning
+    spec["accept_inconsistent_inertia"] = True             # the file's opt-in: silent, even strict
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert RobotModel.from_dict(spec, strict_inertia=True).n == 2

@@ -43,9 +43,10 @@ def test_expected_structure_of_shipped_robots():
 
 
 def _error(data, tmp_path=None):
+    """Return the error of ``data`` (under the strict inertia check: the default warns)."""
     if tmp_path is None:
         with pytest.raises(RobotDescriptionError) as info:
-            RobotModel.from_dict(data, "robot.yaml")
+            RobotModel.from_dict(data, "robot.yaml", strict_inertia=True)
         return str(info.value)
     path = tmp_path / "bad_robot.yaml"
     path.write_text(yaml.safe_dump(data))
@@ -249,10 +250,13 @@ def test_degenerate_but_physical_inertias_are_accepted(label, inertia):
     ({"ixx": 0.5, "iyy": 0.5, "izz": 1.0, "ixy": -0.51}, "semi-definite"),
 ])
 def test_just_unphysical_inertias_are_rejected(inertia, problem):
+    """Strict: refused; by default: accepted with one warning naming the link, by how much."""
     data = planar_dict()
     data["joints"][1]["link"]["inertia"] = inertia
     with pytest.raises(RobotDescriptionError, match=f"joint2.*link.inertia.*{problem}"):
-        RobotModel.from_dict(data, "robot.yaml")
+        RobotModel.from_dict(data, "robot.yaml", strict_inertia=True)
+    with pytest.warns(UserWarning, match=f"joint2.*link.inertia.*{problem}.*% of"):
+        assert RobotModel.from_dict(data, "robot.yaml").n == 2
 
 
 def test_pi_expressions_and_defaults():
