@@ -19,122 +19,27 @@ from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory as JointTrajectoryMsg
 from trajectory_msgs.msg import JointTrajectoryPoint
 
-from .core import InputError, JointTrajectory, joint_index
+from .core import JointTrajectory
+# The checks of a joint_states message live in joint_state_checks (ROS-free, shared with the bag
+# tools); their names stay importable from here.
+from .joint_state_checks import (MAX_JOINT_VALUE, MAX_MESSAGE_JOINTS,  # noqa: F401
+                                 JointOrder, MessageRejected, joint_state_lists,
+                                 plausible_joint_values)
 
-# A message naming more joints than this is refused before any per-joint work (whole-body
-# joint_states of a humanoid carry ~100): one absurd message must not stall a node (issue 10, N5).
-MAX_MESSAGE_JOINTS = 1024
 # A reference trajectory with more points than this is refused before conversion.
 MAX_TRAJECTORY_POINTS = 100_000
-# A measured position [rad, m] or velocity [rad/s, m/s] beyond this is no measurement of a robot.
-MAX_JOINT_VALUE = 1e6
-
-
-class MessageRejected(InputError):
-    """A message (or service request) that cannot be used; ``kind`` names the class of problem."""
-
-    def __init__(self, kind: str, message: str):
-        super().__init__(message)
-        self.kind = kind
-
-
-class JointOrder:
-    """
-    The configured joint order and the mapping of incoming name lists onto it.
-
-    ``indices(names)`` returns, for each configured joint, its index in ``names``.  Results are
-    cached per distinct name list (a robot driver sends the same list every time), so matching
-    costs one dict look-up per message.
-    """
-
-    CACHED_ORDERS = 64       # bounded: a misbehaving publisher cannot grow the cache forever
-
-    def __init__(self, joint_names):
-        self.names = tuple(joint_names)
-        self._cache: dict[tuple, np.ndarray] = {}
-        self._lists: dict[tuple, list] = {}
-
-    def __len__(self) -> int:
-        return len(self.names)
-
-    def indices(self, names, what: str = "message", allow_extra: bool = True) -> np.ndarray:
-        if len(names) > MAX_MESSAGE_JOINTS:
-            raise MessageRejected("too large", f"{what}: {len(names)} joint names, more than the "
-                                               f"{MAX_MESSAGE_JOINTS} accepted in one message")
-        key = tuple(names)
-        index = self._cache.get((key, allow_extra))
-        if index is not None:
-            return index
-        try:
-            index = joint_index(self.names, key, f"{what}: joint names", allow_extra)
-        except InputError as exc:
-            raise MessageRejected("joint names", str(exc)) from None
-        if len(self._cache) < self.CACHED_ORDERS:
-            self._cache[(key, allow_extra)] = index
-        return index
-
-    def index_list(self, names, what: str = "message") -> list:
-        """:meth:`indices` (extra joints allowed) as a list of ints, for plain-Python indexing."""
-        index = self._lists.get(tuple(names)) if len(names) <= MAX_MESSAGE_JOINTS else None
-        if index is None:
-            index = self.indices(names, what).tolist()
-            if len(self._lists) < self.CACHED_ORDERS:
-                self._lists[tuple(names)] = index
-        return index
-
-
-def plausible_joint_values(values) -> bool:
-    """
-    Tell whether every value is finite and within ``MAX_JOINT_VALUE`` (the common case, cheaply).
-
-    One sum: every |value| <= the limit if the sum is, and NaN fails it.  False does not say
-    which value is wrong: :func:`_pick` finds it for the message.
-    """
-    return sum(map(abs, values)) <= MAX_JOINT_VALUE
-
-
-def _pick(values, index: list, field: str, names, what: str) -> list:
-    """values[index] as a list, rejecting non-finite and absurd entries for the needed joints."""
-    picked = [values[i] for i in index]
-    if plausible_joint_values(picked):
-        return picked
-    for j, value in enumerate(picked):
-        value = float(value)
-        if not abs(value) <= MAX_JOINT_VALUE:
-            if math.isfinite(value):
-                raise MessageRejected("out of range", f"{what}: {field} of joint '{names[j]}' "
-                                                      f"is {value:g}, beyond {MAX_JOINT_VALUE:g}")
-            raise MessageRejected("non-finite", f"{what}: {field} of joint '{names[j]}' is "
-                                                f"{value}")
-    return picked
 
 
 def joint_state_values(msg: JointState, order: JointOrder, need_velocity: bool = False):
     """
     (q, qd) in the configured order from a JointState, as lists; qd is None when there is none.
 
-    Rejects (MessageRejected): position/velocity lengths different from name's, a needed joint
-    missing, a joint listed twice, NaN/Inf or a value beyond ``MAX_JOINT_VALUE`` in a needed
-    entry, or no velocity when ``need_velocity``.  Effort is ignored.  Plain Python on the
-    per-message path (no numpy for a handful of joints).
+    The checks are ``joint_state_checks``' (the same the bag tools apply): position/velocity
+    lengths different from name's, a needed joint missing, a joint listed twice, NaN/Inf or a
+    value beyond ``MAX_JOINT_VALUE`` in a needed entry, or no velocity when ``need_velocity``
+    raise MessageRejected.  Effort is ignored.
     """
-    names = msg.name
-    count = len(names)
-    if len(msg.position) != count:
-        raise MessageRejected("length", f"joint_states: {count} names but {len(msg.position)} "
-                                        "positions")
-    if len(msg.velocity) not in (0, count):
-        raise MessageRejected("length", f"joint_states: {count} names but {len(msg.velocity)} "
-                                        "velocities")
-    index = order.index_list(names, "joint_states")
-    q = _pick(msg.position, index, "position", order.names, "joint_states")
-    if len(msg.velocity) == 0:
-        if need_velocity:
-            raise MessageRejected("no velocity", "joint_states: no velocity, which this node "
-                                                 "needs (computed-torque mode or friction "
-                                                 "compensation)")
-        return q, None
-    return q, _pick(msg.velocity, index, "velocity", order.names, "joint_states")
+    return joint_state_lists(msg.name, msg.position, msg.velocity, order, need_velocity)
 
 
 def joint_state_arrays(msg: JointState, order: JointOrder, need_velocity: bool = False):

@@ -7,11 +7,11 @@ Header, Time) in about 64 us here, but as its serialized bytes in about 24 us, a
 JointState object in about 14 us but its bytes in about 5 us (measured in one process; the
 effect on the nodes: doc/benchmarks.md, "ROS throughput", bench/bench_ros_latency.py).  So the
 torque nodes subscribe to joint_states raw and publish raw, reading and writing the few fields they
-need with ``struct`` in the serialized form rmw uses (OMG CDR, little endian, as rmw_fastrtps
-and rmw_cyclonedds write it: a 4-byte encapsulation header, then each field aligned to its size,
-counted from the end of that header).
+need with ``struct`` in the serialized form rmw uses, through the package's one JointState codec
+(``joint_state_cdr``, which the bag tools use too).
 
-Nothing here decides what a valid message is: that stays :func:`ros_messages.joint_state_values`.
+Nothing here decides what a valid message is: that stays :func:`ros_messages.joint_state_values`
+(``joint_state_checks``).
 
 * :class:`JointStateReader` reads a serialized JointState directly only when its frame id and
   name list are, byte for byte (padding aside), those of an earlier message the standard path
@@ -33,22 +33,14 @@ from rclpy.serialization import deserialize_message
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
+from .joint_state_cdr import (CDR_LE, HEADER, STAMP, CdrBuilder, JointStateTemplate, NameLayouts,
+                              arrays_after)
 from .ros_messages import (JointOrder, MessageRejected, joint_state_values,
                            plausible_joint_values)
 
-# The encapsulation header of little-endian plain CDR (representation id CDR_LE, options 0).
-CDR_LE = b"\x00\x01\x00\x00"
-_HEADER = len(CDR_LE)                   # alignment is counted from the end of this header
-_STAMP = struct.Struct("<iI")           # builtin_interfaces/Time: int32 sec, uint32 nanosec
-_UINT32 = struct.Struct("<I")
 # Name lists a reader keeps, the most recent first (a robot driver sends one; a misbehaving
 # publisher cannot grow the list, and a look-up tries them all).
 KNOWN_LAYOUTS = 4
-
-
-def _aligned(offset: int, size: int) -> int:
-    """Move ``offset`` (from the start) up to a multiple of ``size`` past the header."""
-    return offset + (-(offset - _HEADER) % size)
 
 
 class JointStateValues(NamedTuple):
@@ -57,17 +49,6 @@ class JointStateValues(NamedTuple):
     stamp: tuple[int, int]          # header.stamp (sec, nanosec)
     q: list                         # positions in the configured joint order
     qd: list | None                 # velocities, or None when the message has none
-
-
-class _NameLayout(NamedTuple):
-    """A name list seen before: its bytes (frame id and names) and where its values are."""
-
-    size: int                       # bytes of header.frame_id and name, from byte 12
-    mask: int                       # of those bytes (little-endian int): 0xff except padding
-    masked: int                     # those bytes & mask: what a message with this list holds
-    count: int                      # names in the message
-    index: list                     # for each configured joint, its index in the message
-    doubles: struct.Struct          # ``count`` doubles
 
 
 class JointStateReader:
@@ -82,7 +63,8 @@ class JointStateReader:
     def __init__(self, order: JointOrder, what: str = "joint_states"):
         self.order = order
         self.what = what
-        self._layouts: list[_NameLayout] = []
+        self._layouts = NameLayouts(KNOWN_LAYOUTS)
+        self._index: dict = {}          # known layout -> (index list, struct of its doubles)
 
     def read(self, msg, need_velocity: bool = False) -> JointStateValues:
         """Read ``msg`` (raw subscription bytes, or a JointState); MessageRejected if bad."""
@@ -97,39 +79,27 @@ class JointStateReader:
 
     def _read_known(self, raw: bytes, need_velocity: bool) -> JointStateValues | None:
         """Return the values if ``raw`` has a known name list and passes every check, else None."""
-        if not raw.startswith(CDR_LE):
+        layout = self._layouts.match(raw)
+        arrays = None if layout is None else arrays_after(raw, layout.end)
+        if arrays is None:
             return None
-        for layout in self._layouts:
-            # padding bytes are not compared: rmw leaves them as they were in its buffer
-            if int.from_bytes(raw[12:12 + layout.size], "little") & layout.mask == layout.masked:
-                break
-        else:
-            return None
-        try:
-            offset = _aligned(12 + layout.size, 4)
-            if _UINT32.unpack_from(raw, offset)[0] != layout.count:
-                return None                 # "length": the standard path says so
-            offset = _aligned(offset + 4, 8)
-            positions = layout.doubles.unpack_from(raw, offset)
-            offset = _aligned(offset + layout.doubles.size, 4)
-            velocity_count = _UINT32.unpack_from(raw, offset)[0]
-            velocities = None
-            if velocity_count == layout.count:
-                velocities = layout.doubles.unpack_from(raw, _aligned(offset + 4, 8))
-            elif velocity_count != 0 or need_velocity:
-                return None
-        except struct.error:                # shorter than its counts say: the standard path
-            return None
-        index = layout.index
-        q = [positions[i] for i in index]
+        count = len(layout.names)
+        positions, velocities, _ = arrays.counts
+        if positions != count or velocities not in (0, count) or \
+                (velocities == 0 and need_velocity):
+            return None                     # "length", "no velocity": the standard path says so
+        index, doubles = self._index[layout]
+        values = doubles.unpack_from(raw, arrays.offsets[0])
+        q = [values[i] for i in index]
         if not plausible_joint_values(q):       # the standard path names the bad value
             return None
         qd = None
-        if velocities is not None:
-            qd = [velocities[i] for i in index]
+        if velocities:
+            values = doubles.unpack_from(raw, arrays.offsets[1])
+            qd = [values[i] for i in index]
             if not plausible_joint_values(qd):
                 return None
-        return JointStateValues(_STAMP.unpack_from(raw, _HEADER), q, qd)
+        return JointStateValues(STAMP.unpack_from(raw, HEADER), q, qd)
 
     def _read_new(self, raw: bytes, need_velocity: bool) -> JointStateValues:
         """Deserialise ``raw`` and check it the standard way; remember an accepted name list."""
@@ -140,81 +110,18 @@ class JointStateReader:
                                                f"serialized sensor_msgs/JointState ({exc})") \
                 from None
         values = self.read(msg, need_velocity)
-        mask = _name_mask(raw, len(msg.name)) if raw.startswith(CDR_LE) else None
-        if mask is not None:
-            # the most recent first; the oldest forgotten (a new driver is learnt at once)
-            size = (mask.bit_length() + 7) // 8
-            masked = int.from_bytes(raw[12:12 + size], "little") & mask
-            self._layouts.insert(0, _NameLayout(size, mask, masked, len(msg.name),
-                                                self.order.index_list(msg.name, self.what),
-                                                struct.Struct(f"<{len(msg.name)}d")))
-            del self._layouts[KNOWN_LAYOUTS:]
+        layout = self._layouts.learn(raw)
+        if layout is not None and layout.names == tuple(msg.name):
+            self._index = {known: self._index[known] for known in self._layouts.known
+                           if known in self._index}
+            self._index[layout] = (self.order.index_list(msg.name, self.what),
+                                   struct.Struct(f"<{len(msg.name)}d"))
+        elif layout is not None:
+            self._layouts.known.remove(layout)      # (not what rclpy read: never used)
         return values
 
 
-def _name_mask(raw: bytes, count: int) -> int | None:
-    """
-    Where header.frame_id and name are in ``raw``, from byte 12: a little-endian int mask.
-
-    0xff for each byte of a length or a string (with its NUL), 0 for the padding between
-    them; the mask's length is that of the name list.  None if ``raw`` does not hold ``count``
-    names.
-    """
-    spans = []                                  # (start, end) of the bytes that carry content
-    try:
-        offset = _HEADER + _STAMP.size
-        length = _UINT32.unpack_from(raw, offset)[0]                # frame_id: length, chars
-        spans.append((offset, offset + 4 + length))
-        offset = _aligned(offset + 4 + length, 4)
-        if _UINT32.unpack_from(raw, offset)[0] != count:
-            return None
-        spans.append((offset, offset + 4))
-        offset += 4
-        for _ in range(count):
-            offset = _aligned(offset, 4)
-            length = _UINT32.unpack_from(raw, offset)[0]
-            spans.append((offset, offset + 4 + length))
-            offset += 4 + length
-    except struct.error:
-        return None
-    if offset > len(raw):
-        return None
-    mask = 0
-    for start, end in spans:
-        mask |= ((1 << (8 * (end - start))) - 1) << (8 * (start - 12))
-    return mask
-
-
 # ------------------------------------------------------------------------------------ outputs
-class _Template:
-    """Serialized bytes built field by field, remembering where the variable parts go."""
-
-    def __init__(self):
-        self.data = bytearray(CDR_LE)
-
-    def align(self, size: int):
-        self.data += bytes(_aligned(len(self.data), size) - len(self.data))
-
-    def uint32(self, value: int):
-        self.align(4)
-        self.data += _UINT32.pack(value)
-
-    def string(self, text: str):
-        encoded = text.encode()
-        self.uint32(len(encoded) + 1)
-        self.data += encoded + b"\x00"
-
-    def doubles(self, count: int) -> int | None:
-        """Add a sequence of ``count`` zeros (float64); return where they start (None if empty)."""
-        self.uint32(count)
-        if count == 0:
-            return None
-        self.align(8)
-        start = len(self.data)
-        self.data += bytes(8 * count)
-        return start
-
-
 class JointStateWriter:
     """
     Serialized sensor_msgs/JointState with fixed names and an empty frame id.
@@ -227,16 +134,7 @@ class JointStateWriter:
 
     def __init__(self, names, fields):
         self.names, self.fields = list(names), tuple(fields)
-        template = _Template()
-        template.data += _STAMP.pack(0, 0)
-        template.string("")
-        template.uint32(len(self.names))
-        for name in self.names:
-            template.string(name)
-        self._offsets = {field: template.doubles(len(self.names) if field in self.fields else 0)
-                         for field in self.FIELDS}
-        self._buffer = template.data
-        self._doubles = struct.Struct(f"<{len(self.names)}d")
+        self._template = JointStateTemplate(self.names, self.fields)
 
     @classmethod
     def create(cls, names, fields) -> JointStateWriter | None:
@@ -253,11 +151,7 @@ class JointStateWriter:
 
     def serialize(self, stamp: tuple[int, int], **values) -> bytes:
         """Serialize the message: ``stamp`` (sec, nanosec), a list of floats per given field."""
-        buffer = self._buffer
-        _STAMP.pack_into(buffer, _HEADER, *stamp)
-        for field, value in values.items():
-            self._doubles.pack_into(buffer, self._offsets[field], *value)
-        return bytes(buffer)
+        return self._template.encode(stamp, **values)
 
 
 def _reads_back(data: bytes, message) -> bool:
@@ -273,7 +167,7 @@ class Float64ArrayWriter:
     """Serialized std_msgs/Float64MultiArray of ``count`` values and an empty layout."""
 
     def __init__(self, count: int):
-        template = _Template()
+        template = CdrBuilder()
         template.uint32(0)              # layout.dim: empty
         template.uint32(0)              # layout.data_offset
         self._offset = template.doubles(count)

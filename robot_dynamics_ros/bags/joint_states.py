@@ -6,13 +6,16 @@ Joint states from a bag as numpy arrays, streamed in chunks (bounded memory on a
         chunk.time, chunk.stamp, chunk.position, chunk.velocity, chunk.effort   # (N,), (N, n)
     everything = load_joint_states("run_bag", joint_names=model.joint_names)   # one JointStates
 
-Each message is matched *by name* onto ``joint_names`` (default: the joints of the first
-message), as the nodes match them: extra joints are ignored, a wanted joint that is missing or
-listed twice, position/velocity lengths that differ from the names', or a non-finite position or
-velocity make the message invalid.  Invalid messages raise :class:`BagError` naming the message
-(index, time) and the problem, or with ``skip_invalid=True`` are dropped and counted per reason in
+Each message is decoded by the package's JointState codec (``joint_state_cdr``; what it does not
+read, big-endian data, goes through rosbags) and checked with exactly the torque nodes' checks
+(``joint_state_checks``): matched *by name* onto ``joint_names`` (default: the joints of the
+first message), extra joints ignored; a wanted joint missing or a name listed twice, position /
+velocity lengths that differ from the names', a needed value that is not finite or beyond
+``MAX_JOINT_VALUE``, and bytes that are no JointState (kind ``malformed``) make a message
+invalid.  Invalid messages raise :class:`BagError` naming the bag, topic, message index and time
+and the problem, or with ``skip_invalid=True`` are dropped and counted per kind in
 ``rejected``, as a node drops them.  A message without velocity or effort (or with an effort of
-another length, which the nodes ignore) has NaN there.
+another length, which the nodes ignore) has NaN there.  Times are int64 nanoseconds.
 """
 from __future__ import annotations
 
@@ -21,10 +24,14 @@ from typing import Iterator, NamedTuple
 import numpy as np
 
 from ..core.errors import BagError
-from .joint_state_cdr import JOINT_STATE, Group, JointStateDecoder
-from .storage import messages, open_bag
+from ..joint_state_cdr import JOINT_STATE, BatchDecoder, Group
+from ..joint_state_checks import JointOrder, joint_state_batch
+from .info import seconds_text
+from .reader import open_bag
+from .types import deserialize
 
 CHUNK = 10_000                      # messages decoded and processed at a time
+WHAT = "joint_states"               # how the nodes' checks name the message in their texts
 
 
 class JointStates(NamedTuple):
@@ -40,93 +47,93 @@ class JointStates(NamedTuple):
 
 
 def topic_name(topic: str) -> str:
-    """Return ``topic`` as an absolute name (bags store absolute names)."""
+    """Return ``topic`` as an absolute name (how the package names the topics it writes)."""
     return topic if topic.startswith("/") else "/" + topic
 
 
-def topic_connections(reader, topic: str, msgtype: str):
-    """Return the bag's connections on ``topic``; BagError if absent or of another type."""
-    topic = topic_name(topic)
-    found = [c for c in reader.connections if c.topic == topic]
-    if not found:
-        topics = sorted({c.topic for c in reader.connections})
-        raise BagError(f"bag {reader.path}: no topic '{topic}' (its topics: {topics})")
-    wrong = sorted({c.msgtype for c in found if c.msgtype != msgtype})
-    if wrong:
-        raise BagError(f"bag {reader.path}: topic '{topic}' has type {wrong[0]}, expected "
-                       f"{msgtype}")
-    return found
+class Problem(NamedTuple):
+    """Messages of a chunk refused for one reason (``rows``: their indices in the chunk)."""
 
-
-class MessageProblem(NamedTuple):
-    """Why some messages of a group are invalid (``rows``: their indices within the group)."""
-
-    reason: str                     # short kind: missing, duplicate, length, non-finite
+    kind: str
     text: str
     rows: np.ndarray
 
 
-class JointStateArrays:
-    """Turns decoded groups into arrays in one joint order, with the nodes' validity rules."""
+class Checked(NamedTuple):
+    """A chunk of joint states decoded and checked, in the checker's joint order."""
+
+    stamp: np.ndarray               # (m,) int64 ns of header.stamp (0 where malformed)
+    position: np.ndarray            # (m, n), NaN where invalid
+    velocity: np.ndarray            # (m, n), NaN where invalid or absent
+    effort: np.ndarray              # (m, n), NaN where absent or of another length
+    ok: np.ndarray                  # (m,) what a node accepts
+    problems: list                  # of Problem
+
+
+def _slow_group(k: int, raw) -> Group:
+    """Decode one message the codec does not read (big endian) with rosbags (or rclpy)."""
+    msg = deserialize(raw, JOINT_STATE)
+    stamp = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
+    return Group(np.array([k]), np.array([stamp], dtype=np.int64), msg.header.frame_id,
+                 tuple(msg.name), *(np.asarray(getattr(msg, f), dtype=np.float64)[None, :]
+                                    for f in ("position", "velocity", "effort")))
+
+
+class JointStateChecker:
+    """Decodes chunks of raw JointState messages and checks them as the torque nodes do."""
 
     def __init__(self, joint_names=None, require_position: bool = True):
-        self.joint_names = None if joint_names is None else tuple(joint_names)
+        self.order = None if joint_names is None else JointOrder(joint_names)
         self.require_position = require_position
-        self._index: dict[tuple, np.ndarray | MessageProblem] = {}
+        self.decoder = BatchDecoder()
 
-    def _index_of(self, names: tuple):
-        known = self._index.get(names)
-        if known is not None:
-            return known
-        if self.joint_names is None:
-            self.joint_names = names
-        position = {}
-        repeated = [name for i, name in enumerate(names) if position.setdefault(name, i) != i]
-        missing = [name for name in self.joint_names if name not in position]
-        if repeated or missing:
-            text = (f"joint '{repeated[0]}' appears twice in name" if repeated else
-                    f"missing joint(s) {missing[:8]} (needs {list(self.joint_names)[:8]})")
-            result = MessageProblem("duplicate" if repeated else "missing", text, np.zeros(0))
-        else:
-            result = np.array([position[name] for name in self.joint_names], dtype=np.intp)
-        if len(self._index) < 64:
-            self._index[names] = result
-        return result
+    @property
+    def joint_names(self) -> tuple:
+        return () if self.order is None else self.order.names
 
-    def convert(self, group: Group):
-        """
-        Return (position, velocity, effort, ok, problems) of a group in joint_names order.
+    def decode(self, raws) -> tuple[list[Group], list[Problem]]:
+        """Groups of decoded messages, and the malformed ones as a Problem."""
+        groups, others = self.decoder.decode(raws)
+        malformed, text = [], ""
+        for k in others:
+            try:
+                groups.append(_slow_group(k, raws[k]))
+            except Exception as exc:  # noqa: BLE001 -- rosbags' and rclpy's decoding errors
+                malformed.append(k)
+                text = text or (f"{WHAT}: {len(raws[k])} bytes that are not a serialized "
+                                f"sensor_msgs/JointState ({type(exc).__name__}: {exc})")
+        problems = [Problem("malformed", text, np.array(malformed))] if malformed else []
+        return groups, problems
 
-        ``ok`` (m,) marks the valid rows; ``problems`` lists what is wrong with the others.
-        """
-        m, count = group.rows.size, len(group.names)
-        index = self._index_of(group.names)
-        n = len(self.joint_names)
-        nan = np.full((m, n), np.nan)
-        if isinstance(index, MessageProblem):
-            return nan, nan, nan, np.zeros(m, bool), [index._replace(rows=np.arange(m))]
-        lengths = [group.position.shape[1], group.velocity.shape[1], group.effort.shape[1]]
-        positions_ok = lengths[0] == count or (lengths[0] == 0 and not self.require_position)
-        if not positions_ok or lengths[1] not in (0, count):
-            field = "velocities" if positions_ok else "positions"
-            text = f"{count} names but {lengths[0 if field == 'positions' else 1]} {field}"
-            return nan, nan, nan, np.zeros(m, bool), [MessageProblem("length", text,
-                                                                     np.arange(m))]
-        q = group.position[:, index] if lengths[0] else nan
-        qd = group.velocity[:, index] if lengths[1] else nan
-        tau = group.effort[:, index] if lengths[2] == count else nan
-        finite_q = np.isfinite(q).all(axis=1) if lengths[0] else np.ones(m, bool)
-        finite_qd = np.isfinite(qd).all(axis=1) if lengths[1] else np.ones(m, bool)
-        ok = finite_q & finite_qd
-        problems = []
-        if not ok.all():
-            bad = np.flatnonzero(~ok)
-            r = int(bad[0])
-            field, values = ("position", q[r]) if not finite_q[r] else ("velocity", qd[r])
-            j = int(np.flatnonzero(~np.isfinite(values))[0])
-            problems.append(MessageProblem(
-                "non-finite", f"{field} of joint '{self.joint_names[j]}' is {values[j]}", bad))
-        return q, qd, tau, ok, problems
+    def check(self, raws) -> Checked:
+        """Decode and check ``raws``; see :class:`Checked`."""
+        groups, problems = self.decode(raws)
+        if self.order is None and groups:           # the first message's joints
+            self.order = JointOrder(min(groups, key=lambda g: g.rows[0]).names)
+        size, n = len(raws), len(self.joint_names)
+        stamp = np.zeros(size, dtype=np.int64)
+        q, qd, effort = (np.full((size, n), np.nan) for _ in range(3))
+        ok = np.zeros(size, dtype=bool)
+        for group in groups:
+            rows = group.rows
+            stamp[rows] = group.stamp
+            position = group.position
+            absent = not self.require_position and position.shape[1] == 0
+            if absent:                              # e.g. the nodes' effort-only outputs
+                position = np.zeros((rows.size, len(group.names)))
+            gq, gqd, gok, found = joint_state_batch(group.names, position, group.velocity,
+                                                    self.order, what=WHAT)
+            q[rows], qd[rows], ok[rows] = (np.nan if absent else gq), gqd, gok
+            problems.extend(Problem(p.kind, p.text, rows[p.rows]) for p in found)
+            if gok.any() and group.effort.shape[1] == len(group.names):
+                effort[rows] = group.effort[:, self.order.indices(group.names, WHAT)]
+        return Checked(stamp, q, qd, effort, ok, problems)
+
+
+def message_error(path, topic: str, index: int, time_ns: int, text: str) -> BagError:
+    """The error naming one message of a bag."""
+    return BagError(f"bag {path}: {topic} message {index} (t = {seconds_text(time_ns)} s): "
+                    f"{text}")
 
 
 def read_joint_states(bag, topic: str = "/joint_states", joint_names=None, chunk_size: int = CHUNK,
@@ -143,25 +150,23 @@ def read_joint_states(bag, topic: str = "/joint_states", joint_names=None, chunk
     """
     if chunk_size < 1:
         raise BagError(f"chunk_size: must be >= 1, got {chunk_size}")
-    topic = topic_name(topic)
     with open_bag(bag) as reader:
-        connections = topic_connections(reader, topic, JOINT_STATE)
-        total = sum(c.msgcount for c in connections)
-        arrays = JointStateArrays(joint_names, require_position)
-        decoder = JointStateDecoder()
-        bar = _progress(total, f"reading {topic}", progress)
+        connections = reader.topic(topic, JOINT_STATE)
+        name = connections[0].topic
+        checker = JointStateChecker(joint_names, require_position)
+        bar = progress_bar(sum(c.msgcount for c in connections), f"reading {name}", progress)
         try:
             times, raws, seen = [], [], 0
-            for _, timestamp, raw in messages(reader, connections):
+            for _, timestamp, raw in reader.messages(connections):
                 times.append(timestamp)
                 raws.append(raw)
                 if len(raws) == chunk_size:
-                    yield _chunk(reader, topic, decoder, arrays, times, raws, seen, skip_invalid)
+                    yield _chunk(reader.path, name, checker, times, raws, seen, skip_invalid)
                     seen += len(raws)
                     bar.update(len(raws))
                     times, raws = [], []
             if raws or seen == 0:
-                yield _chunk(reader, topic, decoder, arrays, times, raws, seen, skip_invalid)
+                yield _chunk(reader.path, name, checker, times, raws, seen, skip_invalid)
                 bar.update(len(raws))
         finally:
             bar.close()
@@ -183,38 +188,24 @@ def load_joint_states(bag, topic: str = "/joint_states", joint_names=None,
                        rejected)
 
 
-def _chunk(reader, topic, decoder, arrays, times, raws, first: int,
-           skip_invalid: bool) -> JointStates:
-    """Decode one chunk (``first``: index of its first message in the topic)."""
+def _chunk(path, topic, checker, times, raws, first: int, skip_invalid: bool) -> JointStates:
+    """Decode and check one chunk (``first``: index of its first message in the topic)."""
     times = np.array(times, dtype=np.int64)
-    groups = decoder.decode(raws) if raws else []
-    if arrays.joint_names is None and groups:       # the first message's joints
-        arrays.joint_names = min(groups, key=lambda g: g.rows[0]).names
-    n, size = len(arrays.joint_names or ()), len(raws)
-    stamp = np.zeros(size, dtype=np.int64)
-    out = {f: np.full((size, n), np.nan) for f in ("position", "velocity", "effort")}
-    keep = np.zeros(size, dtype=bool)
+    checked = checker.check(raws)
     rejected: dict = {}
-    earliest = None                                 # (index in chunk, problem text)
-    for group in groups:
-        q, qd, tau, ok, problems = arrays.convert(group)
-        rows = group.rows
-        for problem in problems:
-            k = int(rows[problem.rows[0]])
-            if earliest is None or k < earliest[0]:
-                earliest = (k, problem.text)
-            rejected[problem.reason] = rejected.get(problem.reason, 0) + problem.rows.size
-        stamp[rows] = group.stamp
-        keep[rows] = ok
-        out["position"][rows], out["velocity"][rows], out["effort"][rows] = q, qd, tau
-    if earliest is not None and not skip_invalid:
-        k, text = earliest
-        raise BagError(f"bag {reader.path}: {topic} message {first + k} (t = "
-                       f"{times[k] * 1e-9:.9f} s): {text}")
-    return JointStates(arrays.joint_names or (), times[keep], stamp[keep],
-                       *(out[f][keep] for f in ("position", "velocity", "effort")), rejected)
+    for problem in checked.problems:
+        rejected[problem.kind] = rejected.get(problem.kind, 0) + problem.rows.size
+    if checked.problems and not skip_invalid:
+        problem = min(checked.problems, key=lambda p: p.rows.min())
+        k = int(problem.rows.min())
+        raise message_error(path, topic, first + k, int(times[k]), problem.text)
+    keep = checked.ok
+    return JointStates(checker.joint_names, times[keep], checked.stamp[keep],
+                       checked.position[keep], checked.velocity[keep], checked.effort[keep],
+                       rejected)
 
 
-def _progress(total: int, description: str, enabled: bool):
+def progress_bar(total: int, description: str, enabled: bool):
+    """A tqdm progress bar on stderr (disabled unless ``enabled``)."""
     from tqdm import tqdm
     return tqdm(total=total, desc=description, unit="msg", disable=not enabled, leave=False)

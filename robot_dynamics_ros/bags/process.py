@@ -31,6 +31,7 @@ The output is written to a temporary directory and renamed when complete.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
@@ -41,9 +42,10 @@ from ..bringup import DEFAULT_NAMESPACE
 from ..core import Reference, RobotModel, gravity_torques, rnea
 from ..core.errors import BagError, RobotDynamicsError
 from ..core.trajectories.uniform import friction_torques
-from .joint_state_cdr import JOINT_STATE, JointStateDecoder, JointStateEncoder
-from .joint_states import CHUNK, JointStateArrays, _progress, topic_connections, topic_name
-from .storage import DEFAULT_STORAGE, check_output, messages, open_bag, output_bag
+from ..joint_state_cdr import JOINT_STATE, JointStateTemplate
+from .joint_states import CHUNK, JointStateChecker, message_error, progress_bar
+from .reader import open_bag
+from .storage import DEFAULT_STORAGE, check_output, output_bag
 from .types import deserialize, typestore
 
 REFERENCE = "trajectory_msgs/msg/JointTrajectory"
@@ -60,105 +62,138 @@ NODE_QOS = Qos(QosHistory.KEEP_LAST, 10, QosReliability.RELIABLE, QosDurability.
                _NEVER, _NEVER, QosLiveliness.AUTOMATIC, _NEVER, False)
 
 
-class ProcessReport(NamedTuple):
-    """What ``process_bag`` did."""
-
-    joint_states: int               # joint_states messages read
-    written: dict                   # output topic -> messages written
-    rejected: dict                  # reason -> joint_states messages a node would drop
-    references: int                 # reference messages applied
-    seconds: float
-
-
-def process_bag(source, target, model: RobotModel, outputs=None,
-                joint_states_topic: str = "/joint_states",
-                reference_topic: str = DEFAULT_REFERENCE, namespace: str = DEFAULT_NAMESPACE,
-                mode: str = "feedforward", kp=None, kd=None, friction_compensation: bool = False,
-                storage: str = DEFAULT_STORAGE, overwrite: bool = False, chunk_size: int = CHUNK,
-                progress: bool = False) -> ProcessReport:
+@dataclass(frozen=True)
+class ProcessOptions:
     """
-    Process bag ``source`` into the new bag ``target`` (see the module docstring).
+    How ``process_bag`` processes a bag (the command line's options; see the module docstring).
 
-    ``outputs``: any of "gravity", "feedforward", "residual" (default: gravity and residual, and
+    ``outputs``: any of "gravity", "feedforward", "residual" (None: gravity and residual, and
     feedforward when the bag has the reference topic; asking for feedforward without it is an
     error).  Output topics are ``<namespace>/<output topic>``; the defaults are the topics of the
     launch file's defaults (joint states on /joint_states, the rest under /robot_dynamics).
-    ``kp``, ``kd``: per-joint gains of computed_torque mode (model order).  Raises BagError for
-    an unusable bag or output.
+    ``kp``, ``kd``: gains of computed_torque mode (one, or one per joint in model order).
+    ``skip_bad``: skip and count messages whose bytes are no message of their type instead of
+    failing on the first (messages a node would refuse are always dropped and counted).
+    """
+
+    outputs: tuple | None = None
+    joint_states_topic: str = "/joint_states"
+    reference_topic: str = DEFAULT_REFERENCE
+    namespace: str = DEFAULT_NAMESPACE
+    mode: str = "feedforward"
+    kp: tuple | float | None = None
+    kd: tuple | float | None = None
+    friction_compensation: bool = False
+    storage: str = DEFAULT_STORAGE
+    overwrite: bool = False
+    chunk_size: int = CHUNK
+    progress: bool = False
+    skip_bad: bool = False
+
+    def check(self):
+        """BagError for an option out of range (before any bag is opened)."""
+        if self.mode not in MODES:
+            raise BagError(f"mode: '{self.mode}' is not one of {list(MODES)}")
+        if self.chunk_size < 2:
+            raise BagError(f"chunk_size: must be >= 2, got {self.chunk_size}")
+        unknown = [o for o in self.outputs or () if o not in OUTPUT_TOPICS]
+        if unknown or self.outputs == ():
+            raise BagError(f"outputs: {unknown or 'none given'}; choose from "
+                           f"{list(OUTPUT_TOPICS)}")
+
+
+class ProcessReport(NamedTuple):
+    """What ``process_bag`` did (plain data: picklable, comparable)."""
+
+    joint_states: int               # joint_states messages read
+    written: dict                   # output topic -> messages written
+    rejected: dict                  # reason -> messages dropped (a node's checks, skipped damage)
+    references: int                 # reference messages applied
+    seconds: float
+    stamps: dict                    # "duplicate", "out of order": header stamps of valid states
+
+
+def process_bag(source, target, model: RobotModel,
+                options: ProcessOptions = ProcessOptions()) -> ProcessReport:
+    """
+    Process bag ``source`` into the new bag ``target`` (see the module docstring).
+
+    A pure function of its arguments (the bag, the model and :class:`ProcessOptions`) apart from
+    writing ``target``.  Raises BagError for an unusable bag, option or output.
     """
     started = time.perf_counter()
-    if mode not in MODES:
-        raise BagError(f"mode: '{mode}' is not one of {list(MODES)}")
-    if chunk_size < 2:
-        raise BagError(f"chunk_size: must be >= 2, got {chunk_size}")
-    requested = None if outputs is None else tuple(outputs)
-    unknown = [o for o in requested or () if o not in OUTPUT_TOPICS]
-    if unknown or requested == ():
-        raise BagError(f"outputs: {unknown or 'none given'}; choose from {list(OUTPUT_TOPICS)}")
-    check_output(target, overwrite)
-    reference_topic = topic_name(reference_topic)
-    with open_bag(source) as reader:
-        js_connections = topic_connections(reader, joint_states_topic, JOINT_STATE)
-        ref_connections = [c for c in reader.connections if c.topic == reference_topic]
-        if ref_connections:
-            topic_connections(reader, reference_topic, REFERENCE)        # checks the type
+    options.check()
+    check_output(target, options.overwrite)
+    with open_bag(source) as bag:
+        js_connections = bag.topic(options.joint_states_topic, JOINT_STATE)
+        ref_connections = bag.topic(options.reference_topic, REFERENCE) \
+            if bag.has_topic(options.reference_topic) else []
+        requested = options.outputs
         if requested is None:
             requested = tuple(o for o in OUTPUT_TOPICS if o != "feedforward" or ref_connections)
         if "feedforward" in requested and not ref_connections:
-            raise BagError(f"bag {reader.path}: no topic '{reference_topic}', which the "
+            raise BagError(f"bag {bag.path}: no topic '{options.reference_topic}', which the "
                            "feedforward output needs (its topics: "
-                           f"{sorted({c.topic for c in reader.connections})})")
-        total = sum(c.msgcount for c in js_connections)
-        bar = _progress(total, f"processing {topic_name(joint_states_topic)}", progress)
-        prefix = "/" + namespace.strip("/") if namespace.strip("/") else ""
+                           f"{sorted({c.topic for c in bag.connections})})")
+        topic = js_connections[0].topic
+        bar = progress_bar(sum(c.msgcount for c in js_connections), f"processing {topic}",
+                           options.progress)
+        prefix = "/" + options.namespace.strip("/") if options.namespace.strip("/") else ""
         try:
-            with output_bag(target, storage, overwrite) as writer:
+            with output_bag(target, options.storage, options.overwrite) as writer:
                 channels = {o: writer.add_connection(f"{prefix}/{OUTPUT_TOPICS[o]}", JOINT_STATE,
                                                      typestore=typestore(),
                                                      offered_qos_profiles=[NODE_QOS])
                             for o in requested}
-                processor = _Processor(model, writer, channels, mode, kp, kd,
-                                       friction_compensation, reader.path,
-                                       topic_name(joint_states_topic))
-                pending_times, pending_raws = [], []
-                for connection, stamp, raw in messages(reader, js_connections + ref_connections):
-                    if connection.topic == reference_topic:
-                        processor.chunk(pending_times, pending_raws)
-                        bar.update(len(pending_raws))
-                        pending_times, pending_raws = [], []
-                        processor.reference_message(raw, stamp)
-                        continue
-                    pending_times.append(stamp)
-                    pending_raws.append(raw)
-                    if len(pending_raws) == chunk_size:
-                        processor.chunk(pending_times, pending_raws)
-                        bar.update(len(pending_raws))
-                        pending_times, pending_raws = [], []
-                processor.chunk(pending_times, pending_raws)
-                bar.update(len(pending_raws))
-                processor.finish()
+                processor = _Processor(model, writer, channels, options, bag.path, topic)
+                _run(bag, processor, js_connections, ref_connections, options.chunk_size, bar)
         finally:
             bar.close()
     written = {channels[o].topic: processor.written[o] for o in channels}
     return ProcessReport(processor.read, written, processor.rejected, processor.references,
-                         time.perf_counter() - started)
+                         time.perf_counter() - started, processor.stamp_issues)
+
+
+def _run(bag, processor, js_connections, ref_connections, chunk_size: int, bar):
+    """Feed the bag's joint states (in chunks) and references (one by one) in recorded order."""
+    reference_ids = {c.id for c in ref_connections}
+    times, raws = [], []
+
+    def flush():
+        processor.chunk(times, raws)
+        bar.update(len(raws))
+        times.clear()
+        raws.clear()
+    for connection, stamp, raw in bag.messages(js_connections + ref_connections):
+        if connection.id in reference_ids:
+            flush()
+            processor.reference_message(raw, stamp)
+            continue
+        times.append(stamp)
+        raws.append(raw)
+        if len(raws) == chunk_size:
+            flush()
+    flush()
+    processor.finish()
 
 
 class _Processor:
     """The state of one processing run: the active reference, the residual's last rows."""
 
-    def __init__(self, model, writer, channels, mode, kp, kd, friction, path, topic):
+    def __init__(self, model, writer, channels, options: ProcessOptions, path, topic):
         self.model, self.writer, self.channels = model, writer, channels
-        self.mode, self.friction, self.path, self.topic = mode, friction, path, topic
-        self.kp = self._gains(kp, DEFAULT_KP, "kp")
-        self.kd = self._gains(kd, DEFAULT_KD, "kd")
-        self.arrays = JointStateArrays(model.joint_names)
-        self.decoder = JointStateDecoder()
-        self.encoders = {o: JointStateEncoder(model.joint_names, OUTPUT_FIELDS[o])
-                         for o in channels}
+        self.mode, self.friction = options.mode, options.friction_compensation
+        self.skip_bad, self.path, self.topic = options.skip_bad, path, topic
+        self.kp = self._gains(options.kp, DEFAULT_KP, "kp")
+        self.kd = self._gains(options.kd, DEFAULT_KD, "kd")
+        self.checker = JointStateChecker(model.joint_names)
+        self.templates = {o: JointStateTemplate(model.joint_names, OUTPUT_FIELDS[o])
+                          for o in channels}
         self.reference: Reference | None = None
-        self.read, self.valid, self.references = 0, 0, 0
+        self.read, self.valid, self.references, self.reference_read = 0, 0, 0, 0
         self.rejected: dict = {}
+        self.stamp_issues = {"duplicate": 0, "out of order": 0}
+        self._last_stamp = None             # header stamp of the last valid joint state
         self.written = {o: 0 for o in channels}
         self.name_problem = ""
         # residual: rows held back until the next one is known (central differences)
@@ -183,11 +218,16 @@ class _Processor:
     def reference_message(self, raw, now: int):
         """Apply a reference message recorded at ``now`` as inverse_dynamics_node does."""
         from ..ros_messages import JointOrder, MessageRejected, trajectory_from_msg
+        index, self.reference_read = self.reference_read, self.reference_read + 1
         try:
             msg = deserialize(raw, REFERENCE)
         except Exception as exc:  # noqa: BLE001 -- rosbags' many decoding errors
-            raise BagError(f"bag {self.path}: damaged reference message at "
-                           f"{now * 1e-9:.9f} s: {exc}") from None
+            if self.skip_bad:
+                self._reject("reference: malformed", 1)
+                return
+            raise message_error(self.path, "reference", index, now,
+                                f"{len(raw)} bytes that are not a serialized {REFERENCE} "
+                                f"({type(exc).__name__}: {exc})") from None
         if len(msg.points) == 0:
             self.reference = None
             return
@@ -204,25 +244,24 @@ class _Processor:
         """Process joint states recorded at ``times`` (ns) and write the outputs."""
         if not raws:
             return
-        self.read += len(raws)
+        first, self.read = self.read, self.read + len(raws)
         times = np.array(times, dtype=np.int64)
-        size, n = len(raws), self.model.n
-        stamp = np.zeros(size, dtype=np.int64)
-        q, qd, effort = (np.full((size, n), np.nan) for _ in range(3))
-        ok = np.zeros(size, dtype=bool)
-        for group in self.decoder.decode(raws):
-            gq, gqd, geffort, gok, problems = self.arrays.convert(group)
-            rows = group.rows
-            stamp[rows], q[rows], qd[rows], effort[rows], ok[rows] = \
-                group.stamp, gq, gqd, geffort, gok
-            for problem in problems:
-                self._reject(problem.reason, problem.rows.size)
-                if problem.reason in ("missing", "duplicate") and not self.name_problem:
-                    self.name_problem = problem.text
+        checked = self.checker.check(raws)
+        stamp, q, qd, effort, ok = checked.stamp, checked.position, checked.velocity, \
+            checked.effort, checked.ok
+        for problem in checked.problems:
+            if problem.kind == "malformed" and not self.skip_bad:
+                k = int(problem.rows[0])
+                raise message_error(self.path, self.topic, first + k, int(times[k]),
+                                    problem.text)
+            self._reject(problem.kind, problem.rows.size)
+            if problem.kind == "joint names" and not self.name_problem:
+                self.name_problem = problem.text
         self.valid += int(ok.sum())
         if self.valid == 0 and self.name_problem:
             raise BagError(f"bag {self.path}: the joint names of '{self.topic}' do not match "
                            f"robot '{self.model.name}': {self.name_problem}")
+        self._count_stamp_issues(stamp[ok])
         has_velocity = np.isfinite(qd).all(axis=1)
         if "gravity" in self.channels:
             self._gravity(times, stamp, q, qd, ok, has_velocity)
@@ -230,11 +269,24 @@ class _Processor:
             self._feedforward(times, stamp, q, qd, ok, has_velocity)
         if "residual" in self.channels:
             rows = ok & has_velocity & np.isfinite(effort).all(axis=1)
+            self._reject("residual: no velocity or effort", np.sum(ok & ~rows))
             self._residual(times[rows], stamp[rows], q[rows], qd[rows], effort[rows])
+
+    def _count_stamp_issues(self, stamp: np.ndarray):
+        """Count header stamps equal to (duplicate) or before (out of order) the previous one."""
+        if stamp.size == 0:
+            return
+        previous = np.r_[stamp[0] if self._last_stamp is None else self._last_stamp, stamp[:-1]]
+        step = stamp - previous
+        if self._last_stamp is None:
+            step = step[1:]
+        self.stamp_issues["duplicate"] += int(np.sum(step == 0))
+        self.stamp_issues["out of order"] += int(np.sum(step < 0))
+        self._last_stamp = int(stamp[-1])
 
     def _gravity(self, times, stamp, q, qd, ok, has_velocity):
         rows = ok & has_velocity if self.friction else ok
-        self._reject("velocity", np.sum(ok & ~rows))
+        self._reject("gravity: no velocity", np.sum(ok & ~rows))
         tau = gravity_torques(self.model, q[rows]) if rows.any() else np.zeros((0, self.model.n))
         if self.friction:
             tau = tau + friction_torques(self.model, qd[rows])
@@ -245,7 +297,7 @@ class _Processor:
         if reference is None or not ok.any():
             return
         rows = ok & has_velocity if self.mode == "computed_torque" else ok
-        self._reject("velocity", np.sum(ok & ~rows))
+        self._reject("feedforward: no velocity", np.sum(ok & ~rows))
         if not rows.any():
             return
         first_velocity = qd[rows] if has_velocity[rows][0] else None
@@ -274,7 +326,7 @@ class _Processor:
         # rows 0..m-2 are written now; row m-1 waits for its successor
         s_prev = np.r_[self._before[0] if self._before else stamp[0], stamp[:-2]]
         qd_prev = np.vstack([self._before[1][None, :] if self._before else qd[:1], qd[:-2]])
-        qdd = (qd[1:] - qd_prev) / ((stamp[1:] - s_prev) * 1e-9)[:, None]
+        qdd = _difference(qd[1:] - qd_prev, stamp[1:] - s_prev)
         self._emit_residual(times[:-1], stamp[:-1], q[:-1], qd[:-1], qdd, effort[:-1])
         self._before = (stamp[-2], qd[-2])
         self._held = (times[-1], stamp[-1], q[-1], qd[-1], effort[-1])
@@ -289,7 +341,7 @@ class _Processor:
         """Write the held residual row (backward difference) and check that anything was valid."""
         if self._held is not None and self._before is not None:
             t, s, q, qd, effort = self._held
-            qdd = (qd - self._before[1]) / ((s - self._before[0]) * 1e-9)
+            qdd = _difference((qd - self._before[1])[None, :], np.array([s - self._before[0]]))[0]
             self._emit_residual(np.array([t]), np.array([s]), q[None, :], qd[None, :],
                                 qdd[None, :], effort[None, :])
         if self.read and self.valid == 0:
@@ -308,8 +360,16 @@ class _Processor:
         if not finite.all():
             times, stamp = times[finite], stamp[finite]
             values = {k: v[finite] for k, v in values.items()}
-        rows = self.encoders[output].encode(stamp, **values)
+        rows = self.templates[output].encode_many(stamp, **values)
         channel, write = self.channels[output], self.writer.write
         for t, row in zip(times.tolist(), rows):
             write(channel, t, row.data)
         self.written[output] += len(rows)
+
+
+def _difference(delta_qd: np.ndarray, delta_ns: np.ndarray) -> np.ndarray:
+    """delta_qd / delta_t per row, NaN where the stamps do not increase (no numpy warning)."""
+    out = np.full(delta_qd.shape, np.nan)
+    step = delta_ns > 0
+    out[step] = delta_qd[step] / (delta_ns[step] * 1e-9)[:, None]
+    return out
