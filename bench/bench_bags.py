@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from robot_dynamics_ros.bags import write_joint_states  # noqa: E402
-from robot_dynamics_ros.bags.joint_state_cdr import JOINT_STATE, JointStateEncoder  # noqa: E402
+from robot_dynamics_ros.joint_state_cdr import JOINT_STATE, JointStateTemplate  # noqa: E402
 from robot_dynamics_ros.bags.process import REFERENCE, process_bag  # noqa: E402
 from robot_dynamics_ros.bags.storage import open_bag, output_bag  # noqa: E402
 from robot_dynamics_ros.bags.types import typestore  # noqa: E402
@@ -50,7 +50,7 @@ def make_bag(path: Path, count: int, with_reference: bool = True):
     from rclpy.serialization import serialize_message
     from robot_dynamics_ros.ros_messages import trajectory_to_msg
     model = RobotModel.named("puma560")
-    encoder = JointStateEncoder(model.joint_names, ("position", "velocity", "effort"))
+    template = JointStateTemplate(model.joint_names, ("position", "velocity", "effort"))
     duration = count * 1e-3
     knots = np.linspace(0.0, duration, 11)
     traj = JointTrajectory(model.joint_names, knots,
@@ -68,7 +68,7 @@ def make_bag(path: Path, count: int, with_reference: bool = True):
             q, qd, qdd = traj.sample(t)
             effort = rnea(model, q, qd, qdd)
             stamps = 1_000_000 + k * 1_000_000
-            rows = encoder.encode(stamps, position=q, velocity=qd, effort=effort)
+            rows = template.encode_many(stamps, position=q, velocity=qd, effort=effort)
             for stamp, row in zip(stamps.tolist(), rows):
                 writer.write(states, stamp, row.data)
 

@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ..core.errors import BagError
 from .interrupt import stop_on_signals
 from .joint_states import topic_name
 from .qos import publisher_profile
-from .storage import messages, open_bag
+from .reader import open_bag
 from .types import message_class
 
 QOS_DEPTH = 1000
@@ -74,67 +75,94 @@ def parse_min_subscribers(items) -> dict:
     return out
 
 
-def play(bag, rate: float = 1.0, loop: bool = False, topics=None, clock: float | None = None,
-         start_offset: float = 0.0, remap: dict | None = None,
-         wait_for_subscribers: float = 0.0, ros_args=None, stop=None, ready=None,
-         min_subscribers: dict | None = None) -> PlayReport:
+@dataclass(frozen=True)
+class PlayOptions:
+    """
+    How ``play`` plays a bag (the command line's options; see the module docstring).
+
+    ``topics``: only these (with or without the leading slash; default all).  ``remap``:
+    {bag topic: played topic}.  ``clock``: publish /clock at that rate (Hz).
+    ``wait_for_subscribers``: seconds to wait for subscribers first; ``min_subscribers``:
+    {played topic: count} to wait for there (the graph of a new process may not show every
+    subscriber yet when the first ones have matched).  ``ros_args``: rclpy's arguments.
+    """
+
+    rate: float = 1.0
+    loop: bool = False
+    topics: tuple | None = None
+    clock: float | None = None
+    start_offset: float = 0.0
+    remap: dict = field(default_factory=dict)
+    wait_for_subscribers: float = 0.0
+    min_subscribers: dict = field(default_factory=dict)
+    ros_args: tuple | None = None
+
+    def check(self):
+        """BagError for an option out of range (before the bag is opened)."""
+        if not self.rate > 0.0:
+            raise BagError(f"rate: must be > 0, got {self.rate}")
+        if self.clock is not None and not self.clock > 0.0:
+            raise BagError(f"clock: must be > 0 Hz, got {self.clock}")
+        if self.start_offset < 0.0:
+            raise BagError(f"start_offset: must be >= 0, got {self.start_offset}")
+
+
+def _played_connections(bag, options: PlayOptions):
+    """The bag's connections to play and {connection id: played topic}."""
+    connections = bag.connections
+    if options.topics:
+        chosen = {c.id for topic in options.topics for c in bag.topic(topic)}
+        connections = [c for c in connections if c.id in chosen]
+    remap = {}
+    for source, target in options.remap.items():
+        for c in bag.topic(source) if bag.has_topic(source) else ():
+            remap[c.id] = target
+    return connections, {c.id: remap.get(c.id, c.topic) for c in connections}
+
+
+def play(bag, options: PlayOptions = PlayOptions(), stop=None, ready=None) -> PlayReport:
     """
     Play ``bag`` (see the module docstring); ``stop`` (threading.Event) ends it early.
 
     ``ready`` (optional) is called when the first message is about to be played.
-    ``min_subscribers``: {played topic (after remapping): count}: with ``wait_for_subscribers``,
-    also wait until that topic has matched at least that many subscribers (the graph of a new
-    process may not show every subscriber yet when the first ones have matched).
     """
     import rclpy
     from rclpy.signals import SignalHandlerOptions
-    if not rate > 0.0:
-        raise BagError(f"rate: must be > 0, got {rate}")
-    if clock is not None and not clock > 0.0:
-        raise BagError(f"clock: must be > 0 Hz, got {clock}")
-    if start_offset < 0.0:
-        raise BagError(f"start_offset: must be >= 0, got {start_offset}")
-    remap = remap or {}
+    options.check()
     stop = stop or threading.Event()
     with open_bag(bag) as reader:
-        connections = reader.connections
-        if topics:
-            wanted = {topic_name(t) for t in topics}
-            missing = sorted(wanted - {c.topic for c in connections})
-            if missing:
-                raise BagError(f"bag {reader.path}: no topic(s) {missing} (its topics: "
-                               f"{sorted({c.topic for c in connections})})")
-            connections = [c for c in connections if c.topic in wanted]
+        connections, targets = _played_connections(reader, options)
         classes = {c.id: message_class(c.msgtype) for c in connections}
         context = rclpy.Context()
-        rclpy.init(args=list(ros_args or ["robot-dynamics"]), context=context,
+        rclpy.init(args=list(options.ros_args or ["robot-dynamics"]), context=context,
                    signal_handler_options=SignalHandlerOptions.NO)
         node = None
         try:
             node = rclpy.create_node("robot_dynamics_bag_player", context=context)
             publishers, by_topic = {}, {}
             for c in connections:
-                target = remap.get(c.topic, c.topic)
+                target = targets[c.id]
                 if target not in by_topic:
                     by_topic[target] = node.create_publisher(
                         classes[c.id], target,
                         publisher_profile(c.ext.offered_qos_profiles, QOS_DEPTH))
                 publishers[c.id] = (target, by_topic[target])
             clock_publisher = None
-            if clock is not None:
+            if options.clock is not None:
                 from rosgraph_msgs.msg import Clock
                 clock_publisher = node.create_publisher(Clock, "/clock", 10)
             with stop_on_signals(stop):
-                _wait_for_subscribers(node, list(by_topic.values()), wait_for_subscribers, stop,
-                                      min_subscribers or {})
-                player = _Player(publishers, clock_publisher, rate, clock, stop)
+                _wait_for_subscribers(node, list(by_topic.values()),
+                                      options.wait_for_subscribers, stop,
+                                      options.min_subscribers)
+                player = _Player(publishers, clock_publisher, options.rate, options.clock, stop)
                 if ready is not None:
                     ready()
-                start = reader.start_time + round(start_offset * 1e9)
+                offset = round(options.start_offset * 1e9)
                 began = time.monotonic()
                 while not stop.is_set():
-                    player.run(messages(reader, connections), start)
-                    if not loop or stop.is_set():
+                    player.run(reader.messages(connections), offset)
+                    if not options.loop or stop.is_set():
                         break
                 seconds = time.monotonic() - began
                 # reliable readers still acknowledging the last messages would lose them if the
@@ -157,13 +185,22 @@ class _Player:
         self.counts = {target: 0 for target, _ in publishers.values()}
         self.lateness = []
 
-    def run(self, items, start: int):
-        """Publish ``items`` (connection, time, raw) from bag time ``start`` on, paced."""
+    def run(self, items, offset: int):
+        """
+        Publish ``items`` (connection, time, raw) paced, from ``offset`` ns after the first on.
+
+        The first message read sets the bag's time (metadata's starting time can be wrong, as
+        in rosbag2's own split test bag); with no offset nothing is skipped, not even a message
+        stamped before the first (split files are read one after the other).
+        """
         began = time.monotonic()
         next_clock, previous_due = began, began
         clock = self.clock_publisher is not None
+        start = None
         for connection, stamp, raw in items:
-            if stamp < start:
+            if start is None:
+                start = stamp + offset
+            if offset and stamp < start:
                 continue
             due = began + (stamp - start) * 1e-9 / self.rate
             message_clock = due - min(CLOCK_LEAD, 0.5 * (due - previous_due)) if clock else due

@@ -143,6 +143,11 @@ class BagReader:
         return [(c, c.msgcount, self.held[c.id]) for c in wanted if self.held[c.id] != c.msgcount]
 
     # -- topics ----------------------------------------------------------------------------
+    def has_topic(self, name: str) -> bool:
+        """Tell whether the bag has topic ``name`` (with or without the leading slash)."""
+        bare = name.lstrip("/")
+        return any(c.topic.lstrip("/") == bare for c in self.connections)
+
     def topic(self, name: str, msgtype: str | None = None) -> list:
         """The connections of topic ``name`` (with or without the leading slash); BagError."""
         found = [c for c in self.connections if c.topic == name]

@@ -6,7 +6,10 @@ clock (system time, or /clock with ``use_sim_time``), with each topic's type and
 QoS in the metadata.  A topic that has no publisher yet is subscribed as soon as one appears
 (checked every ``discovery_period``).  The bag is written to a temporary directory and renamed
 when it is closed: on Ctrl-C (SIGINT) or SIGTERM, or at the end of ``duration``, every message
-received so far is in a properly closed, readable bag; an error removes it.
+received so far is in a properly closed, readable bag; an error removes it.  What was written is
+made durable every ``RECORD_FLUSH_PERIOD`` (0.5 s): a recorder killed outright (SIGKILL, power
+cut of the process) leaves ``.NAME.partial-PID/NAME`` with everything but the last half second,
+which ``robot-dynamics bag recover`` turns into a readable bag.
 """
 from __future__ import annotations
 
@@ -18,7 +21,7 @@ from ..core.errors import BagError
 from .interrupt import stop_on_signals
 from .joint_states import topic_name
 from .qos import subscription_profile, to_bag
-from .storage import DEFAULT_STORAGE, check_output, output_bag
+from .storage import DEFAULT_STORAGE, RECORD_FLUSH_PERIOD, check_output, output_bag
 from .types import ensure_type, typestore
 
 QOS_DEPTH = 1000                    # subscription history: a burst is not lost while writing
@@ -120,7 +123,8 @@ def record(bag, topics, storage: str = DEFAULT_STORAGE, duration: float | None =
                                      "use_sim_time", value=bool(use_sim_time))])
         executor = SingleThreadedExecutor(context=context)
         executor.add_node(node)
-        with stop_on_signals(stop), output_bag(bag, storage, overwrite) as writer:
+        with stop_on_signals(stop), output_bag(bag, storage, overwrite,
+                                               flush_period=RECORD_FLUSH_PERIOD) as writer:
             recorder = Recorder(node, writer, topics, qos_depth)
             recorder.discover()
             node.create_timer(discovery_period, recorder.discover)

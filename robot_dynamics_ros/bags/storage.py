@@ -1,75 +1,39 @@
 """
-Opening bags for reading and writing them so that nothing half-written is ever left behind.
+Writing bags so that nothing half-written is left behind, and little is lost in a crash.
 
-Bags are rosbag2 directories (``metadata.yaml`` plus MCAP or SQLite3 files, what ``ros2 bag``
-reads and writes) handled by the ``rosbags`` library; a single ``.mcap`` file can be read too.
+Bags are rosbag2 directories (``metadata.yaml`` plus an MCAP or SQLite3 file, what ``ros2 bag``
+reads) written with the ``rosbags`` library; reading is ``reader.py``'s.
 
-* :func:`open_bag` -- a rosbags ``Reader``, every way a bag can be unusable turned into a
-  :class:`~robot_dynamics_ros.core.errors.BagError` that names the bag and what is wrong.
-* :func:`output_bag` -- a rosbags ``Writer`` on a temporary directory next to the target, renamed
-  to the target only when the bag is complete (an error or Ctrl-C in between removes it, unless
-  ``keep_interrupted``: a recording stopped by Ctrl-C is a complete bag); an existing target is
-  refused unless ``overwrite``.
-* :func:`messages` -- the reader's messages with read errors (a truncated or corrupt storage file)
-  turned into BagError as well.
+* :func:`output_bag` -- a :class:`BagWriter` on a temporary directory next to the target
+  (``.NAME.partial-PID/NAME``), renamed to the target only when the bag is complete (an error or
+  Ctrl-C in between removes it, unless ``keep_interrupted``: a recording stopped by Ctrl-C is a
+  complete bag); an existing target is refused unless ``overwrite``.
+* :class:`BagWriter` -- rosbags' Writer usable from several threads (a node's callbacks and
+  the executor: the demo records from its spinner threads; Python's sqlite3 refuses a
+  connection used outside the thread that made it), and with ``flush_period`` made durable at
+  that interval: SQLite3 commits its open transaction, MCAP closes its chunk and hands it to the
+  operating system.  A recorder killed with SIGKILL (no chance to close the bag) therefore loses
+  at most ``flush_period`` seconds of messages; ``robot-dynamics bag recover`` makes a readable
+  bag of what it left (``recover.py``).
 """
 from __future__ import annotations
 
 import os
 import shutil
+import sqlite3
+import threading
 from contextlib import contextmanager
 from pathlib import Path
 
-from rosbags.rosbag2 import Reader, StoragePlugin, Writer
-from rosbags.rosbag2.errors import ReaderError, WriterError
+from rosbags.rosbag2 import StoragePlugin, Writer
+from rosbags.rosbag2.errors import WriterError
 
 from ..core.errors import BagError
 
 STORAGES = {"mcap": StoragePlugin.MCAP, "sqlite3": StoragePlugin.SQLITE3}
 DEFAULT_STORAGE = "mcap"            # rosbag2's default since Iron
 BAG_VERSION = 9                     # rosbag2 metadata version of Jazzy and Kilted
-# What rosbags and the storage libraries raise on damaged files: ReaderError, and from deeper down
-# anything from struct.error and sqlite3.DatabaseError to OverflowError (a garbage length).  Only
-# the calls that read a bag are wrapped, so these are the file's fault.
-_READ_ERRORS = (ReaderError, Exception)
-
-
-@contextmanager
-def open_bag(path):
-    """Open the bag at ``path`` for reading (a rosbags Reader); BagError if it cannot be used."""
-    path = Path(path)
-    if not path.exists():
-        raise BagError(f"bag {path}: no such file or directory")
-    if path.is_dir() and not (path / "metadata.yaml").exists():
-        raise BagError(f"bag {path}: not a rosbag2 bag (no metadata.yaml; a recording that was "
-                       "killed before it finished has none)")
-    try:
-        reader = Reader(path)
-        reader.open()
-    except _READ_ERRORS as exc:
-        raise BagError(f"bag {path}: cannot be read: {type(exc).__name__}: {exc}") from None
-    try:
-        yield reader
-    finally:
-        try:
-            reader.close()
-        except _READ_ERRORS:
-            pass
-
-
-def messages(reader, connections=None):
-    """Yield (connection, timestamp ns, raw CDR bytes) in time order; BagError on damaged data."""
-    iterator = reader.messages(connections=connections) if connections is not None \
-        else reader.messages()
-    while True:
-        try:
-            item = next(iterator)
-        except StopIteration:
-            return
-        except _READ_ERRORS as exc:
-            raise BagError(f"bag {reader.path}: damaged data: {type(exc).__name__}: "
-                           f"{exc}") from None
-        yield item
+RECORD_FLUSH_PERIOD = 0.5           # s: a killed recorder loses at most this (documented: 1 s)
 
 
 def storage_plugin(storage: str) -> StoragePlugin:
@@ -95,13 +59,14 @@ def check_output(path, overwrite: bool) -> Path:
 
 @contextmanager
 def output_bag(path, storage: str = DEFAULT_STORAGE, overwrite: bool = False,
-               keep_interrupted: bool = False):
+               keep_interrupted: bool = False, flush_period: float | None = None):
     """
-    Yield an open rosbags Writer that becomes the bag ``path`` when the block completes.
+    Yield an open :class:`BagWriter` that becomes the bag ``path`` when the block completes.
 
     The bag is written to a temporary directory next to ``path`` and renamed when closed; an
     exception in the block removes it (a KeyboardInterrupt closes and keeps it if
     ``keep_interrupted``, then re-raises).  ``overwrite`` replaces an existing bag at ``path``.
+    ``flush_period`` (s): make what was written durable at that interval (recordings).
     """
     path = check_output(path, overwrite)
     plugin = storage_plugin(storage)
@@ -110,11 +75,10 @@ def output_bag(path, storage: str = DEFAULT_STORAGE, overwrite: bool = False,
     if staging.exists():
         shutil.rmtree(staging)
     partial = staging / path.name
-    writer = Writer(partial, version=BAG_VERSION, storage_plugin=plugin)
     try:
         staging.mkdir()
-        writer.open()
-    except (WriterError, OSError) as exc:
+        writer = BagWriter(partial, plugin, flush_period)
+    except (WriterError, OSError, sqlite3.Error) as exc:
         shutil.rmtree(staging, ignore_errors=True)
         raise BagError(f"output {path}: cannot be created: {exc}") from None
     try:
@@ -152,3 +116,90 @@ def _finish(writer, partial: Path, path: Path, overwrite: bool):
         os.replace(partial, path)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+class BagWriter:
+    """
+    rosbags' Writer behind a lock, flushed every ``flush_period`` seconds if given.
+
+    ``add_connection`` and ``write`` take rosbags' arguments; ``flush`` makes everything written
+    so far durable; ``close`` and ``abort`` as rosbags'.
+    """
+
+    def __init__(self, path: Path, plugin: StoragePlugin, flush_period: float | None = None):
+        self._writer = Writer(path, version=BAG_VERSION, storage_plugin=plugin)
+        self._writer.open()
+        self._lock = threading.Lock()
+        if plugin == StoragePlugin.SQLITE3:
+            _sqlite_for_any_thread(self._writer.storage)
+        self._stop = threading.Event()
+        self._flusher = None
+        if flush_period is not None:
+            self._flusher = threading.Thread(target=self._flush_every, args=(flush_period,),
+                                             name="bag-flush", daemon=True)
+            self._flusher.start()
+
+    @property
+    def path(self) -> Path:
+        return self._writer.path
+
+    @property
+    def connections(self) -> list:
+        return self._writer.connections
+
+    def add_connection(self, topic: str, msgtype: str, **kwargs):
+        with self._lock:
+            return self._writer.add_connection(topic, msgtype, **kwargs)
+
+    def write(self, connection, timestamp: int, data):
+        with self._lock:
+            self._writer.write(connection, timestamp, data)
+
+    def flush(self):
+        """Make every message written so far durable (SQLite3: commit; MCAP: close the chunk)."""
+        with self._lock:
+            storage = self._writer.storage
+            if storage is None:
+                return
+            if hasattr(storage, "conn"):                    # rosbags' Sqlite3Writer
+                storage.conn.commit()
+            elif storage.chunk.msgs:                        # rosbags' McapWriter
+                storage.close_chunk()
+                storage.bio.flush()
+
+    def _flush_every(self, period: float):
+        while not self._stop.wait(period):
+            try:
+                self.flush()
+            except Exception:  # noqa: BLE001 -- a full disk: close() will say so
+                return
+
+    def _stop_flushing(self):
+        self._stop.set()
+        if self._flusher is not None and self._flusher is not threading.current_thread():
+            self._flusher.join()
+
+    def close(self):
+        self._stop_flushing()
+        with self._lock:
+            self._writer.close()
+
+    def abort(self):
+        self._stop_flushing()
+        with self._lock:
+            self._writer.abort()
+
+
+def _sqlite_for_any_thread(storage):
+    """
+    Reopen rosbags' SQLite3 connection so that any thread may use it (under BagWriter's lock).
+
+    rosbags opens it with Python's default ``check_same_thread``: a recorder whose callbacks run
+    in another thread than the one that opened the bag failed with "SQLite objects created in a
+    thread can only be used in that same thread" (the demo with ``--storage sqlite3``).  The
+    schema rosbags created is committed; nothing else was written yet.
+    """
+    storage.conn.commit()
+    storage.conn.close()
+    storage.conn = sqlite3.connect(f"file:{storage.path}", uri=True, check_same_thread=False)
+    storage.cursor = storage.conn.cursor()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.errors import BagError
-from .joint_state_cdr import JOINT_STATE, JointStateEncoder
+from ..joint_state_cdr import JOINT_STATE, JointStateTemplate
 from .joint_states import topic_name
 from .storage import DEFAULT_STORAGE, output_bag
 from .types import typestore
@@ -44,11 +44,11 @@ def write_joint_states(bag, joint_names, time, position, velocity=None, effort=N
         if values.shape != (stamps.size, len(names)):
             raise BagError(f"{key}: expected shape ({stamps.size}, {len(names)}), "
                            f"got {values.shape}")
-    encoder = JointStateEncoder(names, tuple(fields))
+    template = JointStateTemplate(names, tuple(fields))
     with output_bag(bag, storage, overwrite) as writer:
         connection = writer.add_connection(topic_name(topic), JOINT_STATE, typestore=typestore())
         for start in range(0, stamps.size, CHUNK):
             part = slice(start, start + CHUNK)
-            rows = encoder.encode(stamps[part], **{k: v[part] for k, v in fields.items()})
+            rows = template.encode_many(stamps[part], **{k: v[part] for k, v in fields.items()})
             for stamp, row in zip(stamps[part].tolist(), rows):
                 writer.write(connection, stamp, row.data)

@@ -1,5 +1,5 @@
 """
-robot-dynamics bag record|play|info|process: rosbag2 bags without the ros2 command line.
+robot-dynamics bag record|play|info|process|recover: rosbag2 bags without the ros2 command line.
 
 ``ros2 bag`` is not installable from the package index, so these are the package's own, on the
 ``rosbags`` library (``robot_dynamics_ros.bags``); the bags are ordinary rosbag2 bags.
@@ -11,7 +11,7 @@ import sys
 from .robot_argument import HELP as ROBOT_HELP
 from .robot_argument import add_chain_arguments, load_robot
 
-HELP = "record, play, inspect and process rosbag2 bags (MCAP or SQLite3)"
+HELP = "record, play, inspect, process and recover rosbag2 bags (MCAP or SQLite3)"
 OUTPUT_CHOICES = ("gravity", "feedforward", "residual")
 
 
@@ -76,12 +76,34 @@ def add_arguments(parser):
                          help="gravity output with friction, as the node's parameter")
     process.add_argument("--storage", choices=sorted(STORAGES), default=DEFAULT_STORAGE)
     process.add_argument("--overwrite", action="store_true", help="replace an existing output")
+    process.add_argument("--skip-bad", action="store_true",
+                         help="skip and count messages whose bytes are damaged instead of "
+                              "stopping at the first")
     process.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    recover = sub.add_parser("recover", help="make a readable bag of what a killed recording "
+                                             "left (as ros2 bag reindex)")
+    recover.add_argument("bag", help="the bag directory without metadata.yaml, the hidden "
+                                     ".NAME.partial-PID directory a killed recorder left, or the "
+                                     "name of the bag it was recording")
+    recover.add_argument("-o", "--output", help="the recovered bag (default: NAME for a "
+                                                ".NAME.partial-PID directory, else BAG_recovered)")
+    recover.add_argument("--overwrite", action="store_true", help="replace an existing output")
 
 
 def run(args) -> int:
-    commands = {"record": _record, "play": _play, "info": _info, "process": _process}
-    return commands[args.bag_command](args)
+    import warnings
+
+    from ..bags.reader import BagWarning
+    commands = {"record": _record, "play": _play, "info": _info, "process": _process,
+                "recover": _recover}
+
+    def show(message, category, *_):
+        print(f"robot-dynamics bag: warning: {message}", file=sys.stderr)
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", BagWarning)
+        warnings.showwarning = show
+        return commands[args.bag_command](args)
 
 
 def _record(args) -> int:
@@ -97,11 +119,13 @@ def _record(args) -> int:
 
 
 def _play(args) -> int:
-    from ..bags.play import parse_min_subscribers, parse_remaps, play
-    report = play(args.bag, rate=args.rate, loop=args.loop, topics=args.topics,
-                  clock=args.clock, start_offset=args.start_offset,
-                  remap=parse_remaps(args.remap), wait_for_subscribers=args.wait_for_subscribers,
-                  min_subscribers=parse_min_subscribers(args.min_subscribers),
+    from ..bags.play import PlayOptions, parse_min_subscribers, parse_remaps, play
+    options = PlayOptions(rate=args.rate, loop=args.loop,
+                          topics=tuple(args.topics) if args.topics else None, clock=args.clock,
+                          start_offset=args.start_offset, remap=parse_remaps(args.remap),
+                          wait_for_subscribers=args.wait_for_subscribers,
+                          min_subscribers=parse_min_subscribers(args.min_subscribers))
+    report = play(args.bag, options,
                   ready=lambda: print(f"playing {args.bag} (Ctrl-C to stop)", flush=True))
     counts = ", ".join(f"{topic} {count}" for topic, count in report.published.items())
     print(f"played {sum(report.published.values())} messages in {report.seconds:.1f} s "
@@ -111,24 +135,44 @@ def _play(args) -> int:
 
 def _info(args) -> int:
     from ..bags import bag_info, format_info
-    print(format_info(bag_info(args.bag, check=args.check)))
-    return 0
+    info = bag_info(args.bag, check=args.check)
+    print(format_info(info))
+    return 1 if info.problems else 0
 
 
 def _process(args) -> int:
-    from ..bags.process import process_bag
+    from ..bags.process import ProcessOptions, process_bag
     model = load_robot(args)
-    report = process_bag(args.input, args.output, model, outputs=args.outputs,
-                         joint_states_topic=args.joint_states, reference_topic=args.reference,
-                         namespace=args.namespace, mode=args.mode, kp=args.kp, kd=args.kd,
-                         friction_compensation=args.friction_compensation, storage=args.storage,
-                         overwrite=args.overwrite, progress=not args.no_progress)
+    options = ProcessOptions(
+        outputs=None if args.outputs is None else tuple(args.outputs),
+        joint_states_topic=args.joint_states, reference_topic=args.reference,
+        namespace=args.namespace, mode=args.mode,
+        kp=None if args.kp is None else tuple(args.kp),
+        kd=None if args.kd is None else tuple(args.kd),
+        friction_compensation=args.friction_compensation, storage=args.storage,
+        overwrite=args.overwrite, progress=not args.no_progress, skip_bad=args.skip_bad)
+    report = process_bag(args.input, args.output, model, options)
     rate = report.joint_states / report.seconds if report.seconds > 0 else float("inf")
     print(f"{args.output}: {report.joint_states} joint states in {report.seconds:.2f} s "
           f"({rate:,.0f} messages/s), {report.references} reference(s)")
     for topic, count in report.written.items():
         print(f"  {topic}: {count} messages")
+    issues = {kind: count for kind, count in report.stamps.items() if count}
+    if issues:
+        print("  header stamps of valid joint states: " + ", ".join(
+            f"{count} {kind}" for kind, count in issues.items()), file=sys.stderr)
     if report.rejected:
-        print("  dropped as the nodes would: " + ", ".join(
+        print("  dropped: " + ", ".join(
             f"{reason} {count}" for reason, count in report.rejected.items()), file=sys.stderr)
+    return 0
+
+
+def _recover(args) -> int:
+    from ..bags.recover import recover
+    report = recover(args.bag, args.output, overwrite=args.overwrite)
+    counts = ", ".join(f"{topic} {count}" for topic, count in report.counts.items())
+    print(f"{report.output}: recovered {sum(report.counts.values())} messages from "
+          f"{report.source} ({counts})")
+    for note in report.notes:
+        print(f"  {note}", file=sys.stderr)
     return 0

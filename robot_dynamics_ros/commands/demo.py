@@ -187,7 +187,7 @@ def _run(args, model, traj, descriptions, bag: Path, stop: threading.Event) -> i
     from rclpy.signals import SignalHandlerOptions
 
     from ..bags.record import Recorder
-    from ..bags.storage import output_bag
+    from ..bags.storage import RECORD_FLUSH_PERIOD, output_bag
     from ..bringup import Spinner, create_nodes, ros_args
 
     controllers, simulator = descriptions[:-1], descriptions[-1:]
@@ -203,7 +203,7 @@ def _run(args, model, traj, descriptions, bag: Path, stop: threading.Event) -> i
             for name in ("demo", "demo_recorder"))
         nodes += [demo, recorder_node]
         monitor, reference_publisher = _wire_demo_node(demo, controllers[0])
-        with output_bag(bag, args.storage) as writer:
+        with output_bag(bag, args.storage, flush_period=RECORD_FLUSH_PERIOD) as writer:
             recorder = Recorder(recorder_node, writer, [
                 _resolved(controllers[0], name) for name in RECORDED])
             recorder.discover()

@@ -13,7 +13,7 @@ from rclpy.serialization import serialize_message
 
 from bag_cli import cli, wait_exit, wait_for_log
 from robot_dynamics_ros.bags import load_joint_states, write_joint_states
-from robot_dynamics_ros.bags.joint_state_cdr import JOINT_STATE, JointStateEncoder
+from robot_dynamics_ros.joint_state_cdr import JOINT_STATE, JointStateTemplate
 from robot_dynamics_ros.bags.process import REFERENCE, process_bag
 from robot_dynamics_ros.bags.storage import output_bag
 from robot_dynamics_ros.bags.types import typestore
@@ -36,7 +36,7 @@ def input_bag(path, model, duration=1.5, rate=200.0):
     keep = slice(None, None, round(1.0 / (rate * run.dt)))
     start = 10 * NS
     stamps = start + np.rint(run.t[keep] * 1e9).astype(np.int64)
-    rows = JointStateEncoder(model.joint_names, ("position", "velocity", "effort")).encode(
+    rows = JointStateTemplate(model.joint_names, ("position", "velocity", "effort")).encode_many(
         stamps, position=run.q[keep], velocity=run.qd[keep], effort=run.tau[keep])
     with output_bag(path) as writer:
         reference = writer.add_connection("/reference_trajectory", REFERENCE,

@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 from rclpy.serialization import serialize_message
 
-from bag_messages import serialized, ts_joint_state
+from bag_messages import puma_run, raw_bag, serialized, ts_joint_state
 from robot_dynamics_ros.bags import (bag_info, format_info, load_joint_states, read_joint_states,
                                      write_joint_states)
-from robot_dynamics_ros.bags.joint_state_cdr import JOINT_STATE, JointStateEncoder
-from robot_dynamics_ros.bags.process import REFERENCE, process_bag
+from robot_dynamics_ros.joint_state_cdr import JOINT_STATE, JointStateTemplate
+from robot_dynamics_ros.bags.process import REFERENCE, ProcessOptions, process_bag
 from robot_dynamics_ros.bags.storage import output_bag
 from robot_dynamics_ros.bags.types import typestore
 from robot_dynamics_ros.core import (BagError, JointTrajectory, Reference, RobotModel,
@@ -29,75 +29,14 @@ NS = 1_000_000_000
 TOPICS = {"reference_topic": "/reference_trajectory", "namespace": ""}   # as the test bags have
 
 
+def options(**kwargs) -> ProcessOptions:
+    """ProcessOptions with the test bags' topics."""
+    return ProcessOptions(**{**TOPICS, **kwargs})
+
+
 @pytest.fixture(scope="module")
 def puma():
     return RobotModel.named("puma560")
-
-
-def raw_bag(path, topics, storage="mcap"):
-    """Write a bag of ``topics``: {topic: (msgtype, [(time ns, raw bytes), ...])}."""
-    with output_bag(path, storage) as writer:
-        for topic, (msgtype, items) in topics.items():
-            connection = writer.add_connection(topic, msgtype, typestore=typestore())
-            for t, raw in items:
-                writer.write(connection, t, raw)
-
-
-def puma_run(puma, duration=1.0, payload=None):
-    """Simulate the Puma under a PD + gravity controller about a moving set point."""
-    model = puma if payload is None else puma.with_payload(payload, [0.0, 0.0, 0.05])
-
-    def controller(t, q, qd):
-        target = 0.3 * np.sin(2.0 * t + np.arange(6))
-        return gravity_torques(model, q) + 40.0 * (target - q) - 4.0 * qd
-    return simulate(model, np.zeros(6), np.zeros(6), duration, torque=controller)
-
-
-# --------------------------------------------------------------------------------- read / write
-@pytest.mark.parametrize("storage", ["mcap", "sqlite3"])
-def test_round_trip_of_a_simulated_run(tmp_path, puma, storage):
-    run = puma_run(puma, 0.3)
-    bag = tmp_path / "run"
-    write_joint_states(bag, puma.joint_names, run.t, run.q, run.qd, run.tau, storage=storage,
-                       time_offset=100.0)
-    info = bag_info(bag, check=True)
-    assert info.storage == storage and info.message_count == run.t.size
-    assert info.duration == pytest.approx(0.3, abs=1e-9)
-    text = format_info(info)
-    assert "Topic: /joint_states | Type: sensor_msgs/msg/JointState | Count: 301" in text
-    # read in another joint order, in small chunks
-    order = puma.joint_names[::-1]
-    chunks = list(read_joint_states(bag, "joint_states", joint_names=order, chunk_size=64))
-    assert len(chunks) == 5
-    states = load_joint_states(bag, joint_names=order)
-    for chunk_field, field in (("position", "q"), ("velocity", "qd"), ("effort", "tau")):
-        np.testing.assert_array_equal(getattr(states, chunk_field)[:, ::-1], getattr(run, field))
-        np.testing.assert_array_equal(np.concatenate([getattr(c, chunk_field) for c in chunks]),
-                                      getattr(states, chunk_field))
-    np.testing.assert_array_equal(states.stamp, np.rint((run.t + 100.0) * 1e9).astype(np.int64))
-    np.testing.assert_array_equal(states.time, states.stamp)
-    assert states.joint_names == order and states.rejected == {}
-
-
-def test_messages_are_matched_by_name_and_invalid_ones_named_or_counted(tmp_path):
-    good = ["a", "b"]
-    msgs = [ts_joint_state(1 * NS, ["b", "gripper", "a"], [2.0, 9.0, 1.0], [], [5.0, 0.0, 4.0]),
-            ts_joint_state(2 * NS, ["a"], [1.0]),                                   # missing b
-            ts_joint_state(3 * NS, ["a", "b", "a"], [1.0, 2.0, 3.0]),               # duplicate
-            ts_joint_state(4 * NS, good, [1.0]),                                    # length
-            ts_joint_state(5 * NS, good, [1.0, np.nan]),                            # NaN
-            ts_joint_state(6 * NS, good, [1.0, 2.0], [0.5, 0.25])]
-    bag = tmp_path / "mixed"
-    raw_bag(bag, {"/joint_states": (JOINT_STATE, [(k * NS, serialized(m))
-                                                  for k, m in enumerate(msgs, 1)])})
-    with pytest.raises(BagError, match=r"message 1 \(t = 2.000000000 s\): missing joint\(s\)"):
-        load_joint_states(bag, joint_names=good)
-    states = load_joint_states(bag, joint_names=good, skip_invalid=True)
-    assert states.rejected == {"missing": 1, "duplicate": 1, "length": 1, "non-finite": 1}
-    np.testing.assert_array_equal(states.position, [[1.0, 2.0], [1.0, 2.0]])
-    np.testing.assert_array_equal(states.effort[0], [4.0, 5.0])
-    assert np.isnan(states.velocity[0]).all() and np.isnan(states.effort[1]).all()
-    np.testing.assert_array_equal(states.velocity[1], [0.5, 0.25])
 
 
 # --------------------------------------------------------------------------------- bad bags
@@ -128,7 +67,7 @@ def test_a_damaged_bag_gets_a_clear_error_and_nothing_is_written(tmp_path, puma,
     write_joint_states(bag, puma.joint_names, run.t, run.q, run.qd, run.tau, storage=storage)
     corrupt(bag, what)
     with pytest.raises(BagError, match=rf"bag {bag}"):
-        process_bag(bag, tmp_path / "out", puma, **TOPICS)
+        process_bag(bag, tmp_path / "out", puma, options())
     assert sorted(p.name for p in tmp_path.iterdir()) == ["damaged"]
 
 
@@ -137,20 +76,20 @@ def test_bad_inputs_and_outputs_are_refused_with_the_reason(tmp_path, puma):
     bag = tmp_path / "run"
     write_joint_states(bag, puma.joint_names, run.t, run.q, run.qd, run.tau)
     with pytest.raises(BagError, match="no such file or directory"):
-        process_bag(tmp_path / "nope", tmp_path / "out", puma, **TOPICS)
-    with pytest.raises(BagError, match=r"no topic '/states' \(its topics: \['/joint_states'\]\)"):
-        process_bag(bag, tmp_path / "out", puma, joint_states_topic="states", **TOPICS)
+        process_bag(tmp_path / "nope", tmp_path / "out", puma, options())
+    with pytest.raises(BagError, match=r"no topic 'states' \(its topics: \['/joint_states'\]\)"):
+        process_bag(bag, tmp_path / "out", puma, options(joint_states_topic="states"))
     with pytest.raises(BagError, match="no topic '/reference_trajectory', which the feedforward"):
-        process_bag(bag, tmp_path / "out", puma, outputs=["feedforward"], **TOPICS)
+        process_bag(bag, tmp_path / "out", puma, options(outputs=("feedforward",)))
     with pytest.raises(BagError, match=r"joint names of '/joint_states' do not match robot "
-                                       r"'panda': missing joint\(s\)"):
-        process_bag(bag, tmp_path / "out", RobotModel.named("panda"), **TOPICS)
+                                       r"'panda': joint_states: joint names: missing joint\(s\)"):
+        process_bag(bag, tmp_path / "out", RobotModel.named("panda"), options())
     with pytest.raises(BagError, match="outputs"):
-        process_bag(bag, tmp_path / "out", puma, outputs=["torque"], **TOPICS)
+        process_bag(bag, tmp_path / "out", puma, options(outputs=("torque",)))
     (tmp_path / "out").mkdir()
     with pytest.raises(BagError, match="exists already; pass --overwrite"):
-        process_bag(bag, tmp_path / "out", puma, **TOPICS)
-    report = process_bag(bag, tmp_path / "out", puma, overwrite=True, **TOPICS)
+        process_bag(bag, tmp_path / "out", puma, options())
+    report = process_bag(bag, tmp_path / "out", puma, options(overwrite=True))
     assert report.written == {"/gravity_effort": 101, "/effort_residual": 101}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "run"]
 
@@ -164,7 +103,7 @@ def test_unknown_message_types_and_wrong_topic_types_are_named(tmp_path, puma):
                               rihs01="RIHS01_" + "0" * 64)
     with pytest.raises(BagError, match="topic '/joint_states' has type "
                                        "std_msgs/msg/Float64MultiArray, expected sensor_msgs"):
-        process_bag(bag, tmp_path / "out", puma, **TOPICS)
+        process_bag(bag, tmp_path / "out", puma, options())
     from robot_dynamics_ros.bags.types import ensure_type, message_class
     with pytest.raises(BagError, match="unknown message type 'not_a_pkg/msg/Thing'"):
         ensure_type("not_a_pkg/msg/Thing")
@@ -189,16 +128,16 @@ def test_processing_equals_the_nodes_computation_message_by_message(tmp_path, pu
     run = puma_run(puma, 0.6)
     stamps = np.rint((run.t + 50.0) * 1e9).astype(np.int64)
     records = stamps + 300_000                              # recorded 0.3 ms after the stamp
-    encoder = JointStateEncoder(puma.joint_names, ("position", "velocity", "effort"))
-    rows = encoder.encode(stamps, position=run.q, velocity=run.qd, effort=run.tau)
+    template = JointStateTemplate(puma.joint_names, ("position", "velocity", "effort"))
+    rows = template.encode_many(stamps, position=run.q, velocity=run.qd, effort=run.tau)
     traj, ref_raw = reference_raw(puma)
     bag = tmp_path / "in"
     raw_bag(bag, {"/joint_states": (JOINT_STATE, list(zip(records.tolist(),
                                                           (r.tobytes() for r in rows)))),
                   "/reference_trajectory": (REFERENCE, [(int(records[100]) - 1, ref_raw)])})
     kp, kd = np.full(6, 50.0), np.full(6, 10.0)
-    report = process_bag(bag, tmp_path / "out", puma, mode=mode, kp=kp, kd=kd, chunk_size=97,
-                         **TOPICS)
+    report = process_bag(bag, tmp_path / "out", puma,
+                         options(mode=mode, kp=tuple(kp), kd=tuple(kd), chunk_size=97))
     assert report.written == {"/gravity_effort": 601, "/feedforward_effort": 501,
                               "/effort_residual": 601}
     out = {t: load_joint_states(tmp_path / "out", t, require_position=False)
@@ -231,8 +170,8 @@ def test_residual_shows_an_unmodelled_payload_and_vanishes_with_the_exact_model(
     with_payload = puma.with_payload(2.0, [0.0, 0.0, 0.05])
     for name, model in (("exact", puma), ("payload", with_payload)):
         write_joint_states(tmp_path / name, puma.joint_names, t, q, qd, rnea(model, q, qd, qdd))
-        process_bag(tmp_path / name, tmp_path / f"{name}_out", puma, outputs=["residual"],
-                    chunk_size=50, **TOPICS)
+        process_bag(tmp_path / name, tmp_path / f"{name}_out", puma,
+                    options(outputs=("residual",), chunk_size=50))
     exact = load_joint_states(tmp_path / "exact_out", "/effort_residual", require_position=False)
     assert exact.effort.shape == (1000, 6)
     # central differences: O(dt^2) inside, O(dt) at the two ends
@@ -268,7 +207,8 @@ def test_nothing_half_written_when_processing_fails_midway(tmp_path, puma):
             for t, q, qd, tau in zip(run.t, run.q, run.qd, run.tau)]
     msgs.append((msgs[-1][0] + 1, b"\x00\x01\x00\x00garbage"))        # an undecodable last message
     raw_bag(tmp_path / "in", {"/joint_states": (JOINT_STATE, msgs)})
-    with pytest.raises(Exception):
-        process_bag(tmp_path / "in", tmp_path / "out", puma, **TOPICS)
+    with pytest.raises(BagError, match=r"/joint_states message 201 \(t = 0.200000001 s\): "
+                                       "joint_states: 11 bytes that are not a serialized"):
+        process_bag(tmp_path / "in", tmp_path / "out", puma, options())
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in"]
     shutil.rmtree(tmp_path / "in")
