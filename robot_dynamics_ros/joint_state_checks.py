@@ -119,7 +119,7 @@ def check_lengths(count: int, positions: int, velocities: int, what: str = "join
 
 
 def no_velocity(what: str = "joint_states") -> MessageRejected:
-    """The rejection of a message without velocity where the node needs one."""
+    """Return the rejection of a message without velocity where the node needs one."""
     return MessageRejected("no velocity", f"{what}: no velocity, which this node needs "
                                           "(computed-torque mode or friction compensation)")
 
@@ -153,7 +153,7 @@ class BatchProblem:
 
 
 def joint_state_batch(names, position: np.ndarray, velocity: np.ndarray, order: JointOrder,
-                       need_velocity: bool = False, what: str = "joint_states"):
+                      need_velocity: bool = False, what: str = "joint_states"):
     """
     :func:`joint_state_lists` for ``m`` messages with the same name list, as arrays.
 

@@ -33,7 +33,7 @@ from rclpy.serialization import deserialize_message
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
-from .joint_state_cdr import (CDR_LE, HEADER, STAMP, CdrBuilder, JointStateTemplate, NameLayouts,
+from .joint_state_cdr import (HEADER, STAMP, CdrBuilder, JointStateTemplate, NameLayouts,
                               arrays_after)
 from .ros_messages import (JointOrder, MessageRejected, joint_state_values,
                            plausible_joint_values)

@@ -20,7 +20,7 @@ FIELDS = ("position", "velocity", "effort")
 
 
 def expected_of(raw):
-    """rosbags' reading of ``raw`` (names, frame id, stamp ns, the three arrays)."""
+    """Read ``raw`` with rosbags: names, frame id, stamp ns, the three arrays."""
     msg = typestore().deserialize_cdr(raw, JOINT_STATE)
     return (tuple(msg.name), msg.header.frame_id,
             msg.header.stamp.sec * NS + msg.header.stamp.nanosec,
@@ -45,7 +45,7 @@ def assert_same(got, expected):
 
 
 def random_rclpy_message(rng: random.Random) -> RclpyJointState:
-    """A JointState with random names (incl. non-ASCII), frame id, lengths and values."""
+    """Make a JointState with random names (non-ASCII too), frame id, lengths and values."""
     names = ["".join(rng.choice("abcxyz_\u00e9") for _ in range(rng.randrange(0, 9)))
              for _ in range(rng.randrange(0, 8))]
     msg = RclpyJointState(name=names)

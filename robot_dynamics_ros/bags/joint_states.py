@@ -92,7 +92,7 @@ class JointStateChecker:
         return () if self.order is None else self.order.names
 
     def decode(self, raws) -> tuple[list[Group], list[Problem]]:
-        """Groups of decoded messages, and the malformed ones as a Problem."""
+        """Decode ``raws`` into groups, and the malformed ones into a Problem."""
         groups, others = self.decoder.decode(raws)
         malformed, text = [], ""
         for k in others:
@@ -131,7 +131,7 @@ class JointStateChecker:
 
 
 def message_error(path, topic: str, index: int, time_ns: int, text: str) -> BagError:
-    """The error naming one message of a bag."""
+    """Return the error naming one message of a bag."""
     return BagError(f"bag {path}: {topic} message {index} (t = {seconds_text(time_ns)} s): "
                     f"{text}")
 
@@ -206,6 +206,6 @@ def _chunk(path, topic, checker, times, raws, first: int, skip_invalid: bool) ->
 
 
 def progress_bar(total: int, description: str, enabled: bool):
-    """A tqdm progress bar on stderr (disabled unless ``enabled``)."""
+    """Return a tqdm progress bar on stderr (disabled unless ``enabled``)."""
     from tqdm import tqdm
     return tqdm(total=total, desc=description, unit="msg", disable=not enabled, leave=False)

@@ -98,7 +98,7 @@ class PlayOptions:
     ros_args: tuple | None = None
 
     def check(self):
-        """BagError for an option out of range (before the bag is opened)."""
+        """Refuse (BagError) an option out of range, before the bag is opened."""
         if not self.rate > 0.0:
             raise BagError(f"rate: must be > 0, got {self.rate}")
         if self.clock is not None and not self.clock > 0.0:
@@ -108,7 +108,7 @@ class PlayOptions:
 
 
 def _played_connections(bag, options: PlayOptions):
-    """The bag's connections to play and {connection id: played topic}."""
+    """Return the bag's connections to play and {connection id: played topic}."""
     connections = bag.connections
     if options.topics:
         chosen = {c.id for topic in options.topics for c in bag.topic(topic)}

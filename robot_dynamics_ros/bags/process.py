@@ -91,7 +91,7 @@ class ProcessOptions:
     skip_bad: bool = False
 
     def check(self):
-        """BagError for an option out of range (before any bag is opened)."""
+        """Refuse (BagError) an option out of range, before any bag is opened."""
         if self.mode not in MODES:
             raise BagError(f"mode: '{self.mode}' is not one of {list(MODES)}")
         if self.chunk_size < 2:

@@ -102,7 +102,7 @@ class BagReader:
 
     @property
     def files(self) -> list[str]:
-        """The storage files, as metadata.yaml lists them (or the bare file)."""
+        """Return the storage files, as metadata.yaml lists them (or the bare file)."""
         if self._directory is None:
             return [self.path.name]
         if self._files is None:
@@ -130,7 +130,7 @@ class BagReader:
 
     @property
     def duration_ns(self) -> int:
-        """metadata's duration (last message time - first), int ns."""
+        """Return metadata's duration (last message time - first), int ns."""
         return max(0, self.reader.duration - 1) if self.reader.message_count else 0
 
     @property
@@ -138,7 +138,7 @@ class BagReader:
         return self.reader.ros_distro or ""
 
     def count_problems(self, connections=None) -> list[tuple]:
-        """(connection, promised, held) for each connection whose storage holds other counts."""
+        """List (connection, promised, held) where the storage holds another count."""
         wanted = self.connections if connections is None else connections
         return [(c, c.msgcount, self.held[c.id]) for c in wanted if self.held[c.id] != c.msgcount]
 
@@ -149,7 +149,7 @@ class BagReader:
         return any(c.topic.lstrip("/") == bare for c in self.connections)
 
     def topic(self, name: str, msgtype: str | None = None) -> list:
-        """The connections of topic ``name`` (with or without the leading slash); BagError."""
+        """Return the connections of topic ``name`` (with or without the leading slash)."""
         found = [c for c in self.connections if c.topic == name]
         if not found:
             bare = name.lstrip("/")
@@ -184,7 +184,7 @@ class BagReader:
                 break
             except BagError:
                 raise
-            except Exception as exc:  # noqa: BLE001 -- rosbags, apsw, zstd, struct: the file's fault
+            except Exception as exc:  # noqa: BLE001 -- rosbags, apsw, zstd: the file's fault
                 topics = sorted({c.topic for c in wanted})
                 raise BagError(f"bag {self.path}: damaged data after message {sum(read.values())}"
                                f" (reading {', '.join(topics)}): {type(exc).__name__}: "
@@ -222,7 +222,7 @@ class BagReader:
 
 
 def _check_path(path: Path):
-    """BagError for what is no bag, before rosbags looks at it."""
+    """Refuse (BagError) what is no bag, before rosbags looks at it."""
     if not path.exists():
         partial = sorted(path.parent.glob(f".{path.name}.partial-*")) if path.name else []
         hint = (f" (a recording into it was interrupted and left {partial[0]}: "
@@ -237,7 +237,8 @@ def _check_path(path: Path):
         size = metadata.stat().st_size
         if size > MAX_METADATA_BYTES:
             raise BagError(f"bag {path}: metadata.yaml is {size / 2**20:.1f} MiB, more than the "
-                           f"{MAX_METADATA_BYTES / 2**20:.0f} MiB a bag's metadata takes; not read")
+                           f"{MAX_METADATA_BYTES / 2**20:.0f} MiB a bag's metadata takes; "
+                           "not read")
     elif path.suffix not in STORAGE_IDS:
         raise BagError(f"bag {path}: neither a rosbag2 directory nor a .mcap or .db3 file")
 

@@ -222,7 +222,7 @@ def _salvage_mcap(path: Path, notes: list):
 
 
 def _chunk_records(record: bytes, decompress):
-    """The (opcode, body) records inside an MCAP chunk record, decompressed and CRC-checked."""
+    """Return the (opcode, body) records inside an MCAP chunk, decompressed, CRC checked."""
     _, _, size, crc = struct.unpack_from("<QQQI", record, 0)
     (name_length,) = struct.unpack_from("<I", record, 28)
     compression = record[32:32 + name_length].decode()

@@ -28,16 +28,18 @@ def seconds_to_ns(t) -> np.ndarray:
 
 def write_joint_states(bag, joint_names, time, position, velocity=None, effort=None,
                        topic: str = "/joint_states", storage: str = DEFAULT_STORAGE,
-                       overwrite: bool = False, time_offset: float = 0.0) -> None:
+                       overwrite: bool = False, time_offset: float = 0.0,
+                       start_ns: int = 0) -> None:
     """
     Write one JointState per row to a new bag ``bag``.
 
-    ``time`` (N,) seconds: header stamp and record time of each message (plus ``time_offset``
-    seconds, e.g. a wall-clock start); ``position`` and the optional ``velocity`` and ``effort``
-    are (N, n) in ``joint_names`` order.
+    ``time`` (N,) seconds: header stamp and record time of each message, after ``start_ns``
+    (int ns, e.g. a wall-clock start: exact, where a float of seconds since 1970 is only good
+    to ~0.2 us) plus ``time_offset`` seconds; ``position`` and the optional ``velocity`` and
+    ``effort`` are (N, n) in ``joint_names`` order.
     """
     names = tuple(joint_names)
-    stamps = seconds_to_ns(np.asarray(time, dtype=float) + time_offset)
+    stamps = int(start_ns) + seconds_to_ns(np.asarray(time, dtype=float) + time_offset)
     fields = {"position": position, "velocity": velocity, "effort": effort}
     fields = {k: np.asarray(v, dtype=float) for k, v in fields.items() if v is not None}
     for key, values in fields.items():

@@ -76,7 +76,7 @@ def test_messages_are_matched_by_name_and_invalid_ones_named_or_counted(tmp_path
 
 
 def random_message(rng, names):
-    """A JointState for ``names`` that is often invalid in one of the ways a node checks."""
+    """Make a JointState for ``names``, often invalid in one of the ways a node checks."""
     names = list(names)
     if rng.random() < 0.1:
         names = names[:-1]

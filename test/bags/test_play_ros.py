@@ -1,7 +1,8 @@
 """
 bag play over DDS: playback into the nodes equals offline processing.
 
-Also rate, offset, topic selection, remapping and looping.
+Also rate, offset, topic selection, remapping and looping, and rosbag2's own talker bags (which
+rosbags alone reads as empty) played whole, as rosbag2's test_sequential_reader reads them.
 """
 
 import signal
@@ -14,12 +15,13 @@ from rclpy.serialization import serialize_message
 from bag_cli import cli, wait_exit, wait_for_log
 from robot_dynamics_ros.bags import load_joint_states, write_joint_states
 from robot_dynamics_ros.joint_state_cdr import JOINT_STATE, JointStateTemplate
-from robot_dynamics_ros.bags.process import REFERENCE, process_bag
+from robot_dynamics_ros.bags.process import REFERENCE, ProcessOptions, process_bag
 from robot_dynamics_ros.bags.storage import output_bag
 from robot_dynamics_ros.bags.types import typestore
 from robot_dynamics_ros.commands.demo import demo_trajectory
 from robot_dynamics_ros.core import RobotModel, gravity_torques, simulate
 from robot_dynamics_ros.ros_messages import trajectory_to_msg
+from locations import DATA
 from ros_fixtures import *  # noqa: F401,F403
 from ros_fixtures import NodeProcess, private_namespace
 
@@ -93,8 +95,9 @@ def test_playback_into_the_nodes_equals_offline_processing(ros_env, tmp_path):
         for node in nodes:
             node.stop()
         recorder.stop()
-    process_bag(source, tmp_path / "offline", model, outputs=["gravity", "feedforward"],
-                reference_topic="/reference_trajectory", namespace="")
+    process_bag(source, tmp_path / "offline", model,
+                ProcessOptions(outputs=("gravity", "feedforward"),
+                               reference_topic="/reference_trajectory", namespace=""))
     for topic, output in zip(outputs, ("/gravity_effort", "/feedforward_effort")):
         online = load_joint_states(tmp_path / "online", topic, require_position=False)
         offline = load_joint_states(tmp_path / "offline", output, require_position=False)
@@ -139,3 +142,19 @@ def test_play_options_rate_offset_topics_remap_loop(ros_env, tmp_path):
     assert np.median(intervals) == pytest.approx(0.005, abs=1e-3)
     b = load_joint_states(tmp_path / "out", f"{namespace}/b")
     assert b.stamp.size > 150 and "(interrupted)" in looped.log_path.read_text()   # > one pass
+
+
+def test_rosbag2s_talker_bags_play_every_message(ros_env, ros_client, tmp_path):
+    from std_msgs.msg import String
+    talker = DATA / "bags" / "rosbag2" / "rosbag2_py" / "test" / "resources"
+    for storage in ("mcap", "sqlite3"):
+        namespace = private_namespace(f"talker_{storage}")
+        received = ros_client.collect(String, f"{namespace}/topic")
+        player = cli(ros_env, tmp_path, f"talker_{storage}", "play", talker / storage / "talker",
+                     "--topics", "topic", "--rate", 20.0, "--remap", f"/topic:={namespace}/topic",
+                     "--wait-for-subscribers", 20)
+        assert wait_exit(player) == 0, player.log_path.read_text()
+        assert "played 10 messages" in player.log_path.read_text()
+        assert ros_client.spin_until(lambda: len(received.messages) == 10, timeout=10.0), \
+            [m.data for m in received.messages]
+        assert [m.data for m in received.messages] == [f"Hello, world! {k}" for k in range(10)]

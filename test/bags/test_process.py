@@ -14,14 +14,13 @@ import pytest
 from rclpy.serialization import serialize_message
 
 from bag_messages import puma_run, raw_bag, serialized, ts_joint_state
-from robot_dynamics_ros.bags import (bag_info, format_info, load_joint_states, read_joint_states,
-                                     write_joint_states)
+from robot_dynamics_ros.bags import load_joint_states, write_joint_states
 from robot_dynamics_ros.joint_state_cdr import JOINT_STATE, JointStateTemplate
 from robot_dynamics_ros.bags.process import REFERENCE, ProcessOptions, process_bag
 from robot_dynamics_ros.bags.storage import output_bag
 from robot_dynamics_ros.bags.types import typestore
 from robot_dynamics_ros.core import (BagError, JointTrajectory, Reference, RobotModel,
-                                     gravity_torques, rnea, simulate)
+                                     gravity_torques, rnea)
 from robot_dynamics_ros.core.errors import BagError as CoreBagError
 from robot_dynamics_ros.ros_messages import trajectory_to_msg
 
@@ -30,7 +29,7 @@ TOPICS = {"reference_topic": "/reference_trajectory", "namespace": ""}   # as th
 
 
 def options(**kwargs) -> ProcessOptions:
-    """ProcessOptions with the test bags' topics."""
+    """Return ProcessOptions with the test bags' topics."""
     return ProcessOptions(**{**TOPICS, **kwargs})
 
 

@@ -1,6 +1,5 @@
 """
-Reading bags as rosbag2 reads them (robot_dynamics_ros.bags.reader), checked on bags nobody here
-wrote.
+Reading bags as rosbag2 reads them (robot_dynamics_ros.bags.reader), on bags nobody here wrote.
 
 Oracles: rosbag2's own test bags (test/data/bags/rosbag2, README there) with the counts, order
 and contents rosbag2's own tests expect of them (rosbag2_py/test/test_sequential_reader*.py,
@@ -20,7 +19,7 @@ from mcap.writer import CompressionType
 from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 
 from locations import DATA
-from other_writers import other_writer_bag, sample_recording, write_metadata, write_sqlite
+from other_writers import other_writer_bag, sample_recording, write_metadata
 from robot_dynamics_ros.bags import bag_info, load_joint_states
 from robot_dynamics_ros.bags.process import ProcessOptions, process_bag
 from robot_dynamics_ros.bags.reader import MAX_METADATA_BYTES, BagWarning, open_bag

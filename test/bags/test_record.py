@@ -1,4 +1,9 @@
-"""bag record over DDS: recordings of the simulator in both storages, and Ctrl-C."""
+"""
+bag record over DDS: recordings of the simulator in both storages, Ctrl-C, and SIGKILL.
+
+Oracles: the core's simulation of the same robot; the independent readers (foxglove's mcap,
+plain sqlite3 against rosbag2's schema) decoding the recordings; the wall clock at the kill.
+"""
 
 import os
 import signal
@@ -8,6 +13,7 @@ import numpy as np
 import pytest
 
 from bag_cli import cli, wait_exit, wait_for_log
+from independent_readers import independent_messages, joint_state_rows
 from robot_dynamics_ros.bags import bag_info, load_joint_states
 from robot_dynamics_ros.core import RobotModel, simulate
 from ros_fixtures import *  # noqa: F401,F403
@@ -53,6 +59,10 @@ def test_recordings_of_the_simulator_in_both_formats_are_the_core_simulation(
         np.testing.assert_allclose(states.position, reference.q[rows], atol=1e-9)
         np.testing.assert_allclose(states.velocity, reference.qd[rows], atol=1e-9)
         np.testing.assert_allclose(states.effort, 0.0, atol=0.0)      # no command: zero torque
+        rows = joint_state_rows(independent_messages(tmp_path / storage), topic)
+        assert rows["stamp"] == states.stamp.tolist() and rows["time"] == states.time.tolist()
+        np.testing.assert_array_equal(rows["position"], states.position)
+        np.testing.assert_array_equal(rows["velocity"], states.velocity)
 
 
 def test_ctrl_c_during_recording_leaves_a_readable_bag(ros_env, tmp_path):
@@ -77,3 +87,30 @@ def test_ctrl_c_during_recording_leaves_a_readable_bag(ros_env, tmp_path):
     assert info.message_count == states.stamp.size > 100
     assert sorted(os.listdir(tmp_path)) == sorted(["interrupted", "record.log",
                                                    "dynamics_simulator.log"])
+
+
+@pytest.mark.parametrize("storage", ["mcap", "sqlite3"])
+def test_a_recorder_killed_outright_loses_at_most_a_second(ros_env, tmp_path, storage):
+    namespace = private_namespace(f"kill_{storage}")
+    topic = f"{namespace}/joint_states"
+    sim = NodeProcess.node("robot_dynamics_ros.nodes.simulator", ros_env, tmp_path,
+                           "dynamics_simulator", namespace,
+                           {"robot_description": "planar2", "publish_rate": 200.0})
+    recorder = cli(ros_env, tmp_path, "record", "record", tmp_path / "killed", "--topics", topic,
+                   "--storage", storage)
+    try:
+        wait_for_log(recorder, f"recording '{topic}'")
+        time.sleep(3.0)
+        killed = time.time_ns()
+        recorder.proc.send_signal(signal.SIGKILL)
+        wait_exit(recorder, 20.0)
+    finally:
+        sim.stop()
+        recorder.stop()
+    assert not (tmp_path / "killed").exists()
+    result = cli(ros_env, tmp_path, "recover", "recover", tmp_path / "killed")
+    assert wait_exit(result) == 0, result.log_path.read_text()
+    states = load_joint_states(tmp_path / "killed", topic)
+    assert states.time.size > 200                     # 3 s at 200 Hz, less at most 1 s
+    assert killed - states.time[-1] < 1_000_000_000, (killed - states.time[-1]) * 1e-9
+    assert not list(tmp_path.glob(".killed.partial-*"))

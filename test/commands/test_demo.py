@@ -23,6 +23,7 @@ import warnings
 import numpy as np
 import pytest
 
+from independent_readers import independent_messages, joint_state_rows
 from ros_fixtures import *  # noqa: F401,F403
 from ros_fixtures import ROOT, private_namespace
 from robot_dynamics_ros.bags import bag_info, load_joint_states
@@ -53,12 +54,18 @@ def run_demo(ros_env, tmp_path, tag, *extra):
 
 @pytest.fixture(scope="module", params=["shipped", "without_friction"])
 def demo_run(request, ros_env, tmp_path_factory):
-    """One demo run per robot variant: (model, stdout, bag, namespace)."""
+    """
+    Run the demo once per robot variant: (model, stdout, bag, namespace).
+
+    The variant without friction records with ``--storage sqlite3``, so both storages are
+    covered (SQLite3 once failed: the recorder writes from the spinner threads).
+    """
     tmp_path = tmp_path_factory.mktemp(request.param)
     model = RobotModel.named("puma560")
     if request.param == "without_friction":
         return (model.without_friction(),
-                *run_demo(ros_env, tmp_path, "demo_nf", "--without-friction"))
+                *run_demo(ros_env, tmp_path, "demo_nf", "--without-friction",
+                          "--storage", "sqlite3"))
     return (model, *run_demo(ros_env, tmp_path, "demo"))
 
 
@@ -137,6 +144,13 @@ def test_controller_outputs_are_computed_torque_and_the_plant_applies_them(demo_
 def test_bag_holds_the_run_and_the_nodes_answered(demo_run):
     model, out, bag, ns = demo_run
     info = bag_info(bag, check=True)
+    assert f"{bag} ({info.storage})" in out
+    # the independent readers (foxglove's mcap, plain sqlite3) decode the same joint states
+    rows = joint_state_rows(independent_messages(bag), f"{ns}/joint_states")
+    states = load_joint_states(bag, f"{ns}/joint_states", joint_names=model.joint_names)
+    assert rows["stamp"] == states.stamp.tolist() and rows["time"] == states.time.tolist()
+    np.testing.assert_array_equal(rows["position"], states.position)
+    np.testing.assert_array_equal(rows["velocity"], states.velocity)
     counts = {topic.name: topic.count for topic in info.topics}
     types = {topic.name: topic.msgtype for topic in info.topics}
     states = counts[f"{ns}/joint_states"]

@@ -42,7 +42,7 @@ def storage_file(bag: Path, suffix: str) -> Path:
 
 
 def mcap_messages(bag: Path) -> list:
-    """(topic, log time, decoded message) of the bag's MCAP file, by foxglove's reader."""
+    """Read (topic, log time, message) of the bag's MCAP file with foxglove's reader."""
     out = []
     with storage_file(bag, ".mcap").open("rb") as stream:
         reader = make_reader(stream, decoder_factories=[DecoderFactory()])
@@ -53,7 +53,7 @@ def mcap_messages(bag: Path) -> list:
 
 
 def sqlite_messages(bag: Path) -> list:
-    """(topic, timestamp, decoded message) of the bag's .db3 by plain sqlite3 (rosbag2's schema)."""
+    """Read (topic, timestamp, message) of the bag's .db3 with plain sqlite3 (rosbag2's schema)."""
     db = sqlite3.connect(storage_file(bag, ".db3"))
     try:
         for table, columns in ROSBAG2_SQLITE_SCHEMA.items():
@@ -80,12 +80,12 @@ def sqlite_messages(bag: Path) -> list:
 
 
 def independent_messages(bag: Path) -> list:
-    """The messages of a bag of either storage, read by the independent reader of its kind."""
+    """Read a bag of either storage with the independent reader of its kind."""
     return mcap_messages(bag) if list(Path(bag).glob("*.mcap")) else sqlite_messages(bag)
 
 
 def joint_state_rows(messages, topic: str) -> dict:
-    """{"time", "stamp", "position", "velocity", "effort", "name"} lists of one topic."""
+    """Return {"time", "stamp", "position", "velocity", "effort", "name"} lists of a topic."""
     rows = [(t, m) for name, t, m in messages if name == topic]
     return {"time": [t for t, _ in rows],
             "stamp": [m.header.stamp.sec * 1_000_000_000 + m.header.stamp.nanosec

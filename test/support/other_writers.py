@@ -66,7 +66,7 @@ _ENCODE = serialize_dynamic(JOINT_STATE, JOINT_STATE_DEFINITION)[JOINT_STATE]
 
 
 def joint_state_cdr(stamp_ns: int, names, position, velocity=(), effort=()) -> bytes:
-    """A JointState in CDR by mcap-ros2-support's encoder."""
+    """Encode a JointState in CDR with mcap-ros2-support's encoder."""
     sec, nanosec = divmod(int(stamp_ns), 1_000_000_000)
     return bytes(_ENCODE({"header": {"stamp": {"sec": sec, "nanosec": nanosec}, "frame_id": ""},
                           "name": list(names), "position": [float(x) for x in position],
@@ -99,7 +99,7 @@ class Recording:
 
 def write_mcap(path: Path, recording: Recording, topic="/joint_states", channel_qos=QOS_INFINITE,
                compression=CompressionType.ZSTD, chunk_size=4096):
-    """An MCAP file of ``recording`` by mcap-ros2-support, the QoS in the channel's metadata."""
+    """Write ``recording`` as MCAP with mcap-ros2-support, the QoS in the channel's metadata."""
     with path.open("wb") as stream:
         writer = McapRos2Writer(stream, chunk_size=chunk_size, compression=compression)
         schema = writer.register_msgdef(JOINT_STATE, JOINT_STATE_DEFINITION)
@@ -116,7 +116,7 @@ def write_mcap(path: Path, recording: Recording, topic="/joint_states", channel_
 
 def write_sqlite(path: Path, recording: Recording, schema: int, topic="/joint_states",
                  qos=QOS_INFINITE):
-    """A .db3 of ``recording`` with rosbag2's SQLite3 schema ``schema`` (1 to 4), plain sqlite3."""
+    """Write ``recording`` as .db3 in rosbag2's SQLite3 ``schema`` (1 to 4) with sqlite3."""
     db = sqlite3.connect(path)
     topic_columns = "id INTEGER PRIMARY KEY, name TEXT NOT NULL, type TEXT NOT NULL, " \
                     "serialization_format TEXT NOT NULL"
@@ -190,7 +190,7 @@ SQLITE_SCHEMA_OF_VERSION = {4: 2, 5: 2, 6: 3, 7: 3, 8: 4, 9: 4}
 def other_writer_bag(directory: Path, recording: Recording, storage: str, version: int,
                      qos_mismatch: bool = False, schema: int | None = None,
                      compression=CompressionType.ZSTD) -> Path:
-    """A rosbag2 bag directory of ``recording`` written by the other writers above."""
+    """Write a rosbag2 bag directory of ``recording`` with the other writers above."""
     directory.mkdir(parents=True)
     storage_qos, metadata_qos = QOS_INFINITE, (QOS_ZERO if qos_mismatch else QOS_INFINITE)
     name = f"{directory.name}_0.{'mcap' if storage == 'mcap' else 'db3'}"
@@ -204,7 +204,7 @@ def other_writer_bag(directory: Path, recording: Recording, storage: str, versio
 
 
 def sample_recording(model, count=200, order=None, extra=0, start_ns=1_700_000_000_123_456_789):
-    """A smooth motion of ``model`` at 1 kHz with made-up efforts, stamps exact to the ns."""
+    """Make a smooth motion of ``model`` at 1 kHz, made-up efforts, stamps exact to the ns."""
     t = np.arange(count) * 1e-3
     phase = 2.0 * t[:, None] + np.arange(model.n)
     stamps = start_ns + np.arange(count, dtype=np.int64) * 1_000_000 + 7
