@@ -36,8 +36,8 @@ sys.path.insert(0, str(ROOT))
 
 from robot_dynamics_ros.bags import write_joint_states  # noqa: E402
 from robot_dynamics_ros.joint_state_cdr import JOINT_STATE, JointStateTemplate  # noqa: E402
-from robot_dynamics_ros.bags.process import REFERENCE, process_bag  # noqa: E402
-from robot_dynamics_ros.bags.storage import open_bag, output_bag  # noqa: E402
+from robot_dynamics_ros.bags.process import REFERENCE, ProcessOptions, process_bag  # noqa: E402
+from robot_dynamics_ros.bags.storage import output_bag  # noqa: E402
 from robot_dynamics_ros.bags.types import typestore  # noqa: E402
 from robot_dynamics_ros.core import JointTrajectory, RobotModel, rnea  # noqa: E402
 
@@ -74,10 +74,11 @@ def make_bag(path: Path, count: int, with_reference: bool = True):
 
 
 def rosbags_alone(path: Path) -> float:
-    """Seconds rosbags needs to read and deserialise every joint state of the bag."""
+    """Seconds rosbags (its Reader, nothing of the package) needs to read and deserialise."""
+    from rosbags.rosbag2 import Reader
     store = typestore()
     started = time.perf_counter()
-    with open_bag(path) as reader:
+    with Reader(path) as reader:
         connections = [c for c in reader.connections if c.topic == "/joint_states"]
         for connection, _, raw in reader.messages(connections=connections):
             store.deserialize_cdr(raw, connection.msgtype)
@@ -86,8 +87,8 @@ def rosbags_alone(path: Path) -> float:
 
 def processing(path: Path, out: Path) -> float:
     started = time.perf_counter()
-    process_bag(path, out, RobotModel.named("puma560"), overwrite=True,
-                reference_topic="/reference_trajectory")
+    process_bag(path, out, RobotModel.named("puma560"),
+                ProcessOptions(overwrite=True, reference_topic="/reference_trajectory"))
     return time.perf_counter() - started
 
 
@@ -115,15 +116,15 @@ if mode == "imports":
     from robot_dynamics_ros.core import RobotModel
     RobotModel.named("puma560")
 elif mode == "process":
-    from robot_dynamics_ros.bags.process import process_bag
+    from robot_dynamics_ros.bags.process import ProcessOptions, process_bag
     from robot_dynamics_ros.core import RobotModel
-    process_bag(bag, out, RobotModel.named("puma560"), overwrite=True,
-                reference_topic="/reference_trajectory")
+    process_bag(bag, out, RobotModel.named("puma560"),
+                ProcessOptions(overwrite=True, reference_topic="/reference_trajectory"))
 else:
-    from robot_dynamics_ros.bags.storage import open_bag
+    from rosbags.rosbag2 import Reader
     from robot_dynamics_ros.bags.types import typestore
     store = typestore()
-    with open_bag(bag) as reader:
+    with Reader(bag) as reader:
         states = [c for c in reader.connections if c.topic == "/joint_states"]
         for connection, _, raw in reader.messages(connections=states):
             store.deserialize_cdr(raw, connection.msgtype)
@@ -173,8 +174,9 @@ def play_timing(workdir: Path):
         recorder.stdout.readline()                       # "recording to ..."
         os.environ.update({k: env[k] for k in ("ROS_AUTOMATIC_DISCOVERY_RANGE", "ROS_DOMAIN_ID",
                                                "ROS_LOG_DIR")})
-        from robot_dynamics_ros.bags.play import play
-        report = play(bag, remap={"/joint_states": "/bench_js"}, wait_for_subscribers=30.0)
+        from robot_dynamics_ros.bags.play import PlayOptions, play
+        report = play(bag, PlayOptions(remap={"/joint_states": "/bench_js"},
+                                       wait_for_subscribers=30.0))
         late = np.array(report.lateness) * 1e6
         print(f"\nbag play at 1 kHz, 5,000 messages in {report.seconds:.3f} s: published after "
               f"they were due by median {np.median(late):.0f} us, p99 "

@@ -8,6 +8,7 @@ nothing behind.
 """
 
 import shutil
+import warnings
 
 import numpy as np
 import pytest
@@ -211,3 +212,90 @@ def test_nothing_half_written_when_processing_fails_midway(tmp_path, puma):
         process_bag(tmp_path / "in", tmp_path / "out", puma, options())
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in"]
     shutil.rmtree(tmp_path / "in")
+
+
+# ------------------------------------------------------------------ the nodes' checks, damage
+def states_bag(path, puma, messages, storage="mcap"):
+    """A bag of JointState messages given as (time ns, raw bytes)."""
+    raw_bag(path, {"/joint_states": (JOINT_STATE, messages)}, storage)
+
+
+def good_messages(puma, count=30, start=0):
+    run = puma_run(puma, 0.001 * (count - 1))
+    return [(start + k * 1_000_000, serialized(ts_joint_state(
+        start + k * 1_000_000, puma.joint_names, run.q[k], run.qd[k], run.tau[k])))
+        for k in range(count)], run
+
+
+def test_what_a_node_refuses_produces_no_output_and_is_reported(tmp_path, puma):
+    messages, run = good_messages(puma)
+    absurd = ts_joint_state(30 * 1_000_000, puma.joint_names, np.full(6, 1e308), np.zeros(6),
+                            np.zeros(6))
+    nan = ts_joint_state(31 * 1_000_000, puma.joint_names, run.q[0], np.full(6, np.nan))
+    messages += [(30_000_000 + k, serialized(absurd)) for k in range(500)]
+    messages.append((31_000_000, serialized(nan)))
+    states_bag(tmp_path / "in", puma, messages)
+    report = process_bag(tmp_path / "in", tmp_path / "out", puma, options())
+    assert report.joint_states == 531
+    assert report.rejected == {"out of range": 500, "non-finite": 1}
+    assert report.written == {"/gravity_effort": 30, "/effort_residual": 30}
+    gravity = load_joint_states(tmp_path / "out", "gravity_effort", require_position=False)
+    np.testing.assert_allclose(gravity.effort, gravity_torques(puma, run.q), atol=1e-12)
+
+
+def test_duplicate_and_out_of_order_stamps_are_counted_without_numpy_warnings(tmp_path, puma):
+    messages, run = good_messages(puma, 40)
+    stamps = [t for t, _ in messages]
+    stamps[10] = stamps[11] = stamps[9]                 # three messages with one stamp
+    stamps[20], stamps[21] = stamps[21], stamps[20]     # two swapped
+    messages = [(k * 1_000_000, serialized(ts_joint_state(
+        stamps[k], puma.joint_names, run.q[k], run.qd[k] + k, run.tau[k]))) for k in range(40)]
+    states_bag(tmp_path / "in", puma, messages)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                  # a numpy RuntimeWarning fails the test
+        report = process_bag(tmp_path / "in", tmp_path / "out", puma, options(chunk_size=7))
+    assert report.stamps == {"duplicate": 2, "out of order": 1}
+    assert report.written["/gravity_effort"] == 40
+    # the middle one of the three has no time step for its central difference
+    assert report.rejected == {"residual: stamps not increasing": 1}
+    assert report.written["/effort_residual"] == 39
+
+
+@pytest.mark.parametrize("storage", ["mcap", "sqlite3"])
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "empty"])
+def test_damaged_messages_are_named_or_skipped_and_counted(tmp_path, puma, storage, damage):
+    messages, run = good_messages(puma)
+    raw = messages[12][1]
+    broken = {"garbage": b"\x00\x01\x00\x00" + bytes(range(60)), "truncated": raw[:len(raw) // 2],
+              "empty": b""}[damage]
+    messages[12] = (messages[12][0], broken)
+    big_endian = bytes(typestore().serialize_cdr(ts_joint_state(
+        messages[13][0], puma.joint_names[::-1], run.q[13][::-1], run.qd[13][::-1],
+        run.tau[13][::-1]), JOINT_STATE, little_endian=False))
+    messages[13] = (messages[13][0], big_endian)        # valid: decoded, not damaged
+    states_bag(tmp_path / "in", puma, messages, storage)
+    with pytest.raises(BagError, match=rf"bag .*in: /joint_states message 12 \(t = 0.012000000 "
+                                       rf"s\): joint_states: {len(broken)} bytes that are not a "
+                                       "serialized sensor_msgs/JointState"):
+        process_bag(tmp_path / "in", tmp_path / "out", puma, options())
+    assert not (tmp_path / "out").exists()
+    report = process_bag(tmp_path / "in", tmp_path / "out", puma, options(skip_bad=True))
+    assert report.rejected == {"malformed": 1} and report.written["/gravity_effort"] == 29
+    gravity = load_joint_states(tmp_path / "out", "/gravity_effort", require_position=False)
+    keep = [k for k in range(30) if k != 12]
+    np.testing.assert_allclose(gravity.effort, gravity_torques(puma, run.q[keep]), atol=1e-12)
+
+
+def test_the_command_line_reports_drops_and_damage_in_one_line(tmp_path, puma, capsys):
+    from robot_dynamics_ros.cli import main
+    messages, _ = good_messages(puma)
+    messages[3] = (messages[3][0], b"garbage")
+    states_bag(tmp_path / "in", puma, messages)
+    assert main(["bag", "process", str(tmp_path / "in"), str(tmp_path / "out"), "--robot",
+                 "puma560", "--no-progress", "--joint-states", "joint_states"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "message 3 (t = 0.003000000 s)" in err
+    assert "Traceback" not in err
+    assert main(["bag", "process", str(tmp_path / "in"), str(tmp_path / "out"), "--robot",
+                 "puma560", "--no-progress", "--skip-bad"]) == 0
+    assert "dropped: malformed 1" in capsys.readouterr().err
