@@ -25,7 +25,7 @@ the nodes, rosbags in the bags), which decides what it accepts.  Checked against
 rclpy's serialisers in ``test/test_joint_state_cdr.py``; timed against them in
 ``bench/bench_joint_state_cdr.py``: it is hand-written for speed (decoding a chunk takes a
 fraction of rosbags' or rclpy's time per message, encoding from a template a hundredth; the
-figures are in the bags documentation).
+figures are in doc/benchmarks.md).
 """
 from __future__ import annotations
 
