@@ -120,10 +120,10 @@ def _finish(writer, partial: Path, path: Path, overwrite: bool):
 
 class BagWriter:
     """
-    rosbags' Writer, flushed every ``flush_period`` seconds if given (behind a lock then: the
-    flushing thread and the writers' threads take turns).
+    The rosbags Writer of a bag, flushed every ``flush_period`` seconds if given.
 
-    ``add_connection`` and ``write`` take rosbags' arguments; ``flush`` makes everything written
+    With ``flush_period`` it is behind a lock: the flushing thread and the writers' threads
+    take turns.  ``add_connection`` and ``write`` take rosbags' arguments; ``flush`` makes everything written
     so far durable; ``close`` and ``abort`` as rosbags'.  Without ``flush_period`` one thread
     is expected to write (the lock would cost 5 % of ``bag process``).
     """

@@ -14,16 +14,11 @@ from bag_messages import puma_run, raw_bag, serialized, ts_joint_state
 from robot_dynamics_ros.bags import (bag_info, format_info, load_joint_states, read_joint_states,
                                      write_joint_states)
 from robot_dynamics_ros.bags.joint_states import JointStateChecker
-from robot_dynamics_ros.core import BagError, RobotModel
+from robot_dynamics_ros.core import BagError
 from robot_dynamics_ros.joint_state_cdr import JOINT_STATE
 from robot_dynamics_ros.ros_messages import JointOrder, MessageRejected, joint_state_values
 
 NS = 1_000_000_000
-
-
-@pytest.fixture(scope="module")
-def puma():
-    return RobotModel.named("puma560")
 
 
 @pytest.mark.parametrize("storage", ["mcap", "sqlite3"])

@@ -34,11 +34,6 @@ def options(**kwargs) -> ProcessOptions:
     return ProcessOptions(**{**TOPICS, **kwargs})
 
 
-@pytest.fixture(scope="module")
-def puma():
-    return RobotModel.named("puma560")
-
-
 # --------------------------------------------------------------------------------- bad bags
 def corrupt(path, what):
     """Damage the bag at ``path`` in one of several ways."""
@@ -216,7 +211,7 @@ def test_nothing_half_written_when_processing_fails_midway(tmp_path, puma):
 
 # ------------------------------------------------------------------ the nodes' checks, damage
 def states_bag(path, puma, messages, storage="mcap"):
-    """A bag of JointState messages given as (time ns, raw bytes)."""
+    """Write a bag of JointState messages given as (time ns, raw bytes)."""
     raw_bag(path, {"/joint_states": (JOINT_STATE, messages)}, storage)
 
 

@@ -23,7 +23,7 @@ from other_writers import other_writer_bag, sample_recording, write_metadata
 from robot_dynamics_ros.bags import bag_info, load_joint_states
 from robot_dynamics_ros.bags.process import ProcessOptions, process_bag
 from robot_dynamics_ros.bags.reader import MAX_METADATA_BYTES, BagWarning, open_bag
-from robot_dynamics_ros.core import BagError, RobotModel, gravity_torques
+from robot_dynamics_ros.core import BagError, gravity_torques
 
 ROSBAG2 = DATA / "bags" / "rosbag2"
 PY = ROSBAG2 / "rosbag2_py" / "test" / "resources"
@@ -169,10 +169,6 @@ def test_split_and_zstd_compressed_sqlite_bags_with_rosbag2s_reindexed_metadata(
 
 
 # --------------------------------------------------------------------- other writers' bags
-@pytest.fixture(scope="module")
-def puma():
-    return RobotModel.named("puma560")
-
 
 VARIANTS = [("mcap", version, {}) for version in (4, 5, 6, 7, 8, 9)] + \
     [("sqlite3", version, {}) for version in (4, 5, 6, 7, 8, 9)] + \

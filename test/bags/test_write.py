@@ -14,14 +14,9 @@ from independent_readers import independent_messages, joint_state_rows
 from robot_dynamics_ros.bags import load_joint_states, write_joint_states
 from robot_dynamics_ros.bags.process import ProcessOptions, process_bag
 from robot_dynamics_ros.bags.recover import recover
-from robot_dynamics_ros.core import RobotModel, gravity_torques
+from robot_dynamics_ros.core import gravity_torques
 
 T0 = 1_712_345_678_901_234_567          # a wall-clock start, exact to the ns
-
-
-@pytest.fixture(scope="module")
-def puma():
-    return RobotModel.named("puma560")
 
 
 @pytest.mark.parametrize("storage", ["mcap", "sqlite3"])
