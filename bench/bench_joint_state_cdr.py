@@ -87,9 +87,11 @@ def main(argv=None) -> int:
             msg = deserialize_message(raw, JointState)
             joint_state_values(msg, order)
 
-    def encode_one():
-        for k in range(args.count):
-            template.encode((0, k), position=q[k], velocity=qd[k], effort=tau[k])
+    lists = [(a.tolist(), b.tolist(), c.tolist()) for a, b, c in zip(q, qd, tau)]
+
+    def encode_one():                    # (the nodes hand it lists of floats)
+        for k, (position, velocity, effort) in enumerate(lists):
+            template.encode((0, k), position=position, velocity=velocity, effort=effort)
 
     rows = [
         ("decode a chunk (bags)", lambda: BatchDecoder().decode(raws),

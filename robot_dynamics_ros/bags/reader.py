@@ -70,17 +70,18 @@ class BagReader:
         """Map each storage file's connections onto metadata's by topic and type (not QoS)."""
         by_name: dict[tuple, list] = {}
         for c in self.connections:
-            by_name.setdefault((c.topic, c.msgtype), []).append(c)
+            by_name.setdefault((c.topic, _type_name(c.msgtype)), []).append(c)
         unlisted = set()
         for storage in self._directory.storages:
             mapping = {}
             for x in storage.connections:
-                candidates = by_name.get((x.topic, x.msgtype))
+                key = (x.topic, _type_name(x.msgtype))
+                candidates = by_name.get(key)
                 if not candidates:                     # a topic metadata.yaml does not list
                     extra = x._replace(id=len(self.connections) + 1, owner=self._directory)
                     self.connections.append(extra)
                     unlisted.add(extra.id)
-                    candidates = by_name[(x.topic, x.msgtype)] = [extra]
+                    candidates = by_name[key] = [extra]
                 target = next((y for y in candidates if y.ext == x.ext), candidates[0])
                 mapping[x.id] = target
                 self.held[target.id] += x.msgcount
@@ -219,6 +220,12 @@ class BagReader:
         return BagError(f"bag {self.path}: topic '{c.topic}': metadata.yaml promises {promised} "
                         f"messages but {what} {held}; refusing to read it as complete (if its "
                         f"recording was cut short: robot-dynamics bag recover {self.path})")
+
+
+def _type_name(msgtype: str) -> str:
+    """``pkg/msg/Name`` of a type also written ``pkg/Name`` (as Dashing-era bags have it)."""
+    parts = msgtype.split("/")
+    return f"{parts[0]}/msg/{parts[1]}" if len(parts) == 2 else msgtype
 
 
 def _check_path(path: Path):

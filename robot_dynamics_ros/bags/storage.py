@@ -123,9 +123,10 @@ class BagWriter:
     The rosbags Writer of a bag, flushed every ``flush_period`` seconds if given.
 
     With ``flush_period`` it is behind a lock: the flushing thread and the writers' threads
-    take turns.  ``add_connection`` and ``write`` take rosbags' arguments; ``flush`` makes everything written
-    so far durable; ``close`` and ``abort`` as rosbags'.  Without ``flush_period`` one thread
-    is expected to write (the lock would cost 5 % of ``bag process``).
+    take turns.  ``add_connection`` and ``write`` take rosbags' arguments; ``flush`` makes
+    everything written so far durable; ``close`` and ``abort`` as rosbags'.  Without
+    ``flush_period`` one thread is expected to write (the lock would cost 5 % of ``bag
+    process``).
     """
 
     def __init__(self, path: Path, plugin: StoragePlugin, flush_period: float | None = None):

@@ -282,3 +282,21 @@ def test_flipped_bytes_give_one_clear_error_or_a_read(tmp_path, puma, storage):
         outcomes["read"] += 1
         assert got.stamp.size <= len(expected)
     assert outcomes["error"] > 0
+
+
+@pytest.mark.parametrize("mode", ["message", "file"])
+def test_zstd_compressed_bags_read_decompressed(tmp_path, puma, mode):
+    # rosbag2's --compression-mode message / file (zstd), here written by rosbags' writer
+    from rosbags.rosbag2 import CompressionFormat, CompressionMode, StoragePlugin, Writer
+    from robot_dynamics_ros.bags.types import typestore
+    recording = sample_recording(puma, 40)
+    plain = other_writer_bag(tmp_path / "plain", recording, "sqlite3", 8)
+    writer = Writer(tmp_path / "compressed", version=8, storage_plugin=StoragePlugin.SQLITE3)
+    writer.set_compression(CompressionMode[mode.upper()], CompressionFormat.ZSTD)
+    with writer:
+        connection = writer.add_connection("/joint_states", "sensor_msgs/msg/JointState",
+                                           typestore=typestore())
+        for _, t, raw in read_all(plain):
+            writer.write(connection, t, raw)
+    assert read_all(tmp_path / "compressed") == read_all(plain)
+    assert bag_info(tmp_path / "compressed", check=True).message_count == 40
