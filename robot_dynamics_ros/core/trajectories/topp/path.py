@@ -106,6 +106,7 @@ class JointPath:
         self._derivatives = (self._spline.derivative(1), self._spline.derivative(2))
 
     smooth = True       # C2: q, q' and q'' have no jumps (left and right limits agree)
+    c2 = True
 
     @property
     def n(self) -> int:
@@ -164,6 +165,9 @@ class TimedPath:
         self.trajectory = trajectory
         self.joint_names = trajectory.joint_names
         self.knots = trajectory.times
+        # C2 with quintics (positions, velocities and accelerations given: only rounding
+        # separates a waypoint's left and right limits)
+        self.c2 = trajectory.interpolation == "quintic"
 
     where = staticmethod(at_time)
 
@@ -172,20 +176,59 @@ class TimedPath:
         return self.trajectory.sample(s, side=side)
 
 
-def initial_grid(path, steps_per_segment: int, end_steps: int = 8,
-                 end_grading: int = 6) -> np.ndarray:
+KNOT_JUMP = 1e-3      # a jump of q'' at a knot above this (relative to max |q''|) is held
+
+
+def grid_knots(path, steps: int, max_segments: int):
+    """
+    Return the knots a grid of about ``steps`` steps holds, and the steps of each of their gaps.
+
+    At most ``max_segments`` knot segments: every knot, each segment cut into
+    ceil(steps / segments) equal steps.  More (a densely sampled path): the grid would follow
+    the sampling, not the path (its steps, output points and time grow with the waypoints,
+    and near an end at rest the steps of a fine sampling take nanoseconds, issue 22), so only
+    the ends and the knots where the law must see the path's left and right limits are held:
+    knots at rest (|q'| <= 1e-9 max |q'|: the law stops there), velocity jumps, and on a path
+    that is not C2 (a cubic timed trajectory) jumps of q'' above KNOT_JUMP of max |q''|.  Their
+    gaps are cut in proportion to their length, ``steps`` in all; the other knots lie inside
+    steps, where the collocation and the verification see the path as it is.  The same path
+    sampled more densely then gets the same grid.
+    """
+    knots = path.knots
+    segments = knots.size - 1
+    if segments <= max_segments:
+        return knots, np.full(segments, max(1, -(-steps // segments)))
+    _, dq_r, ddq_r = path.sample(knots)
+    scale = max(float(np.abs(dq_r).max()), 1e-300)
+    hold = np.abs(dq_r).max(axis=1) <= 1e-9 * scale
+    if not path.c2:
+        _, dq_l, ddq_l = path.sample(knots, side="left")
+        acc_scale = max(float(np.abs(ddq_r).max()), 1e-300)
+        hold |= np.abs(dq_r - dq_l).max(axis=1) > 1e-9 * scale
+        hold |= np.abs(ddq_r - ddq_l).max(axis=1) > KNOT_JUMP * acc_scale
+    hold[[0, -1]] = True
+    held = knots[hold]
+    lengths = np.diff(held)
+    counts = np.maximum(1, np.round(steps * lengths / (held[-1] - held[0]))).astype(int)
+    return held, counts
+
+
+def initial_grid(path, steps_per_segment, end_steps: int = 8, end_grading: int = 6,
+                 knots=None) -> np.ndarray:
     """
     Return a grid through every knot, equal steps within each knot segment.
 
-    The first and last segments, where paths that start or end at rest are traversed at high
-    path speed, get at least ``end_steps``.  At an end where the path moves (q' != 0) the
+    ``steps_per_segment``: one count for every segment, or one per segment; ``knots``: the
+    knots to hold (default: all of the path's, see :func:`grid_knots`).  The first and last
+    segments, where paths that start or end at rest are traversed at high path speed, get at
+    least ``end_steps``.  At an end where the path moves (q' != 0) the
     outermost step is cut ``end_grading`` times in two towards the end: the law starts and ends
     at sd = 0 and, with sdd constant on a step, needs the whole first (last) step to reach
     speed, which costs time in proportion to the step where the velocity limit is reached at once
     (a first-order loss that the grading removes).
     """
-    knots = path.knots
-    counts = np.full(knots.size - 1, steps_per_segment)
+    knots = path.knots if knots is None else knots
+    counts = np.array(np.broadcast_to(steps_per_segment, knots.size - 1), dtype=int)
     counts[[0, -1]] = np.maximum(counts[[0, -1]], end_steps)
     # per segment i: knots[i] + (knots[i + 1] - knots[i]) * arange(c_i) / c_i
     seg = np.repeat(np.arange(counts.size), counts)
@@ -194,7 +237,7 @@ def initial_grid(path, steps_per_segment: int, end_steps: int = 8,
     grid = np.append(pieces, knots[-1])
     # Only ends where the path moves (q' not near 0): at ends at rest the law is free or
     # singular there and handled as such (Grid, near_flat).
-    speed = np.abs(path.sample(knots)[1]).max(axis=1)
+    speed = np.abs(path.sample(path.knots)[1]).max(axis=1)
     moving = speed[[0, -1]] > 1e-2 * max(speed.max(), 1e-300)
     halves = 0.5 ** np.arange(1, end_grading + 1)
     extra = [grid[0] + (grid[1] - grid[0]) * halves] if moving[0] else []

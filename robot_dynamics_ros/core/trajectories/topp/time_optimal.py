@@ -57,7 +57,7 @@ from ..uniform import admissible_inverse_scale, friction_torques, uniform_scalin
 from .collocation import REFINED, REGULAR, Collocation, GridPoints
 from .constraints import Tightening, step_rows
 from .law import law_points
-from .path import Grid, JointPath, TimedPath, initial_grid
+from .path import Grid, JointPath, TimedPath, grid_knots, initial_grid
 from .reachability import TimeLaw, reachable_law, step_sets
 from .verify import verify
 
@@ -355,8 +355,8 @@ def time_optimal_scaling(model, path: JointTrajectory | JointPath, limits: Limit
     check_count("points_per_step", points_per_step, 1, DENSE_OUTPUT)
     viscous = bool(np.any(model.viscous != 0.0))
     # Level 0: half the steps, duration only (the reference for the first convergence test).
-    per_segment = max(1, math.ceil(grid_steps / (2 * (path.knots.size - 1))))
-    points = GridPoints(model, path, initial_grid(path, per_segment, end_steps=4))
+    knots, per_segment = grid_knots(path, math.ceil(grid_steps / 2), grid_steps)
+    points = GridPoints(model, path, initial_grid(path, per_segment, end_steps=4, knots=knots))
     grid = points.grid()
     regular = points.collocation(grid)
     _validate(model, path, regular.flat_points(), regular.path_points(), limits)
