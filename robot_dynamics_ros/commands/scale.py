@@ -19,6 +19,7 @@ import yaml
 from ..core import JointPath, JointTrajectory, Limits, rnea, time_optimal_scaling, uniform_scaling
 from ..core.errors import InputError
 from ..core.files import write_atomically
+from ..implementations import select
 from .robot_argument import add_robot_argument, load_robot
 
 HELP = ("retime a joint trajectory or time a geometric path so that no joint exceeds its "
@@ -75,9 +76,11 @@ def run(args) -> int:
     limits = Limits.from_model(model, args.effort_margin, args.velocity_margin,
                                args.acceleration_margin, args.acceleration, args.velocity,
                                args.effort)
+    # the inverse dynamics the scaling evaluates, chosen where implementations are chosen
+    options = {} if method == "uniform" else {"dynamics": select(model)}
     start = time.perf_counter()
     result = (uniform_scaling if method == "uniform" else time_optimal_scaling)(model, source,
-                                                                                limits)
+                                                                                limits, **options)
     elapsed = time.perf_counter() - start
     print(f"{model.name}: {described}")
     if method == "uniform":

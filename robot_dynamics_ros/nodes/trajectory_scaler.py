@@ -40,6 +40,7 @@ from robot_dynamics_interfaces.srv import ScaleTrajectory
 from trajectory_msgs.msg import JointTrajectory as JointTrajectoryMsg
 
 from ..core import InputError, Limits, time_optimal_scaling, uniform_scaling
+from ..implementations import select
 from ..ros_messages import trajectory_from_msg, trajectory_to_msg
 from .base import DynamicsNode, main_for
 from .errors import service_guard, topic_guard
@@ -108,6 +109,13 @@ class TrajectoryScalerNode(DynamicsNode):
             self.settings = settings
         return apply
 
+    def _kernel(self, model):
+        """Return the inverse dynamics of ``model`` (``implementations.select``), once per model."""
+        kernel = getattr(self, "_selected", None)
+        if kernel is None or kernel.model is not model:
+            kernel = self._selected = select(model)
+        return kernel
+
     def scale(self, msg: JointTrajectoryMsg, method: str = ""):
         """Scale ``msg``: (result, output in the joint_names order); raises with the reason."""
         settings, model = self.settings, self.require_model().model
@@ -127,7 +135,8 @@ class TrajectoryScalerNode(DynamicsNode):
         if method == "uniform":
             result = uniform_scaling(model, traj, limits, samples=settings.samples)
         else:
-            result = time_optimal_scaling(model, traj, limits, grid_steps=settings.grid_steps)
+            result = time_optimal_scaling(model, traj, limits, grid_steps=settings.grid_steps,
+                                          dynamics=self._kernel(model))
         return result, result.for_controller().reordered(self.joint_names)
 
     @topic_guard

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..uniform import friction_torques
 from .path import Grid, bisected
-from .torques import batch_gravity, batch_rnea
+from .torques import Torques, torque_functions
 
 REGULAR = np.array([0.0, 0.5, 1.0])
 REFINED = np.linspace(0.0, 1.0, 9)
@@ -36,7 +36,7 @@ class PathPoints(NamedTuple):
     b: np.ndarray           # B(q) q'' + C(q, q') q'
 
 
-def point_data(model, path, parts) -> list:
+def point_data(model, path, parts, torques: Torques | None = None) -> list:
     """
     Compute the path and its torque coefficients at path points, in two batches.
 
@@ -48,8 +48,9 @@ def point_data(model, path, parts) -> list:
     # c = g(q), and with gravity a + c and b + c + friction; the subtraction costs a few ulps of
     # g(q), far below any tolerance.
     zeros, P = np.zeros_like(q), q.shape[0]
-    c = batch_gravity(model, q)
-    tau = batch_rnea(model, np.concatenate([q, q]), np.concatenate([zeros, dq]),
+    torques = torques or torque_functions(model)
+    c = torques.gravity(q)
+    tau = torques.rnea(np.concatenate([q, q]), np.concatenate([zeros, dq]),
                      np.concatenate([dq, ddq]))
     a = tau[:P] - c
     b = tau[P:] - c - friction_torques(model, dq)
@@ -62,7 +63,8 @@ class Collocation:
     """
     Path data at the collocation points ``thetas`` (m,) of the grid steps ``steps`` (S,).
 
-    ``points``: their :class:`PathPoints` as (m, S, n) arrays, when already known.
+    ``points``: their :class:`PathPoints` as (m, S, n) arrays, when already known;
+    ``torques``: the :class:`~.torques.Torques` that compute them (default: the core's).
     """
 
     @staticmethod
@@ -78,13 +80,15 @@ class Collocation:
         return [((s0[None, :] + thetas[mask][:, None] * d[None, :]).ravel(), side)
                 for mask, side in ((inner, "right"), (~inner, "left"))]
 
-    def __init__(self, model, grid: Grid, steps: np.ndarray, thetas: np.ndarray, points=None):
+    def __init__(self, model, grid: Grid, steps: np.ndarray, thetas: np.ndarray, points=None,
+                 torques: Torques | None = None):
         self.steps, self.thetas = steps, thetas
+        self.torques = torques = torques or torque_functions(model)
         n, m, S = model.n, thetas.size, steps.size
         self.path_s = grid.s[steps]
         self.theta_delta = thetas[:, None] * grid.delta[steps][None, :]     # (m, S)
         if points is None:
-            data = point_data(model, grid.path, self.parts(grid, steps, thetas))
+            data = point_data(model, grid.path, self.parts(grid, steps, thetas), torques)
             inner = thetas < 1.0
             points = PathPoints(*(np.empty((m, S, n)) for _ in PathPoints._fields))
             for mask, part in zip((inner, ~inner), data):
@@ -103,7 +107,7 @@ class Collocation:
         """Return this collocation without the grid steps ``steps`` (sorted, a subset)."""
         keep = ~np.isin(self.steps, steps, assume_unique=True)
         return Collocation(model, grid, self.steps[keep], self.thetas,
-                           PathPoints(*(v[:, keep] for v in self.points)))
+                           PathPoints(*(v[:, keep] for v in self.points)), self.torques)
 
     def path_points(self) -> np.ndarray:
         """Return the collocation points' path parameters, flat (m S,) as ``flat_points``."""
@@ -134,8 +138,10 @@ class GridPoints:
     # REFINED holds theta = 0, 1/2, 1, whose data are the grid's; the others are inside the step.
     _INNER = (REFINED > 0.0) & (REFINED < 1.0) & (REFINED != 0.5)
 
-    def __init__(self, model, path, s: np.ndarray, right=None, left=None, ends=None):
+    def __init__(self, model, path, s: np.ndarray, right=None, left=None, ends=None,
+                 torques: Torques | None = None):
         self.model, self.path, self.s = model, path, s
+        self.torques = torques = torques or torque_functions(model)
         # Midpoints lie inside knot segments (the grid holds every knot): no side to choose.
         self.mid_s = 0.5 * (s[:-1] + s[1:])           # as bisected() computes them
         self.mid, self.extra = None, []
@@ -143,19 +149,22 @@ class GridPoints:
             if getattr(path, "smooth", False):
                 # q, q', q'' continuous (a C2 spline): a grid point's left and right limits are
                 # the same data, computed once.
-                self.mid, at_grid = point_data(model, path, [(self.mid_s, "right"), (s, "right")])
+                self.mid, at_grid = point_data(model, path, [(self.mid_s, "right"), (s, "right")],
+                                               torques)
                 right, left = (PathPoints(*(v[a:b] for v in at_grid))
                                for a, b in ((0, -1), (1, None)))
             else:
                 self.mid, right, left = point_data(
-                    model, path, [(self.mid_s, "right"), (s[:-1], "right"), (s[1:], "left")])
+                    model, path, [(self.mid_s, "right"), (s[:-1], "right"), (s[1:], "left")],
+                    torques)
             ends = (path.sample(s[-1:]), path.sample(s[:1], side="left"))
         self.right, self.left, self.ends = right, left, ends
 
     def bisected(self) -> "GridPoints":
         right = PathPoints(*(_interleave(r, m) for r, m in zip(self.right, self.mid)))
         left = PathPoints(*(_interleave(m, lt) for m, lt in zip(self.mid, self.left)))
-        return GridPoints(self.model, self.path, bisected(self.s), right, left, self.ends)
+        return GridPoints(self.model, self.path, bisected(self.s), right, left, self.ends,
+                          self.torques)
 
     def add_midpoints(self, extra=()):
         """
@@ -164,7 +173,8 @@ class GridPoints:
         Compute the midpoints' data, and in the same batch that of the parts ``extra``
         (``self.extra``).
         """
-        data = point_data(self.model, self.path, [(self.mid_s, "right")] + list(extra))
+        data = point_data(self.model, self.path, [(self.mid_s, "right")] + list(extra),
+                          self.torques)
         self.mid, self.extra = data[0], data[1:]
 
     def grid(self) -> Grid:
@@ -179,7 +189,7 @@ class GridPoints:
     def collocation(self, grid: Grid) -> Collocation:
         points = PathPoints(*(np.stack([r, m, lt])
                             for r, m, lt in zip(self.right, self.mid, self.left)))
-        return Collocation(self.model, grid, np.arange(grid.N), REGULAR, points)
+        return Collocation(self.model, grid, np.arange(grid.N), REGULAR, points, self.torques)
 
     def refined_parts(self, grid: Grid, steps: np.ndarray):
         """Return the ``point_data`` parts that ``refined`` needs beyond the grid's data."""
@@ -201,4 +211,4 @@ class GridPoints:
                                                 self.extra[0]):
             dst[0], dst[REFINED.size // 2], dst[-1] = right[steps], mid[steps], left[steps]
             dst[self._INNER] = inner.reshape(-1, S, n)
-        return Collocation(self.model, grid, steps, REFINED, points)
+        return Collocation(self.model, grid, steps, REFINED, points, self.torques)

@@ -59,6 +59,7 @@ from .constraints import Tightening, step_rows
 from .law import law_points
 from .path import Grid, JointPath, TimedPath, grid_knots, initial_grid
 from .reachability import TimeLaw, reachable_law, step_sets
+from .torques import torque_functions
 from .verify import verify
 
 DENSE_OUTPUT = 8      # output points per step where fewer do not follow the law closely enough
@@ -129,7 +130,8 @@ def _first_law(model, grid, regular, limits, viscous, x_first, points_per_step, 
         # (the regular rows of the refined steps would be overridden: not computed)
         rest = regular.without(model, grid, refined_steps)
         groups = ([rest] if rest.steps.size else []) + [
-            refined if refined is not None else Collocation(model, grid, refined_steps, REFINED)]
+            refined if refined is not None else Collocation(model, grid, refined_steps, REFINED,
+                                                        torques=regular.torques)]
     law = _solve_groups(grid, groups, limits, viscous, x_first, None, Tightening.none(grid.N,
                                                                                       model.n))
     return law.duration, (law, groups, refined_steps, per_step)
@@ -158,7 +160,8 @@ def _verified_law(model, grid, regular, limits, viscous, x_first, t0, verify_den
         end = grid.path.sample(grid.s[-1:])
         extra = tuple(np.concatenate([a, b]) for a, b in zip((out.q, out.qd, out.qdd), end))
         output = JointTrajectory(grid.path.joint_names, out.t, out.q, out.qd)
-        check = verify(model, output, limits, verify_density, tolerance, extra, out.s, previous)
+        check = verify(model, output, limits, verify_density, tolerance, extra, out.s, previous,
+                       regular.torques)
         previous = (output, check, out.s)
         if check.passed:
             p = regular.points
@@ -184,7 +187,7 @@ def _verified_law(model, grid, regular, limits, viscous, x_first, t0, verify_den
         new = np.setdiff1d(bad_steps, refined_steps)
         if new.size:                     # (later groups override earlier ones on their steps)
             refined_steps = np.union1d(refined_steps, new)
-            groups = groups + [Collocation(model, grid, new, REFINED)]
+            groups = groups + [Collocation(model, grid, new, REFINED, torques=regular.torques)]
         _tighten(tight, check.excess, step, limits)
         law = _solve_groups(grid, groups, limits, viscous, law.x, law, tight)
     return raw, None
@@ -297,7 +300,7 @@ def _converged_law(model, path, points, regular, limits, viscous, x_first, optio
         previous, last_change = raw, change
     for s_grid in reversed(unverified):       # verified but not converged: only slower
         grid = Grid(path, s_grid)
-        regular = Collocation(model, grid, np.arange(grid.N), REGULAR)
+        regular = Collocation(model, grid, np.arange(grid.N), REGULAR, torques=points.torques)
         _, found = _verified_law(model, grid, regular, limits, viscous, x_first, **options)
         if found is not None:
             return found
@@ -308,7 +311,7 @@ def time_optimal_scaling(model, path: JointTrajectory | JointPath, limits: Limit
                          grid_steps: int = 150, verify_density: int = VERIFY_DENSITY,
                          tolerance: float = TOLERANCE, max_rounds: int = 6,
                          points_per_step: int = 1, convergence: float = CONVERGED,
-                         max_levels: int = MAX_LEVELS) -> ScaledTrajectory:
+                         max_levels: int = MAX_LEVELS, dynamics=None) -> ScaledTrajectory:
     """
     Minimum-time replay of ``path`` within ``limits`` (default: the model's).
 
@@ -333,6 +336,9 @@ def time_optimal_scaling(model, path: JointTrajectory | JointPath, limits: Limit
     geometric path without a verified law (never a trajectory that breaks a limit);
     ``InputError`` for fewer than 2 points and options out of range (bounded: ``grid_steps`` at
     most MAX_GRID_STEPS, ``verify_density`` 100, ``max_levels`` 10, ``max_rounds`` 20).
+    ``dynamics``: the batched inverse dynamics to evaluate (``rnea(q, qd, qdd)`` and
+    ``gravity_torques(q)`` of ``model``, e.g. ``implementations.select(model)``; default: the
+    core's, the same torques, slower; see ``torques.py``).
     """
     limits = limits or Limits.from_model(model)
     if isinstance(path, JointPath):
@@ -356,7 +362,8 @@ def time_optimal_scaling(model, path: JointTrajectory | JointPath, limits: Limit
     viscous = bool(np.any(model.viscous != 0.0))
     # Level 0: half the steps, duration only (the reference for the first convergence test).
     knots, per_segment = grid_knots(path, math.ceil(grid_steps / 2), grid_steps)
-    points = GridPoints(model, path, initial_grid(path, per_segment, end_steps=4, knots=knots))
+    points = GridPoints(model, path, initial_grid(path, per_segment, end_steps=4, knots=knots),
+                        torques=torque_functions(model, dynamics))
     grid = points.grid()
     regular = points.collocation(grid)
     _validate(model, path, regular.flat_points(), regular.path_points(), limits)

@@ -1,98 +1,47 @@
 """
-Inverse dynamics of large batches for the time-optimal scaling: the generated model on columns.
+The inverse dynamics the time-optimal scaling evaluates: received from outside the core.
 
-The path data (3 rnea per collocation point) and the re-check of the output (rnea at 11 samples
-per output interval) are the time-optimal scaling's largest costs.  The code generator's
-straight-line rnea of the robot (``robot_dynamics_ros.codegen``: Renaud's quasi-minimal
-Newton-Euler, seed 004, the same torques as the core's RNEA, seed 002 eqs. 7.107-7.114, up to
-rounding) evaluated once on whole numpy columns, one per joint, costs about 2/3 of the core's
-batched RNEA (Puma 560, Panda): its arithmetic is the same, with fewer operations.
-
-Friction is added here (F_v qd + F_s sgn(qd), seed 002 eq. 7.114), not generated: the generated
-sign is written for floats.  The generated module is built once per model (tens of
-milliseconds, kept in the model's cache) and checked against the core's ``rnea`` on a few
-states when built; a model the generator refuses, or whose generated torques disagree, uses the
-core's ``rnea``.
+The path data (3 rnea per collocation point) and the re-check of the output (rnea at 6 samples
+per output interval) are the scaling's largest costs, so the caller chooses the implementation
+and passes it in, the way toppra's ``JointTorqueConstraint(inv_dyn, ...)`` receives its inverse
+dynamics: ``time_optimal_scaling(..., dynamics=robot_dynamics_ros.implementations.select(model))``
+(the generated straight-line model on numpy columns, Renaud's quasi-minimal Newton-Euler, seed
+004).  Without one, the core's batched RNEA (seed 002, eqs. 7.107-7.114) is used: the same torques
+to rounding, slower.  The core never imports the code generator (issue 22).
 """
 from __future__ import annotations
 
 from typing import Callable, NamedTuple
 
-import numpy as np
-
-from ...algorithms.rnea import rnea
-from ...model.cache import model_constant
-from ..uniform import friction_torques
-
-SELF_CHECK = 1e-9      # relative agreement with the core's rnea required of the generated code
+from ...algorithms.rnea import gravity_torques, rnea
+from ...errors import InputError
 
 
-def _stack(columns) -> np.ndarray:
-    """Return the generated torques (n columns, or floats where constant) as (N, n)."""
-    return np.stack(np.broadcast_arrays(*columns), axis=1)
+class Torques(NamedTuple):
+    """
+    Batch functions of one model: ``rnea(q, qd, qdd)`` and ``gravity(q)``, (N, n) -> (N, n).
 
-
-def _on_columns(function):
-    """Wrap a generated one-configuration function into a batch function of (N, n) arrays."""
-    def batch(*arrays):
-        return _stack(function(*(list(a.T) for a in arrays), _sin=np.sin, _cos=np.cos,
-                               _array=tuple))
-    return batch
-
-
-class Generated(NamedTuple):
-    """Batch functions of the generated friction-free model: rnea(q, qd, qdd), gravity(q)."""
+    With the model's gravity, rotors and friction (F_v qd + F_s sgn(qd), seed 002, eq. 7.114),
+    as ``core.rnea`` and ``core.gravity_torques`` compute them.
+    """
 
     rnea: Callable
     gravity: Callable
 
 
-def _agrees(got, want) -> bool:
-    return got.shape == want.shape and bool(np.all(np.abs(got - want) <= SELF_CHECK * max(
-        1.0, float(np.abs(want).max()))))
-
-
-def _build(model) -> Generated | None:
-    """Return the batch functions of the generated friction-free model, or None (core rnea)."""
-    from ....codegen import CodegenError, generated_model   # (codegen builds on the core)
-    rng = np.random.default_rng(0)
-    q, qd, qdd = (rng.uniform(-1.0, 1.0, (4, model.n)) for _ in range(3))
-    try:
-        module = generated_model(model.without_friction()).module
-        functions = Generated(_on_columns(module.rnea), _on_columns(module.gravity_torques))
-        got = functions.rnea(q, qd, qdd) + friction_torques(model, qd)
-        got_gravity = functions.gravity(q)
-    except (CodegenError, TypeError, ValueError):
-        return None
-    zeros = np.zeros_like(q)
-    if not (_agrees(got, rnea(model, q, qd, qdd))
-            and _agrees(got_gravity, rnea(model, q, zeros, zeros))):
-        return None
-    return functions
-
-
-def _generated(model) -> Generated | None:
-    return model_constant(model, "topp_generated_dynamics", _build)
-
-
-def batch_rnea(model, q: np.ndarray, qd: np.ndarray, qdd: np.ndarray) -> np.ndarray:
+def torque_functions(model, dynamics=None) -> Torques:
     """
-    Return tau (N, n) of the states (N, n) with the model's gravity, rotors and friction.
+    Return the :class:`Torques` of ``model`` from ``dynamics``, or the core's (None).
 
-    The same torques as ``rnea(model, q, qd, qdd)`` (to rounding), computed by the generated
-    model where the model allows it (module docstring).  Arguments are not checked: the callers
-    pass arrays they built from validated data.
+    ``dynamics``: anything with ``rnea(q, qd, qdd)`` and ``gravity_torques(q)`` for batches of
+    ``model`` (e.g. an ``implementations.Kernel``); InputError if it carries another ``model``
+    (torques of another robot, or of the same robot with another payload, would be wrong).
     """
-    functions = _generated(model)
-    if functions is None or q.shape[0] == 0:
-        return rnea(model, q, qd, qdd)
-    return functions.rnea(q, qd, qdd) + friction_torques(model, qd)
-
-
-def batch_gravity(model, q: np.ndarray) -> np.ndarray:
-    """Return g(q) (N, n) for configurations (N, n): ``batch_rnea`` at rest, cheaper."""
-    functions = _generated(model)
-    if functions is None or q.shape[0] == 0:
-        zeros = np.zeros_like(q)
-        return rnea(model, q, zeros, zeros)
-    return functions.gravity(q)
+    other = getattr(dynamics, "model", model)
+    if other is not model:
+        raise InputError(f"dynamics: computes the robot '{getattr(other, 'name', other)}', "
+                         f"not the model being scaled ('{model.name}'); select it for this model")
+    if dynamics is None:
+        return Torques(lambda q, qd, qdd: rnea(model, q, qd, qdd),
+                       lambda q: gravity_torques(model, q))
+    return Torques(dynamics.rnea, dynamics.gravity_torques)

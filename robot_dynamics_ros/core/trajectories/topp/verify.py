@@ -19,7 +19,7 @@ import numpy as np
 
 from ..limits import Limits
 from ..trajectory import JointTrajectory
-from .torques import batch_rnea
+from .torques import Torques, torque_functions
 
 END_FRACTION = 1.0 - 1e-9     # just before an interval's end (not its left limit: where the law
 #                               stops, Coulomb friction acts until the stop)
@@ -148,7 +148,7 @@ def paired_intervals(out: JointTrajectory, s, previous: JointTrajectory, s_previ
 
 
 def verify(model, out: JointTrajectory, limits: Limits, density: int, tolerance: float,
-           extra=None, s=None, previous=None) -> Verification:
+           extra=None, s=None, previous=None, torques: Torques | None = None) -> Verification:
     """
     Check ``out`` against ``limits`` as the controller interpolates it.
 
@@ -156,7 +156,8 @@ def verify(model, out: JointTrajectory, limits: Limits, density: int, tolerance:
     relative to each limit.  ``extra``: (q, qd, qdd) whose torques are wanted too (one rnea batch,
     its cost is mostly per call).  ``previous``: (trajectory, Verification, path parameters of
     its points) of an earlier check with the same density, whose intervals that did not change
-    are not computed again (``s``: the path parameters of the points of ``out``).
+    are not computed again (``s``: the path parameters of the points of ``out``).  ``torques``:
+    the inverse dynamics (default: the core's).
     """
     fractions = check_fractions(density)
     K, n, F = out.num_points, out.n, fractions.size
@@ -186,7 +187,7 @@ def verify(model, out: JointTrajectory, limits: Limits, density: int, tolerance:
     every = fresh.size == K - 1
     batch = [np.concatenate([(s if every else s[fresh]).reshape(-1, n), e, x])
              for s, e, x in zip(states, last, extra)]
-    tau_fresh = batch_rnea(model, *batch)
+    tau_fresh = (torques or torque_functions(model)).rnea(*batch)
     M = (K - 1) * F + 1                     # the samples and the end point
     if every:                               # (the batch starts with them, in their order)
         tau, qd, qdd = tau_fresh[:M], batch[1][:M], batch[2][:M]
