@@ -16,9 +16,9 @@ discretization)], path, solver_wrapper="seidel", parametrizer="ParametrizeConstA
 default grid (``propose_gridpoints``), inverse dynamics by Pinocchio's rnea; the reference
 duration is the same on a 2000-point uniform grid.  Ours: ``time_optimal_scaling(model,
 JointPath(...), dynamics=implementations.select(model))`` with its defaults (the inverse dynamics
-chosen before the timing, as toppra's Pinocchio model is built before its).  Times are the best of ``--repeat`` runs each, the two
-solvers taking turns, setup included (ours: the first call on a model also generates its
-straight-line dynamics, kept in the model's cache, tens of milliseconds, not in these times).
+chosen before the timing, as toppra's Pinocchio model is built before its).  Times are the best
+of ``--repeat`` runs each, the two solvers taking turns, setup included (the generation of our
+straight-line dynamics, tens of milliseconds once per model, is not in these times).
 
 Overshoot (max over joints and samples of (|value| - limit) / limit, torque and velocity): the
 output re-sampled at 10x its point density, uniformly in time:

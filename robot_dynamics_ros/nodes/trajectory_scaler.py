@@ -110,7 +110,7 @@ class TrajectoryScalerNode(DynamicsNode):
         return apply
 
     def _kernel(self, model):
-        """Return the inverse dynamics of ``model`` (``implementations.select``), once per model."""
+        """Return the dynamics of ``model`` (``implementations.select``), once per model."""
         kernel = getattr(self, "_selected", None)
         if kernel is None or kernel.model is not model:
             kernel = self._selected = select(model)

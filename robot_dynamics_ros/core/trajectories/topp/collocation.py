@@ -51,7 +51,7 @@ def point_data(model, path, parts, torques: Torques | None = None) -> list:
     torques = torques or torque_functions(model)
     c = torques.gravity(q)
     tau = torques.rnea(np.concatenate([q, q]), np.concatenate([zeros, dq]),
-                     np.concatenate([dq, ddq]))
+                       np.concatenate([dq, ddq]))
     a = tau[:P] - c
     b = tau[P:] - c - friction_torques(model, dq)
     ends = np.cumsum([s.size for s, _ in parts])[:-1]

@@ -129,9 +129,9 @@ def _first_law(model, grid, regular, limits, viscous, x_first, points_per_step, 
     if refined_steps.size:
         # (the regular rows of the refined steps would be overridden: not computed)
         rest = regular.without(model, grid, refined_steps)
-        groups = ([rest] if rest.steps.size else []) + [
-            refined if refined is not None else Collocation(model, grid, refined_steps, REFINED,
-                                                        torques=regular.torques)]
+        if refined is None:
+            refined = Collocation(model, grid, refined_steps, REFINED, torques=regular.torques)
+        groups = ([rest] if rest.steps.size else []) + [refined]
     law = _solve_groups(grid, groups, limits, viscous, x_first, None, Tightening.none(grid.N,
                                                                                       model.n))
     return law.duration, (law, groups, refined_steps, per_step)
