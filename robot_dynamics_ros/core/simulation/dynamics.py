@@ -59,7 +59,8 @@ class ForwardDynamics:
     warns once and runs as Python; True: InputError instead).  Where this one raises
     SingularityError, it raises ValueError or ZeroDivisionError (Python) or returns non-finite
     values (compiled).  ``compiled`` (bool) says which one it is, ``how`` in words (for logs);
-    compiled, ``rk4_step`` is ``compiled.CompiledDynamics.rk4_step`` (else None).
+    compiled, ``rk4_step`` and ``rk4_coulomb_step`` are ``compiled.CompiledDynamics``'s (else
+    None).
     Everything is built (compiled) here, once per model.  The model is never changed.
     """
 
@@ -75,6 +76,7 @@ class ForwardDynamics:
         # the same qdd in one call, without ``last_terms`` (None for "core"): see ``accelerations``
         self.accelerations = None
         self.rk4_step = None                        # (compiled: one RK4 step, see compiled.py)
+        self.rk4_coulomb_step = None                # (compiled: with the Coulomb step)
         self.compiled = False
         self.how = "the core's algorithms"          # (what runs, for logs)
         if compiled is True and self.implementation == "core":
@@ -93,6 +95,7 @@ class ForwardDynamics:
             self.accelerations = (machine.accelerations if machine is not None
                                   else generated_accelerations(smooth))
             self.rk4_step = machine.rk4_step if machine is not None else None
+            self.rk4_coulomb_step = machine.rk4_coulomb_step if machine is not None else None
         else:
             def core_terms(q, qd):
                 q = np.array(q)

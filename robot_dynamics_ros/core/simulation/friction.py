@@ -42,6 +42,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 SWEEPS = 200                # coordinate-descent sweeps at most (the fallback)
 TOLERANCE = 1e-13
 
@@ -56,7 +58,8 @@ class CoulombStep:
         self._solve = solve           # dynamics_solver: solve(T, tau) = B^{-1} (tau - h)
         self._zero_bias = (0.0,) * model.n
         self._friction = [float(model.coulomb[i]) for i in range(model.n)]
-        self._stuck = [False] * model.n               # the previous step's sticking joints
+        # the previous step's sticking joints (an array: the compiled step updates it in place)
+        self._stuck = np.zeros(model.n, dtype=bool)
 
     def sliding(self):
         """Note a step in which every joint with friction slid (for the next warm start)."""

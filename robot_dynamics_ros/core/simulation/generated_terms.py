@@ -66,14 +66,12 @@ IN_MEMORY_SIGNATURE = "def accelerations(q, qd, tau, _sin=_math.sin, _cos=_math.
 MODULE_SIGNATURE = "def accelerations(q, qd, tau):"
 
 
-def accelerations_source(model, signature: str = IN_MEMORY_SIGNATURE) -> str:
+def _terms_lines(model) -> list[str]:
     """
-    Python source of ``accelerations(q, qd, tau)``: the terms' code, then the solve's, in one body.
+    Return the statements of ``terms`` that leave B's lower triangle and n(q, qd) in names.
 
-    The statements are those of ``terms`` (its outputs assigned to the names the solve reads
-    instead of returned) followed by those of ``linear_solve.solve_lines``, so every float
-    operation, and so every result, is the same as ``solve(terms(q, qd), tau)``.  Returns a
-    tuple of n floats.  ``signature``: the ``def`` line (see ``IN_MEMORY_SIGNATURE``).
+    B's row i in ``s_a<i>_<j>`` (j <= i), n(q, qd) in ``s_h<j>``: the names
+    ``linear_solve.solve_lines(n, "s_")`` reads.
     """
     n = model.n
     lines = _source(model).splitlines()
@@ -81,8 +79,7 @@ def accelerations_source(model, signature: str = IN_MEMORY_SIGNATURE) -> str:
     rows = [line.strip() for line in lines[start + 1:-1]]
     if len(rows) != n + 1 or lines[-1] != "    ))":
         raise AssertionError(f"unexpected end of the generated terms of {model.name}")
-    out = [signature,
-           '    """Return qdd = B(q)^-1 (tau - n(q, qd)) as a tuple (no Coulomb friction)."""']
+    out = []
     for line in lines[2:start]:
         for arg in ("q", "qd"):                  # sequences of floats only: no numpy check
             line = line.replace(f" = {arg}.tolist() if type({arg}) is _ndarray else {arg}",
@@ -97,10 +94,51 @@ def accelerations_source(model, signature: str = IN_MEMORY_SIGNATURE) -> str:
         if len(items) != len(names):
             raise AssertionError(f"unexpected row {i} in the generated terms of {model.name}")
         out.extend(f"    {name} = {item}" for name, item in zip(names, items))
+    return out
+
+
+def _flat_names(n: int) -> list:
+    return [f"s_a{i}_{j}" for i in range(n) for j in range(i + 1)] + [f"s_h{j}" for j in range(n)]
+
+
+def accelerations_source(model, signature: str = IN_MEMORY_SIGNATURE,
+                         call_terms: bool = False) -> str:
+    """
+    Python source of ``accelerations(q, qd, tau)``: the terms' code, then the solve's, in one body.
+
+    The statements are those of ``terms`` (its outputs assigned to the names the solve reads
+    instead of returned) followed by those of ``linear_solve.solve_lines``, so every float
+    operation, and so every result, is the same as ``solve(terms(q, qd), tau)``.  Returns a
+    tuple of n floats.  ``signature``: the ``def`` line (see ``IN_MEMORY_SIGNATURE``).
+    ``call_terms``: the terms by a call of ``flat_terms(q, qd)`` (:func:`flat_terms_source`,
+    the same statements) instead of in the body: the compiled module holds their code once.
+    """
+    n = model.n
+    out = [signature,
+           '    """Return qdd = B(q)^-1 (tau - n(q, qd)) as a tuple (no Coulomb friction)."""']
+    if call_terms:
+        out.append(f"    {', '.join(_flat_names(n))} = flat_terms(q, qd)")
+    else:
+        out.extend(_terms_lines(model))
     torques = ", ".join(f"s_t{i}" for i in range(n)) + ("," if n == 1 else "")
     out.append(f"    {torques} = tau")
     out.extend(solve_lines(n, "s_"))
     out.append(f"    return ({''.join(f's_x{i}, ' for i in range(n)).rstrip()})")
+    return "\n".join(out) + "\n"
+
+
+def flat_terms_source(model) -> str:
+    """
+    Python source of ``flat_terms(q, qd)``: B's lower triangle by rows, then n(q, qd), one tuple.
+
+    The statements of ``terms`` (the same float operations), for numba (``compiled.py``), which
+    takes a flat tuple of n (n + 1) / 2 + n floats more readily than rows of different lengths.
+    """
+    names = _flat_names(model.n)
+    out = ["def flat_terms(q, qd):",
+           '    """Return B(q)\'s lower triangle by rows, then n(q, qd) (no Coulomb friction)."""']
+    out.extend(_terms_lines(model))
+    out.append(f"    return ({', '.join(names)},)")
     return "\n".join(out) + "\n"
 
 

@@ -45,19 +45,22 @@ def _unpack(prefix: str, n: int) -> str:
     return ", ".join(f"{prefix}{i}" for i in range(n)) + ("," if n == 1 else "")
 
 
-def rk4_source(n: int, evaluate: str | None = None) -> str:
+def rk4_source(n: int, evaluate: str | None = None, last_stage: bool = False) -> str:
     """
     Return the source of the straight-line RK4 step for n joints.
 
     ``evaluate`` None: ``step(f, q, qd, tau, h)`` as described above.  A name: ``rk4_step(q, qd,
     tau, h) -> (q, qd, qdd)`` calling the module's function of that name, on tuples only (no
     ``last_terms``): numba compiles it with that function (``compiled.py``), the same operations
-    in the same order.
+    in the same order.  With ``last_stage``, ``rk4_last_stage`` instead, which also returns the
+    state (q, qd) of the fourth evaluation, whose B the Coulomb friction step uses (as the
+    Python step's ``f.last_terms``).
     """
     r = range(n)
     python = evaluate is None
     f = "f" if python else evaluate
-    lines = ["def step(f, q, qd, tau, h):" if python else "def rk4_step(q, qd, tau, h):",
+    name = "rk4_last_stage" if last_stage else "rk4_step"
+    lines = ["def step(f, q, qd, tau, h):" if python else f"def {name}(q, qd, tau, h):",
              f"    {_unpack('x', n)} = q",
              f"    {_unpack('v', n)} = qd",
              "    k = 0.5 * h",
@@ -78,6 +81,9 @@ def rk4_source(n: int, evaluate: str | None = None) -> str:
     qd_next = ", ".join(f"v{i} + s * (a{i} + 2.0 * (b2_{i} + b3_{i}) + b4_{i})" for i in r)
     if python:
         lines.append(f"    return [{q_next}], [{qd_next}], a, first")
+    elif last_stage:
+        positions = "".join(f"x{i} + h * w3_{i}, " for i in r).rstrip()
+        lines.append(f"    return ({q_next},), ({qd_next},), a, ({positions}), {_vec('w4_', n)}")
     else:
         lines.append(f"    return ({q_next},), ({qd_next},), a")
     return "\n".join(lines) + "\n"

@@ -92,8 +92,11 @@ class Simulator:
         self.dynamics = ForwardDynamics(model, implementation, compiled)
         self.coulomb = CoulombStep(model, self.dynamics.solve)
         self._fast = self.dynamics.accelerations if integrator != "solve_ivp" else None
-        # compiled RK4: the whole step is one call into machine code
+        # compiled RK4: the whole step is one call into machine code, also while friction holds
+        # joints (the Coulomb step compiled with it: friction_kernel.py)
         self._fast_rk4 = self.dynamics.rk4_step if integrator == "rk4" else None
+        self._fast_coulomb = self.dynamics.rk4_coulomb_step if integrator == "rk4" else None
+        self._coulomb_forces = model.coulomb.astype(float)
         # positions take the friction's velocity change over half the step (the impulse is
         # spread over it), semi-implicit Euler's over the whole step (they use the new velocity)
         self._friction_share = self.dt * (1.0 if integrator == "semi_implicit_euler" else 0.5)
@@ -192,6 +195,8 @@ class Simulator:
             q, qd, qdd = sliding
         elif not self.coulomb.joints:
             q, qd, qdd = self._integrate(q0, qd0, applied)
+        elif self._fast_coulomb is not None and self._compiled_coulomb(q0, qd0, applied):
+            q, qd, qdd = self._compiled
         else:
             q, qd, qdd, first = self._step(self.dynamics, q0, qd0, applied, self.dt)
             after = self.coulomb(self.dynamics.last_terms, qd, self.dt)
@@ -215,6 +220,25 @@ class Simulator:
         self.steps += 1
         self.last_applied = applied
         return applied, qdd
+
+    def _compiled_coulomb(self, q0: list, qd0: list, tau: list) -> bool:
+        """
+        Take the step with the implicit Coulomb step compiled (``self._compiled``), if finite.
+
+        The same step as the Python branch of :meth:`step` (``friction_kernel.py`` is
+        ``friction.py`` on arrays); False (nothing changed) if the state is not finite (a mass
+        matrix that is not positive definite): the Python step then raises the error that names
+        the cause.
+        """
+        stuck = self.coulomb._stuck
+        before = stuck.copy()
+        q, qd, qdd = self._fast_coulomb(tuple(q0), tuple(qd0), tuple(tau), self.dt,
+                                        self._coulomb_forces, stuck, self._friction_share)
+        if not math.isfinite(sum(q) + sum(qd)):
+            stuck[:] = before
+            return False
+        self._compiled = (list(q), list(qd), list(qdd))
+        return True
 
     def _integrate(self, q0: list, qd0: list, tau: list):
         """
