@@ -170,6 +170,9 @@ def _verified_law(model, grid, regular, limits, viscous, x_first, t0, verify_den
             return raw, (law, out, check, original)
         step = out.step[check.interval]
         step[-1] = N - 1
+        # (a sample at an interval's end is also the next step's: the cubic blends both laws)
+        after = out.step[np.minimum(check.interval + 1, out.step.size - 1)]
+        after[-1] = N - 1
         failing = check.failing
         bad_steps = np.unique(step[failing])
         if rnd == 0 and np.all(per_step[bad_steps] < DENSE_OUTPUT):
@@ -188,7 +191,7 @@ def _verified_law(model, grid, regular, limits, viscous, x_first, t0, verify_den
         if new.size:                     # (later groups override earlier ones on their steps)
             refined_steps = np.union1d(refined_steps, new)
             groups = groups + [Collocation(model, grid, new, REFINED, torques=regular.torques)]
-        _tighten(tight, check.excess, step, limits)
+        _tighten(tight, check.excess, (step, after), limits)
         law = _solve_groups(grid, groups, limits, viscous, law.x, law, tight)
     return raw, None
 
@@ -207,12 +210,14 @@ def _grade(per_step: np.ndarray) -> None:
         np.maximum(per_step, half, out=per_step)
 
 
-def _tighten(tight: Tightening, excess, step: np.ndarray, limits: Limits) -> None:
+def _tighten(tight: Tightening, excess, steps, limits: Limits) -> None:
     """
     Tighten every limit kind on the steps where the output exceeds it.
 
     Each exceeded limit of a step is lowered by the largest excess on that step plus the allowed
-    tolerance, never below half its value.
+    tolerance, never below half its value.  ``steps``: arrays of the step of each sample (the
+    interval's and the next point's: where a sample lies on a step boundary, the law of either
+    step can be the cause; the same step twice counts once).
     """
     span = 0.5 * (limits.effort_upper - limits.effort_lower)
     for value, allowed, amount, cap in (
@@ -224,7 +229,9 @@ def _tighten(tight: Tightening, excess, step: np.ndarray, limits: Limits) -> Non
         rows, joints = np.nonzero(value > allowed)
         if rows.size:
             increase = np.zeros_like(amount)
-            np.maximum.at(increase, (step[rows], joints), value[rows, joints] + allowed[joints])
+            for step in steps:
+                np.maximum.at(increase, (step[rows], joints),
+                              value[rows, joints] + allowed[joints])
             amount += increase
             np.minimum(amount, cap, out=amount)
 

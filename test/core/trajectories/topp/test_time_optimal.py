@@ -15,6 +15,7 @@ from scipy.spatial import cKDTree
 from locations import EX72, PUMA_PATH
 from robot_dynamics_ros.core import (InputError, JointPath, JointTrajectory, Limits, RobotModel,
                                      ScalingError, rnea, time_optimal_scaling, uniform_scaling)
+from robot_dynamics_ros.implementations import select
 from topp_cases import CASES, excess
 
 
@@ -337,3 +338,51 @@ def test_reference_grid_not_solved_when_only_a_reference(monkeypatch):
     monkeypatch.setattr(module, "_solve_groups", solve)
     fine = time_optimal_scaling(model, path, grid_steps=1200, max_levels=2)
     assert 0.0 <= result.duration / fine.duration - 1.0 <= 5e-3
+
+
+def quintic_rest_to_rest(model, q_start, q_end, duration, points):
+    """Return the quintic rest-to-rest motion q_start -> q_end sampled at ``points`` times."""
+    t = np.linspace(0.0, duration, points)
+    r = t / duration
+    u = r ** 3 * (10.0 - 15.0 * r + 6.0 * r ** 2)
+    du = 30.0 * r ** 2 * (1.0 - r) ** 2 / duration
+    ddu = 60.0 * r * (1.0 - r) * (1.0 - 2.0 * r) / duration ** 2
+    d = q_end - q_start
+    return JointTrajectory(model.joint_names, t, q_start + u[:, None] * d, du[:, None] * d,
+                           ddu[:, None] * d)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_same_path_sampled_more_densely_scales_the_same(seed):
+    """
+    Found by fuzzing (issue 22): a quintic Q -> P1 over 10 s, as 1,000 to 10,000 points.
+
+    It scaled to 0.30 s from 1,000 or 2,000 points but raised ScalingError ("no admissible speed
+    near t = 9.999 s") from 5,000 or 10,000: the grid followed the waypoints, and near the ends,
+    where the quintic is flat, its steps took nanoseconds.  Now the grid of a densely sampled
+    path does not depend on the sampling: every density scales time-optimally, to the same
+    duration within the method's accuracy (0.5 %), within the limits as the controller
+    interpolates, with an output whose size does not follow the input's.
+    """
+    model = RobotModel.named("puma560")
+    span = model.upper - model.lower
+    q_start = np.clip(np.zeros(model.n), model.lower + 0.1 * span, model.upper - 0.1 * span)
+    q_end = model.lower + span * np.random.default_rng(seed).uniform(0.2, 0.8, model.n)
+    dynamics = select(model)
+    results = {}
+    for points in (1000, 2000, 5000, 10_000):
+        traj = quintic_rest_to_rest(model, q_start, q_end, 10.0, points)
+        result = results[points] = time_optimal_scaling(model, traj, dynamics=dynamics)
+        assert result.method == "time_optimal"
+        out = result.for_controller()
+        assert out.num_points < 4000
+        t = np.linspace(out.times[0], out.times[-1], 10 * out.num_points)
+        q, qd, qdd = out.sample(t)
+        assert excess(rnea(model, q, qd, qdd), result.limits).max() <= 1e-3
+        assert (np.abs(qd) <= result.limits.velocity * 1.001).all()
+    durations = np.array([r.duration for r in results.values()])
+    assert np.ptp(durations) <= 5e-3 * durations.min()
+    # 100 points: the grid holds every knot, a different grid, the same optimum within 0.5 %
+    few = time_optimal_scaling(model, quintic_rest_to_rest(model, q_start, q_end, 10.0, 100),
+                               dynamics=dynamics)
+    assert abs(few.duration / durations.min() - 1.0) <= 5e-3

@@ -1,11 +1,14 @@
-"""Batched inverse dynamics of path data: equal to the textbook RNEA; fallback to the core."""
+"""Inverse dynamics of path data, received from outside the core: equal to the textbook RNEA."""
 
 import numpy as np
 import pytest
 
-from robot_dynamics_ros.core import RobotModel, rnea
+from robot_dynamics_ros.core import InputError, JointTrajectory, RobotModel, rnea
+from robot_dynamics_ros.core import time_optimal_scaling
 from robot_dynamics_ros.core.trajectories.topp import collocation, path as paths
-from topp_cases import puma_level
+from robot_dynamics_ros.core.trajectories.topp.torques import torque_functions
+from robot_dynamics_ros.implementations import select
+from topp_cases import PUMA_PATH, puma_level
 
 
 def test_bisected_grid_data_equal_fresh_inverse_dynamics():
@@ -52,38 +55,51 @@ def test_batch_inverse_dynamics_equals_the_textbook_rnea(robot):
     """
     The batches of path data and re-checks equal the core's RNEA, friction and rotors included.
 
-    ``batch_rnea`` (the generated model, seed 004, on numpy columns, friction added apart)
-    against the textbook recursion (seed 002, 7.107-7.114): random states, some joints at rest
-    (Coulomb friction's sign 0) and some with zero acceleration.
+    The torques the scaling receives from ``implementations.select`` (the generated model, seed
+    004, on numpy columns, friction added apart) against the textbook recursion (seed 002,
+    7.107-7.114): random states, some joints at rest (Coulomb friction's sign 0) and some with
+    zero acceleration.
     """
-    from robot_dynamics_ros.core.trajectories.topp.torques import batch_gravity, batch_rnea
     model = RobotModel.named(robot)
+    functions = torque_functions(model, select(model))
     rng = np.random.default_rng(7)
     q = rng.uniform(model.lower, model.upper, (300, model.n))
     qd, qdd = rng.normal(0, 1.5, (2, 300, model.n))
     qd[::3, 0] = 0.0
     qdd[1::4] = 0.0
     want = rnea(model, q, qd, qdd)
-    got = batch_rnea(model, q, qd, qdd)
+    got = functions.rnea(q, qd, qdd)
     assert got.shape == want.shape
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-10 * np.abs(want).max())
-    assert batch_rnea(model, q[:0], qd[:0], qdd[:0]).shape == (0, model.n)
+    assert functions.rnea(q[:0], qd[:0], qdd[:0]).shape == (0, model.n)
     gravity = rnea(model, q, np.zeros_like(q), np.zeros_like(q))
-    np.testing.assert_allclose(batch_gravity(model, q), gravity, rtol=0,
+    np.testing.assert_allclose(functions.gravity(q), gravity, rtol=0,
                                atol=1e-10 * np.abs(gravity).max())
 
 
 def test_batch_inverse_dynamics_falls_back_to_the_core(monkeypatch):
     """A model the code generator refuses gets the core's RNEA, the same torques."""
     import robot_dynamics_ros.codegen as codegen
-    from robot_dynamics_ros.core.trajectories.topp.torques import batch_gravity, batch_rnea
 
     def refuse(model, grouping="full"):
         raise codegen.CodegenError("refused for the test")
     monkeypatch.setattr(codegen, "generated_model", refuse)
     model = RobotModel.named("puma560")          # a fresh model: nothing cached
+    functions = torque_functions(model, select(model))
     rng = np.random.default_rng(8)
     q, qd, qdd = rng.normal(0, 1, (3, 50, model.n))
-    np.testing.assert_array_equal(batch_rnea(model, q, qd, qdd), rnea(model, q, qd, qdd))
+    np.testing.assert_array_equal(functions.rnea(q, qd, qdd), rnea(model, q, qd, qdd))
     zeros = np.zeros_like(q)
-    np.testing.assert_array_equal(batch_gravity(model, q), rnea(model, q, zeros, zeros))
+    np.testing.assert_array_equal(functions.gravity(q), rnea(model, q, zeros, zeros))
+    # without a choice from outside: the core's own
+    core = torque_functions(model)
+    np.testing.assert_array_equal(core.rnea(q, qd, qdd), rnea(model, q, qd, qdd))
+
+
+def test_the_dynamics_of_another_model_are_refused():
+    """Torques of another robot (or another payload) would be wrong: InputError naming both."""
+    model, other = RobotModel.named("puma560"), RobotModel.named("panda")
+    with pytest.raises(InputError, match="'panda', not the model being scaled \\('puma560'\\)"):
+        torque_functions(model, select(other))
+    with pytest.raises(InputError, match="dynamics: "):
+        time_optimal_scaling(model, JointTrajectory.from_yaml(PUMA_PATH), dynamics=select(other))
