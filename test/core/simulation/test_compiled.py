@@ -203,3 +203,26 @@ def test_when_numba_cannot_use_its_cache_the_dynamics_are_compiled_without_it(mo
     functions, how = compiled.compilation(model)
     assert functions is not None and "numba could not use the cache" in how
     assert functions.accelerations((0.0,), (0.0,), (1.0,)) == pytest.approx((1.0 / 0.5,))
+
+
+def test_the_compiled_sticking_step_equals_the_python_one():
+    """
+    While Coulomb friction holds joints, the RK4 step with the Coulomb step runs compiled.
+
+    The Puma falling from a moving state: friction stops and holds some joints (velocities
+    exactly 0 for many steps), others slide and stop again; the compiled run (one call per step,
+    ``rk4_coulomb_step``) follows the plain-Python one (RK4 on the generated model, then
+    friction.py) to rounding, its sticking joints the same.
+    """
+    model = RobotModel.named("puma560")
+    q0 = np.array([0.0, 0.6, -1.2, 0.3, 0.6, 0.1])
+    qd0 = np.array([0.5, -0.4, 0.6, 1.0, -0.8, 1.2])
+    fast = Simulator(model, q0, qd0)
+    assert fast._fast_coulomb is fast.dynamics.rk4_coulomb_step is not None
+    runs = [simulate(model, q0, qd0, 1.0, compiled=choice) for choice in (True, False)]
+    for field in ("q", "qd", "qdd", "tau"):
+        np.testing.assert_allclose(getattr(runs[0], field), getattr(runs[1], field),
+                                   rtol=1e-9, atol=1e-9)
+    held = runs[0].qd == 0.0
+    assert held.sum(axis=0).max() > 300                      # a joint held for 0.3 s or more
+    np.testing.assert_array_equal(held, runs[1].qd == 0.0)
