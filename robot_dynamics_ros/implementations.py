@@ -120,3 +120,21 @@ def select(model: RobotModel, prefer: str = "fastest") -> Kernel:
         return _generated(model)
     except CodegenError as exc:
         return _plain(model, f"generated model refused: {exc}")
+
+
+def simulation_terms(model: RobotModel) -> str | None:
+    """
+    Return the generated terms the simulator runs for ``model``, or None (the core's algorithms).
+
+    The source of B(q) and n(q, qd) as one straight-line function (``codegen/simulation.py``) of
+    the model without its Coulomb friction (the simulator's implicit step applies it), for
+    ``core.simulation.Simulator(..., terms=...)`` / ``simulate``.  None where the generator
+    refuses the model: the simulator then computes with the core's algorithms.
+    """
+    from .codegen import CodegenError
+    from .codegen.simulation import simulation_terms_source
+    from .core.simulation.dynamics import without_coulomb
+    try:
+        return simulation_terms_source(without_coulomb(model))
+    except CodegenError:
+        return None

@@ -55,6 +55,7 @@ from std_msgs.msg import Float64MultiArray
 from ..core.errors import InputError
 from ..core.simulation import INTEGRATORS, MeasurementNoise, Simulator
 from ..core.simulation.dynamics import ForwardDynamics
+from ..implementations import simulation_terms
 from ..ros_messages import MessageRejected
 from .base import DynamicsNode, main_for
 from .errors import topic_guard
@@ -136,7 +137,8 @@ class DynamicsSimulatorNode(DynamicsNode):
             # (compiles the dynamics, or loads them from the disk cache: before the loop starts)
             self.sim = Simulator(self.dynamics.model, self._to_model(q0, "initial_position"),
                                  self._to_model(qd0, "initial_velocity"), 1.0 / rate, integrator,
-                                 compiled=self._compiled)
+                                 compiled=self._compiled,
+                                 terms=simulation_terms(self.dynamics.model))
         except InputError as exc:
             raise ValueError(str(exc)) from None
         self._sim_model = self.dynamics.model
@@ -196,11 +198,12 @@ class DynamicsSimulatorNode(DynamicsNode):
             if model is not self._sim_model:          # the payload changed: same state, new robot
                 # build (compile) the new robot's dynamics first, while the loop runs on: the
                 # Simulator below finds them in the model's cache
-                ForwardDynamics(model, compiled=self._compiled)
+                terms = simulation_terms(model)
+                ForwardDynamics(model, compiled=self._compiled, terms=terms)
                 with self._lock:
                     old = self.sim
                     new = Simulator(model, old.q, old.qd, old.dt, old.integrator, t0=old.t,
-                                    compiled=self._compiled)
+                                    compiled=self._compiled, terms=terms)
                     new.saturation_counts += old.saturation_counts
                     new.limit_stop_counts += old.limit_stop_counts
                     new.last_applied = old.last_applied

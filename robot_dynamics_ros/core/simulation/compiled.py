@@ -93,7 +93,7 @@ def cache_directory() -> Path:
     return Path(base) / "robot_dynamics_ros" / "simulation"
 
 
-def module_source(model) -> str:
+def module_source(model, source: str) -> str:
     """
     Return the text of the module file of ``model`` (which has no Coulomb friction).
 
@@ -104,8 +104,8 @@ def module_source(model) -> str:
     """
     kernel = hashlib.sha256(inspect.getsource(friction_kernel).encode()).hexdigest()[:24]
     return "\n\n".join([
-        _HEADER.format(name=model.name, kernel=kernel) + flat_terms_source(model),
-        accelerations_source(model, MODULE_SIGNATURE, call_terms=True),
+        _HEADER.format(name=model.name, kernel=kernel) + flat_terms_source(model, source),
+        accelerations_source(model, source, MODULE_SIGNATURE, call_terms=True),
         rk4_source(model.n, "accelerations"),
         rk4_source(model.n, "accelerations", last_stage=True), _coulomb_step_source(model.n)])
 
@@ -227,13 +227,13 @@ def _njit(module: types.ModuleType, n: int, cache: bool) -> CompiledDynamics:
     return CompiledDynamics(module.accelerations, step, coulomb)
 
 
-def _compile(model) -> tuple[CompiledDynamics | None, str]:
+def _compile(model, terms: str) -> tuple[CompiledDynamics | None, str]:
     """Return (the compiled functions of ``model`` or None, what happened)."""
     reason = numba_unavailable()
     if reason is not None:
         return None, reason
     import numba
-    source = module_source(model)
+    source = module_source(model, terms)
     path = _write_module(source)
     module = _module(source, path)
     where = f"cached in {path.parent}" if path else "not cached on disk (directory not writable)"
@@ -252,7 +252,7 @@ def _compile(model) -> tuple[CompiledDynamics | None, str]:
     return functions, f"compiled with numba {numba.__version__}, {where}"
 
 
-def compiled_dynamics(model) -> CompiledDynamics | None:
+def compiled_dynamics(model, terms: str) -> CompiledDynamics | None:
     """
     Return the functions of :class:`CompiledDynamics` of ``model``, or None (and warn once).
 
@@ -262,7 +262,7 @@ def compiled_dynamics(model) -> CompiledDynamics | None:
     an exception.  ``model`` must have no Coulomb friction (``dynamics.without_coulomb``).
     Compiled (or loaded from the disk cache) once per model.
     """
-    functions, reason = compilation(model)
+    functions, reason = compilation(model, terms)
     if functions is None:
         # one warning per process for a missing numba, one per model for a failed compilation
         what = "the simulator" if reason.startswith("numba is not") else f"'{model.name}'"
@@ -271,6 +271,11 @@ def compiled_dynamics(model) -> CompiledDynamics | None:
     return functions
 
 
-def compilation(model) -> tuple[CompiledDynamics | None, str]:
-    """Return (the compiled functions or None, why / how), without warning; once per model."""
-    return model_constant(model, "compiled_simulation_accelerations", _compile)
+def compilation(model, terms: str) -> tuple[CompiledDynamics | None, str]:
+    """
+    Return (the compiled functions or None, why / how), without warning; once per model.
+
+    ``terms``: the source of ``model``'s generated terms (``generated_terms.py``).
+    """
+    return model_constant(model, "compiled_simulation_accelerations",
+                          lambda m: _compile(m, terms))

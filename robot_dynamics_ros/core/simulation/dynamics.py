@@ -51,7 +51,9 @@ class ForwardDynamics:
     """
     ``f(q, qd, tau) -> qdd`` (lists of n floats) for one model, as described above.
 
-    ``implementation``: "auto" / "generated" (the generated model) or "core".  ``last_terms``
+    ``implementation``: "generated" (the generated model: ``terms``, the source of its terms,
+    made outside the core by ``implementations.simulation_terms``), "core", or "auto" (the
+    generated model if ``terms`` are given, else the core's algorithms).  ``last_terms``
     holds B's lower rows and n_v of the latest evaluation (the friction step uses that B).
     ``accelerations`` (generated model only, else None) is the same function in one generated
     body, bit for bit, without ``last_terms``, taking and returning tuples of floats: compiled by
@@ -64,15 +66,21 @@ class ForwardDynamics:
     Everything is built (compiled) here, once per model.  The model is never changed.
     """
 
-    def __init__(self, model, implementation: str = "auto", compiled="auto"):
+    def __init__(self, model, implementation: str = "auto", compiled="auto",
+                 terms: str | None = None):
         if implementation not in IMPLEMENTATIONS:
             raise InputError(f"implementation: '{implementation}' is not one of "
                              f"{list(IMPLEMENTATIONS)}")
+        if implementation == "generated" and terms is None:
+            raise InputError("implementation: 'generated' needs the generated terms (terms="
+                             "implementations.simulation_terms(model)); the core does not "
+                             "generate code")
         if not (compiled is True or compiled is False or compiled == "auto"):
             raise InputError(f"compiled: {compiled!r} is not one of {list(COMPILED)}")
         self.model = model
         smooth = without_coulomb(model)
-        self.implementation = "core" if implementation == "core" else "generated"
+        self.implementation = "core" if implementation == "core" or terms is None \
+            else "generated"
         # the same qdd in one call, without ``last_terms`` (None for "core"): see ``accelerations``
         self.accelerations = None
         self.rk4_step = None                        # (compiled: one RK4 step, see compiled.py)
@@ -80,20 +88,20 @@ class ForwardDynamics:
         self.compiled = False
         self.how = "the core's algorithms"          # (what runs, for logs)
         if compiled is True and self.implementation == "core":
-            raise InputError("compiled: True needs implementation 'generated' (the core's "
-                             "algorithms are not compiled)")
+            raise InputError("compiled: True needs implementation 'generated' and its terms "
+                             "(the core's algorithms are not compiled)")
         if self.implementation == "generated":
-            self._terms = generated_terms(smooth)
+            self._terms = generated_terms(smooth, terms)
             machine, self.how = None, "plain Python (compiled=False)"
             if compiled:
-                found, self.how = compilation(smooth)        # (built once per model)
+                found, self.how = compilation(smooth, terms)     # (built once per model)
                 if compiled is True and found is None:
                     raise InputError(f"compiled: True, but {self.how} (compiled='auto' runs the "
                                      "same code as plain Python instead)")
-                machine = compiled_dynamics(smooth)         # (the same; warns once if None)
+                machine = compiled_dynamics(smooth, terms)     # (the same; warns once if None)
             self.compiled = machine is not None
             self.accelerations = (machine.accelerations if machine is not None
-                                  else generated_accelerations(smooth))
+                                  else generated_accelerations(smooth, terms))
             self.rk4_step = machine.rk4_step if machine is not None else None
             self.rk4_coulomb_step = machine.rk4_coulomb_step if machine is not None else None
         else:

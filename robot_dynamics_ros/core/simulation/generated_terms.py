@@ -1,11 +1,11 @@
 """
 B(q) and n(q, qd) of one robot in one straight-line function, for the simulator's inner loop.
 
-Built with the code generator of ``robot_dynamics_ros.codegen`` (Renaud's quasi-minimal
-Newton-Euler, seed 004, with rotors and viscous friction, seed 002, 7.111-7.114), as its
-``mass_matrix`` and ``nonlinear_effects`` are, but on one expression graph, so the joint sines
-and cosines and every shared sub-expression are computed once per call, and returning Python
-floats (no numpy per call):
+Generated outside the core (``codegen/simulation.py``: Renaud's quasi-minimal Newton-Euler, seed
+004, with rotors and viscous friction, seed 002, 7.111-7.114, on one expression graph, so the
+joint sines and cosines and every shared sub-expression are computed once per call) and passed in
+as source text (``implementations.simulation_terms``): the core never imports the code generator.
+Here it is compiled, returning Python floats (no numpy per call):
 
     terms(q, qd) -> (B row 0 [:1], B row 1 [:2], ..., B row n-1 [:n], n(q, qd))
 
@@ -27,34 +27,9 @@ from .linear_solve import solve_lines
 _TUPLE_OUTPUTS = types.SimpleNamespace(array=tuple, ndarray=np.ndarray)
 
 
-def _source(model) -> str:
-    from ...codegen.expr import Graph            # (codegen builds on the core: import late)
-    from ...codegen.parameters import gravity_in_base, link_constants
-    from ...codegen.renaud import RenaudEmitter
-    from ...codegen.writer import FunctionSpec, function_source
-    n = model.n
-    links = link_constants(model, "full")
-    g = Graph()
-    q = [g.var(f"q{i + 1}") for i in range(n)]
-    qd = [g.var(f"qd{i + 1}") for i in range(n)]
-    effects = RenaudEmitter(g, links, gravity_in_base(model)).torques(q, qd, [g.zero] * n)
-    # B by columns: torques of a unit acceleration of joint j, no velocity, no gravity (seed 002,
-    # 7.115-7.116 and L1200's column-by-column recipe); rows i >= j only.
-    emitter = RenaudEmitter(g, links, np.zeros(3))
-    columns = []
-    for j in range(n):
-        unit = [g.one if k == j else g.zero for k in range(n)]
-        columns.append(emitter.torques(q, [g.zero] * n, unit, gravity=False, friction=False))
-    lower = [[columns[j][i] for j in range(i + 1)] for i in range(n)]
-    inputs = {"q": [f"q{i + 1}" for i in range(n)], "qd": [f"qd{i + 1}" for i in range(n)]}
-    spec = FunctionSpec("terms", inputs, lower + [effects],
-                        "Lower triangle of B(q) by rows, then n(q, qd).")
-    return function_source(g, spec)
-
-
-def _compile(model):
+def _compile(model, source: str):
     namespace = {"_math": math, "_np": _TUPLE_OUTPUTS}
-    exec(compile(_source(model), f"<simulation terms of {model.name}>", "exec"), namespace)
+    exec(compile(source, f"<simulation terms of {model.name}>", "exec"), namespace)
     return namespace["terms"]
 
 
@@ -66,7 +41,7 @@ IN_MEMORY_SIGNATURE = "def accelerations(q, qd, tau, _sin=_math.sin, _cos=_math.
 MODULE_SIGNATURE = "def accelerations(q, qd, tau):"
 
 
-def _terms_lines(model) -> list[str]:
+def _terms_lines(model, source: str) -> list[str]:
     """
     Return the statements of ``terms`` that leave B's lower triangle and n(q, qd) in names.
 
@@ -74,7 +49,7 @@ def _terms_lines(model) -> list[str]:
     ``linear_solve.solve_lines(n, "s_")`` reads.
     """
     n = model.n
-    lines = _source(model).splitlines()
+    lines = source.splitlines()
     start = lines.index("    return _array((")
     rows = [line.strip() for line in lines[start + 1:-1]]
     if len(rows) != n + 1 or lines[-1] != "    ))":
@@ -101,7 +76,7 @@ def _flat_names(n: int) -> list:
     return [f"s_a{i}_{j}" for i in range(n) for j in range(i + 1)] + [f"s_h{j}" for j in range(n)]
 
 
-def accelerations_source(model, signature: str = IN_MEMORY_SIGNATURE,
+def accelerations_source(model, source: str, signature: str = IN_MEMORY_SIGNATURE,
                          call_terms: bool = False) -> str:
     """
     Python source of ``accelerations(q, qd, tau)``: the terms' code, then the solve's, in one body.
@@ -119,7 +94,7 @@ def accelerations_source(model, signature: str = IN_MEMORY_SIGNATURE,
     if call_terms:
         out.append(f"    {', '.join(_flat_names(n))} = flat_terms(q, qd)")
     else:
-        out.extend(_terms_lines(model))
+        out.extend(_terms_lines(model, source))
     torques = ", ".join(f"s_t{i}" for i in range(n)) + ("," if n == 1 else "")
     out.append(f"    {torques} = tau")
     out.extend(solve_lines(n, "s_"))
@@ -127,7 +102,7 @@ def accelerations_source(model, signature: str = IN_MEMORY_SIGNATURE,
     return "\n".join(out) + "\n"
 
 
-def flat_terms_source(model) -> str:
+def flat_terms_source(model, source: str) -> str:
     """
     Python source of ``flat_terms(q, qd)``: B's lower triangle by rows, then n(q, qd), one tuple.
 
@@ -137,19 +112,19 @@ def flat_terms_source(model) -> str:
     names = _flat_names(model.n)
     out = ["def flat_terms(q, qd):",
            '    """Return B(q)\'s lower triangle by rows, then n(q, qd) (no Coulomb friction)."""']
-    out.extend(_terms_lines(model))
+    out.extend(_terms_lines(model, source))
     out.append(f"    return ({', '.join(names)},)")
     return "\n".join(out) + "\n"
 
 
-def _compile_accelerations(model):
+def _compile_accelerations(model, source: str):
     namespace = {"_math": math}
-    exec(compile(accelerations_source(model), f"<simulation accelerations of {model.name}>",
-                 "exec"), namespace)
+    exec(compile(accelerations_source(model, source),
+                 f"<simulation accelerations of {model.name}>", "exec"), namespace)
     return namespace["accelerations"]
 
 
-def generated_accelerations(model):
+def generated_accelerations(model, source: str):
     """
     ``accelerations(q, qd, tau) -> qdd`` of ``model`` in one straight-line function.
 
@@ -161,14 +136,15 @@ def generated_accelerations(model):
     ``linear_solve.dynamics_solver`` for the error message.  Same condition on ``model`` as
     :func:`generated_terms`; generated once per model.
     """
-    return model_constant(model, "simulation_accelerations", _compile_accelerations)
+    return model_constant(model, "simulation_accelerations",
+                          lambda m: _compile_accelerations(m, source))
 
 
-def generated_terms(model):
+def generated_terms(model, source: str):
     """
-    ``terms(q, qd)`` of ``model`` (see the module docstring); generated once per model.
+    ``terms(q, qd)`` of ``model`` from its ``source`` (module docstring); compiled once per model.
 
     ``model`` must have no Coulomb friction (``dynamics.without_coulomb``): its sgn(qd) would be
     part of n(q, qd).
     """
-    return model_constant(model, "simulation_terms", _compile)
+    return model_constant(model, "simulation_terms", lambda m: _compile(m, source))

@@ -60,8 +60,9 @@ def simulate(model, q0, qd0, duration: float, dt: float = 1e-3, torque=None,
     the start of each step and held over it (a controller sampled at 1/dt).  ``integrator``:
     "rk4" (default), "semi_implicit_euler", or "solve_ivp" (the adaptive reference).  ``options``
     are :class:`~.simulator.Simulator`'s (``joint_limits``, ``effort_limits``,
-    ``implementation``, ``compiled``, ``ivp_method``, ``rtol``, ``atol``, ``t0``).  The model's
-    motor inertia and friction are included (seed 002, 7.111-7.116; Coulomb friction as
+    ``implementation``, ``compiled``, ``terms``: the generated terms from
+    ``implementations.simulation_terms(model)``, ``ivp_method``, ``rtol``, ``atol``, ``t0``).
+    The model's motor inertia and friction are included (seed 002, 7.111-7.116; Coulomb friction as
     stick-slip, see ``friction.py``); see ``simulator.py`` for effort saturation and joint
     stops.  Torques clipped at the effort limits are counted in the result and reported with an
     :class:`EffortSaturationWarning`.

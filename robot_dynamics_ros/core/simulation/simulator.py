@@ -54,15 +54,17 @@ class Simulator:
     ``dt`` step [s]; ``integrator`` "rk4" (default), "semi_implicit_euler" or "solve_ivp"
     (``ivp_method``, ``rtol``, ``atol``: scipy's settings, default DOP853 at 1e-12);
     ``joint_limits`` / ``effort_limits`` switch the position stops and the torque saturation;
-    ``implementation`` "auto" / "generated" / "core" and ``compiled`` "auto" / True / False
-    (the generated model's accelerations compiled by numba, ``dynamics.py``, ``compiled.py``;
-    compiled or loaded from the disk cache here, before the first step).
+    ``implementation`` "auto" / "generated" / "core" with ``terms``, the generated terms made
+    outside the core (``implementations.simulation_terms(model)``; without them the core's
+    algorithms run, about 30x slower), and ``compiled`` "auto" / True / False (the generated
+    model's accelerations compiled by numba, ``dynamics.py``, ``compiled.py``; compiled or loaded
+    from the disk cache here, before the first step).
     """
 
     def __init__(self, model, q0, qd0=None, dt: float = 1e-3, integrator: str = "rk4", *,
                  t0: float = 0.0, joint_limits: bool = True, effort_limits: bool = True,
                  implementation: str = "auto", compiled="auto", ivp_method: str = "DOP853",
-                 rtol: float = 1e-12, atol: float = 1e-12):
+                 rtol: float = 1e-12, atol: float = 1e-12, terms: str | None = None):
         if qd0 is None:
             qd0 = np.zeros(model.n)
         (q0, qd0), batched = joint_arrays(model, q0=q0, qd0=qd0)
@@ -89,7 +91,7 @@ class Simulator:
                 raise InputError(f"q0: joint '{model.joint_names[i]}' starts at {q0[i]:g}, "
                                  f"outside its limits [{model.lower[i]:g}, {model.upper[i]:g}] "
                                  "(or pass joint_limits=False)")
-        self.dynamics = ForwardDynamics(model, implementation, compiled)
+        self.dynamics = ForwardDynamics(model, implementation, compiled, terms)
         self.coulomb = CoulombStep(model, self.dynamics.solve)
         self._fast = self.dynamics.accelerations if integrator != "solve_ivp" else None
         # compiled RK4: the whole step is one call into machine code, also while friction holds

@@ -24,7 +24,7 @@ from robot_dynamics_ros.core.simulation.dynamics import without_coulomb
 from robot_dynamics_ros.core.simulation.generated_terms import generated_accelerations
 from robot_dynamics_ros.core.simulation.integrators import stepper
 from locations import REPO
-from simulated_robots import full_inertia_robot, wheel
+from simulated_robots import full_inertia_robot, terms, wheel
 
 pytest.importorskip("numba")         # (a base requirement; without it only the fallback exists)
 
@@ -47,8 +47,8 @@ def _close(got, expected):
 @pytest.mark.parametrize("name", [*shipped_robots(), "full inertias"])
 def test_compiled_accelerations_and_rk4_step_equal_the_python_ones(name):
     model = full_inertia_robot()[0] if name == "full inertias" else RobotModel.named(name)
-    python = generated_accelerations(without_coulomb(model))
-    machine = compiled.compiled_dynamics(without_coulomb(model))
+    python = generated_accelerations(without_coulomb(model), terms(model))
+    machine = compiled.compiled_dynamics(without_coulomb(model), terms(model))
     assert machine is not None and machine.accelerations is not python
     python_rk4 = stepper("rk4", model.n)
     rng = np.random.default_rng(11)
@@ -68,10 +68,11 @@ def test_the_simulator_compiles_by_default_and_runs_the_same_motion():
     model = RobotModel.named("puma560")            # rotors, viscous and Coulomb friction
     q0 = np.array([0.0, 0.6, -1.2, 0.3, 0.6, 0.1])
     qd0 = np.array([0.5, -0.4, 0.6, 1.0, -0.8, 1.2])
-    fast = Simulator(model, q0, qd0)
+    fast = Simulator(model, q0, qd0, terms=terms(model))
     assert fast.dynamics.compiled and fast._fast_rk4 is fast.dynamics.rk4_step is not None
-    assert not Simulator(model, q0, qd0, compiled=False).dynamics.compiled
-    runs = [simulate(model, q0, qd0, 0.3, compiled=choice) for choice in (True, False)]
+    assert not Simulator(model, q0, qd0, compiled=False, terms=terms(model)).dynamics.compiled
+    runs = [simulate(model, q0, qd0, 0.3, compiled=choice, terms=terms(model))
+            for choice in (True, False)]
     for field in ("q", "qd", "qdd", "tau"):
         np.testing.assert_allclose(getattr(runs[0], field), getattr(runs[1], field),
                                    rtol=1e-11, atol=1e-11)
@@ -80,12 +81,12 @@ def test_the_simulator_compiles_by_default_and_runs_the_same_motion():
 
 def test_a_mass_matrix_that_is_not_positive_definite_is_a_singularity_error_when_compiled():
     model = wheel(coulomb=0.0, viscous=0.1, inertia=0.0)      # moves no inertia: B = 0
-    machine = compiled.compiled_dynamics(model)
+    machine = compiled.compiled_dynamics(model, terms(model))
     # numba: sqrt of a zero or negative pivot is no exception, the result is not finite
     assert not np.isfinite(machine.accelerations((0.0,), (1.0,), (0.0,))).all()
     assert not np.isfinite(machine.rk4_step((0.0,), (1.0,), (0.0,), 1e-3)[1]).all()
     for integrator in ("rk4", "semi_implicit_euler"):
-        sim = Simulator(model, [0.0], [1.0], integrator=integrator)
+        sim = Simulator(model, [0.0], [1.0], integrator=integrator, terms=terms(model))
         assert sim.dynamics.compiled
         with pytest.raises(SingularityError, match=r"mass matrix \(1 x 1\) is not positive"):
             sim.step([0.0])
@@ -95,20 +96,22 @@ def test_a_mass_matrix_that_is_not_positive_definite_is_a_singularity_error_when
 def test_without_numba_the_simulator_runs_as_python_and_says_why_once(no_numba):
     model, q0, qd0 = full_inertia_robot(seed=4)     # (a model no other test compiled)
     with pytest.warns(CompilationWarning, match=r"plain Python.*numba is not importable"):
-        sim = Simulator(model, q0, qd0, **FREE)
+        sim = Simulator(model, q0, qd0, terms=terms(model), **FREE)
     assert not sim.dynamics.compiled
     with warnings.catch_warnings():
         warnings.simplefilter("error", CompilationWarning)      # said once only
-        other = Simulator(full_inertia_robot(seed=5)[0], q0, qd0, **FREE)
+        other_model = full_inertia_robot(seed=5)[0]
+        other = Simulator(other_model, q0, qd0, terms=terms(other_model), **FREE)
     assert not other.dynamics.compiled
     for _ in range(50):
         sim.step()
     # the same numbers as the Python path chosen on purpose
-    expected = simulate(model, q0, qd0, 0.05, compiled=False, **FREE)
+    expected = simulate(model, q0, qd0, 0.05, compiled=False, terms=terms(model), **FREE)
     np.testing.assert_array_equal(sim.q, expected.q[-1])
     np.testing.assert_array_equal(sim.qd, expected.qd[-1])
     with pytest.raises(InputError, match="compiled: True, but numba is not importable"):
-        Simulator(full_inertia_robot(seed=6)[0], q0, qd0, compiled=True, **FREE)
+        third = full_inertia_robot(seed=6)[0]
+        Simulator(third, q0, qd0, compiled=True, terms=terms(third), **FREE)
 
 
 def test_a_failed_compilation_falls_back_with_a_warning_naming_the_robot(monkeypatch):
@@ -119,7 +122,7 @@ def test_a_failed_compilation_falls_back_with_a_warning_naming_the_robot(monkeyp
     monkeypatch.setattr(numba, "njit", broken)
     model, q0, qd0 = full_inertia_robot(seed=7)
     with pytest.warns(CompilationWarning, match=rf"'{model.name}'.*LLVM is unhappy"):
-        sim = Simulator(model, q0, qd0, **FREE)
+        sim = Simulator(model, q0, qd0, terms=terms(model), **FREE)
     assert not sim.dynamics.compiled
     sim.step()
     assert np.isfinite(sim.q).all()
@@ -135,7 +138,9 @@ LOADER = """
 import json, sys
 from robot_dynamics_ros.core import RobotModel
 from robot_dynamics_ros.core.simulation import Simulator
-sim = Simulator(RobotModel.named(sys.argv[1]), [0.1] * RobotModel.named(sys.argv[1]).n)
+from robot_dynamics_ros.implementations import simulation_terms
+model = RobotModel.named(sys.argv[1])
+sim = Simulator(model, [0.1] * model.n, terms=simulation_terms(model))
 stats = sim.dynamics.accelerations.stats
 print(json.dumps({"compiled": sim.dynamics.compiled, "hits": sum(stats.cache_hits.values()),
                   "misses": sum(stats.cache_misses.values())}))
@@ -186,7 +191,7 @@ def test_an_unwritable_cache_directory_still_compiles(monkeypatch, tmp_path):
     blocker.write_text("not a directory")
     monkeypatch.setenv("ROBOT_DYNAMICS_ROS_CACHE_DIR", str(blocker / "cache"))
     model = wheel(coulomb=0.0, viscous=0.1, inertia=0.25)
-    function, how = compiled.compilation(model)
+    function, how = compiled.compilation(model, terms(model))
     assert function is not None and "not cached on disk" in how
     assert function.accelerations((0.0,), (0.0,), (1.0,)) == pytest.approx((1.0 / 0.25,))
 
@@ -200,7 +205,7 @@ def test_when_numba_cannot_use_its_cache_the_dynamics_are_compiled_without_it(mo
         return njit(module, n, cache)
     monkeypatch.setattr(compiled, "_njit", no_cache)
     model = wheel(coulomb=0.0, viscous=0.1, inertia=0.5)
-    functions, how = compiled.compilation(model)
+    functions, how = compiled.compilation(model, terms(model))
     assert functions is not None and "numba could not use the cache" in how
     assert functions.accelerations((0.0,), (0.0,), (1.0,)) == pytest.approx((1.0 / 0.5,))
 
@@ -217,9 +222,10 @@ def test_the_compiled_sticking_step_equals_the_python_one():
     model = RobotModel.named("puma560")
     q0 = np.array([0.0, 0.6, -1.2, 0.3, 0.6, 0.1])
     qd0 = np.array([0.5, -0.4, 0.6, 1.0, -0.8, 1.2])
-    fast = Simulator(model, q0, qd0)
+    fast = Simulator(model, q0, qd0, terms=terms(model))
     assert fast._fast_coulomb is fast.dynamics.rk4_coulomb_step is not None
-    runs = [simulate(model, q0, qd0, 1.0, compiled=choice) for choice in (True, False)]
+    runs = [simulate(model, q0, qd0, 1.0, compiled=choice, terms=terms(model))
+            for choice in (True, False)]
     for field in ("q", "qd", "qdd", "tau"):
         np.testing.assert_allclose(getattr(runs[0], field), getattr(runs[1], field),
                                    rtol=1e-9, atol=1e-9)

@@ -11,7 +11,7 @@ from random_robots import random_state
 from robot_dynamics_ros.core import (RobotModel, SingularityError, forward_dynamics, mass_matrix,
                                      nonlinear_effects, shipped_robots, simulate)
 from robot_dynamics_ros.core.simulation import Simulator
-from simulated_robots import full_inertia_robot, wheel
+from simulated_robots import full_inertia_robot, terms, wheel
 
 
 @pytest.mark.parametrize("name", shipped_robots())
@@ -20,7 +20,8 @@ def test_forward_dynamics_of_the_simulator_agree_with_the_core(name):
     rng = np.random.default_rng(1)
     q, qd, _ = random_state(model, rng)
     tau = rng.uniform(-1, 1, model.n) * model.effort_limit
-    sims = [Simulator(model, q, qd, implementation=impl) for impl in ("generated", "core")]
+    sims = [Simulator(model, q, qd, implementation=impl, terms=terms(model))
+            for impl in ("generated", "core")]
     # oracle: the core's B and n of the frictionless model, viscous friction added by hand
     rhs = tau - nonlinear_effects(model.without_friction(), q, qd) - model.viscous * qd
     expected = np.linalg.solve(mass_matrix(model, q), rhs)
@@ -41,7 +42,7 @@ def test_the_one_call_accelerations_equal_the_terms_then_the_solve():
     models += [full_inertia_robot()[0], wheel()]
     for model in models:
         dynamics = Simulator(model, np.zeros(model.n), joint_limits=False,
-                             compiled=False).dynamics
+                             compiled=False, terms=terms(model)).dynamics
         assert dynamics.accelerations is not None
         for _ in range(20):
             q, qd, tau = (rng.uniform(-2.0, 2.0, (3, model.n))).tolist()

@@ -1,0 +1,49 @@
+"""
+The simulator's generated terms: B(q) and n(q, qd) of one robot in one straight-line function.
+
+``core.simulation`` runs them (``generated_terms.py``: compiled in memory, spliced with the
+straight-line solve, compiled by numba in ``compiled.py``) but never generates them: the core
+does not import the code generator.  Whoever builds a simulator asks
+``implementations.simulation_terms(model)`` for this text and passes it in (issue 22).
+
+Renaud's quasi-minimal Newton-Euler (seed 004), with rotors and viscous friction (seed 002,
+7.111-7.114), as ``mass_matrix`` and ``nonlinear_effects`` are generated, but on one expression
+graph, so the joint sines and cosines and every shared sub-expression are computed once per call:
+
+    terms(q, qd) -> (B row 0 [:1], B row 1 [:2], ..., B row n-1 [:n], n(q, qd))
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .expr import Graph
+from .parameters import gravity_in_base, link_constants
+from .renaud import RenaudEmitter
+from .writer import FunctionSpec, function_source
+
+
+def simulation_terms_source(model) -> str:
+    """
+    Return the Python source of ``terms(q, qd)`` of ``model`` (module docstring).
+
+    ``model`` must have no Coulomb friction (``core.simulation.dynamics.without_coulomb``): its
+    sgn(qd) would be part of n(q, qd); the simulator applies it as an implicit step.
+    """
+    n = model.n
+    links = link_constants(model, "full")
+    g = Graph()
+    q = [g.var(f"q{i + 1}") for i in range(n)]
+    qd = [g.var(f"qd{i + 1}") for i in range(n)]
+    effects = RenaudEmitter(g, links, gravity_in_base(model)).torques(q, qd, [g.zero] * n)
+    # B by columns: torques of a unit acceleration of joint j, no velocity, no gravity (seed 002,
+    # 7.115-7.116 and L1200's column-by-column recipe); rows i >= j only.
+    emitter = RenaudEmitter(g, links, np.zeros(3))
+    columns = []
+    for j in range(n):
+        unit = [g.one if k == j else g.zero for k in range(n)]
+        columns.append(emitter.torques(q, [g.zero] * n, unit, gravity=False, friction=False))
+    lower = [[columns[j][i] for j in range(i + 1)] for i in range(n)]
+    inputs = {"q": [f"q{i + 1}" for i in range(n)], "qd": [f"qd{i + 1}" for i in range(n)]}
+    spec = FunctionSpec("terms", inputs, lower + [effects],
+                        "Lower triangle of B(q) by rows, then n(q, qd).")
+    return function_source(g, spec)
