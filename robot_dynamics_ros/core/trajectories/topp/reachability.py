@@ -22,6 +22,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..limits import ScalingError
+from . import passes
 from .constraints import HalfPlanes, StepRows
 from .path import Grid
 
@@ -335,3 +336,37 @@ def _step_owner(N: int, data) -> list:
         for i, k in enumerate(steps.tolist()):
             owner[k] = (sets, i)
     return owner
+
+
+def solve_law(grid: Grid, groups) -> TimeLaw:
+    """
+    Return the law of ``groups``: [(steps, StepRows)], later groups overriding earlier ones.
+
+    The passes compiled by numba (``passes.py``: one call), or without numba the numpy passes
+    above (:func:`step_sets`, :func:`reachable_law`): the same law.
+    """
+    kernel = passes.compiled()
+    if kernel is None:
+        return reachable_law(grid, [(steps, step_sets(rows, grid.delta[steps]))
+                                    for steps, rows in groups])
+    N = grid.N
+    starts = {"upper": np.zeros(N, np.int64), "lower": np.zeros(N, np.int64)}
+    ends = {"upper": np.zeros(N, np.int64), "lower": np.zeros(N, np.int64)}
+    flat = {"upper": ([], [], []), "lower": ([], [], [])}
+    tiny = np.zeros(N)
+    for steps, rows in groups:
+        for side in ("upper", "lower"):
+            planes = getattr(rows, side)
+            R = planes.A.shape[1]
+            offset = sum(a.size for a in flat[side][0])
+            starts[side][steps] = offset + R * np.arange(steps.size)
+            ends[side][steps] = starts[side][steps] + R
+            for out, values in zip(flat[side], (planes.A, planes.B, planes.C)):
+                out.append(values.ravel())
+        tiny[steps] = 1e-12 * max(float(np.abs(rows.upper.A).max(initial=0.0)), 1e-300)
+    UA, UB, UC, LA, LB, LC = (np.concatenate(parts) if len(parts) > 1 else parts[0]
+                              for side in ("upper", "lower") for parts in flat[side])
+    x, u = kernel(grid.delta, grid.corner, bool(grid.free_start), bool(grid.free_end), UA, UB,
+                  UC, starts["upper"], ends["upper"], LA, LB, LC, starts["lower"],
+                  ends["lower"], tiny)
+    return TimeLaw(grid.s, x, u)

@@ -58,7 +58,7 @@ from .collocation import REFINED, REGULAR, Collocation, GridPoints
 from .constraints import Tightening, step_rows
 from .law import law_points
 from .path import Grid, JointPath, TimedPath, grid_knots, initial_grid
-from .reachability import TimeLaw, reachable_law, step_sets
+from .reachability import TimeLaw, solve_law
 from .torques import torque_functions
 from .verify import verify
 
@@ -106,9 +106,8 @@ def _solve_groups(grid, groups, limits, viscous, x_first, law, tight: Tightening
             else:
                 xbar = law.x[col.steps][None, :] + 2.0 * \
                     col.theta_delta * law.u[col.steps][None, :]
-            rows = step_rows(col, grid, limits, xbar, tight.at(col.steps))
-            data.append((col.steps, step_sets(rows, grid.delta[col.steps])))
-        law = reachable_law(grid, data)
+            data.append((col.steps, step_rows(col, grid, limits, xbar, tight.at(col.steps))))
+        law = solve_law(grid, data)
     return law
 
 
