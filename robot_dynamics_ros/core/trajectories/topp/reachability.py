@@ -17,6 +17,7 @@ programs solved in closed form; the result is a :class:`TimeLaw`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
@@ -43,13 +44,20 @@ class TimeLaw:
     x: np.ndarray
     u: np.ndarray
 
+    @cached_property
+    def _durations(self) -> np.ndarray:
+        return self._step_durations()
+
     def step_durations(self) -> np.ndarray:
         """
         Time spent on each step.
 
         Time spent on each step, 2 Delta_k / (sd_k + sd_{k+1}); ScalingError if the law stops
-        on a whole step.
+        on a whole step.  Computed once per law (read-only).
         """
+        return self._durations
+
+    def _step_durations(self) -> np.ndarray:
         sd = np.sqrt(np.maximum(self.x, 0.0))
         denom = sd[:-1] + sd[1:]
         if np.any(denom <= 0.0):
@@ -58,7 +66,9 @@ class TimeLaw:
                                "(original time): "
                                "the limits leave no admissible speed there",
                                None, float(self.s[k]))
-        return 2.0 * np.diff(self.s) / denom
+        out = 2.0 * np.diff(self.s) / denom
+        out.setflags(write=False)
+        return out
 
     @property
     def duration(self) -> float:
