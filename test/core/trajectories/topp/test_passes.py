@@ -22,10 +22,11 @@ def _random_panda_path(seed, vias=12):
 @pytest.mark.parametrize("case", ["puma560", "planar2", "panda-1", "panda-2"])
 def test_the_compiled_passes_give_the_numpy_law(monkeypatch, case):
     """
-    Every grid the scaling solves (regular and refined groups, viscous friction, tightened
-    limits after failed checks) gets the same law from both implementations: the same
-    arithmetic on the same rows (the compiled loop visits every row, the numpy passes only the
-    rows that can bind, whose minimum is the same).
+    Every grid the scaling solves gets the same law from both implementations.
+
+    Regular and refined groups, viscous friction, tightened limits after failed checks: the
+    same arithmetic on the same rows (the compiled loop visits every row, the numpy passes only
+    the rows that can bind, whose minimum is the same).
     """
     assert passes.compiled() is not None
     if case.startswith("panda"):
