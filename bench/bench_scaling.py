@@ -27,7 +27,10 @@ output re-sampled at 10x its point density, uniformly in time:
 * "exact": toppra's own ParametrizeConstAccel output evaluated directly (its recommended exact
   output, no controller interpolation).
 Also printed: uniform scaling on the Puma trajectory and a baseline (one batched rnea of 1,000
-Puma samples) so figures from a busy machine stay comparable.
+Puma samples) so figures from a busy machine stay comparable; and (``--growth``) how the time and
+the output grow with the waypoints: the 6-via-point Panda path's spline sampled at 100 to 5,000
+waypoints, each a JointPath (the spline through the samples: the same curve to interpolation
+accuracy), both solvers.
 """
 from __future__ import annotations
 
@@ -158,10 +161,34 @@ def run_case(name, model, s, waypoints, limits, repeat):
     return row
 
 
+def growth(repeat: int) -> None:
+    """Print time and output size against the number of waypoints of one path (module doc)."""
+    _, model, s6, vias, limits = panda_case(6, 1, 1.0)
+    curve = JointPath(model.joint_names, vias, s6)
+    dynamics = select(model)
+    print("\n| waypoints | toppra ms | ours ms | speed-up | toppra grid points | "
+          "ours output points | ours duration |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for points in (100, 500, 1000, 2000, 5000):
+        s = np.linspace(0.0, 1.0, points)
+        waypoints = curve.sample(s)[0]
+        solve = toppra_solver(model, s, waypoints, limits)
+        _, grid = solve()
+        path = JointPath(model.joint_names, waypoints, s)
+        ours = time_optimal_scaling(model, path, limits, dynamics=dynamics)
+        toppra_ms, ours_ms = best_of_alternating_ms(
+            solve, lambda: time_optimal_scaling(model, path, limits, dynamics=dynamics), repeat)
+        print(f"| {points} | {toppra_ms:.1f} | {ours_ms:.1f} | {toppra_ms / ours_ms:.2f} x | "
+              f"{len(grid)} | {ours.for_controller().num_points} | {ours.duration:.4f} s |",
+              flush=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="two Panda paths, 3 repeats")
     parser.add_argument("--repeat", type=int, default=None)
+    parser.add_argument("--growth", action="store_true",
+                        help="also time 100 to 5,000 waypoints of one path")
     args = parser.parse_args()
     repeat = args.repeat or (3 if args.quick else 7)
     model = RobotModel.named("puma560")
@@ -202,6 +229,8 @@ def main() -> int:
               f"{100 * (r['ours_duration'] / r['reference'] - 1):+.2f} % | "
               f"{pct(r['toppra_exact'])} | {pct(r['toppra_jtc'])} | {pct(r['ours_jtc'])} |",
               flush=True)
+    if args.growth:
+        growth(max(3, repeat // 2))
     return 0
 
 
