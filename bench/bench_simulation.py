@@ -35,7 +35,7 @@ from scipy.integrate import solve_ivp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "test"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "test" / "support"))
 
 from random_robots import random_robot_dict, random_state  # noqa: E402
 from reference_models import pinocchio_model  # noqa: E402
