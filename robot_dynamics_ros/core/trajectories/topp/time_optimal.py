@@ -151,22 +151,26 @@ def _verified_law(model, grid, regular, limits, viscous, x_first, t0, verify_den
         first = _first_law(model, grid, regular, limits, viscous, x_first, points_per_step)
     raw, (law, groups, refined_steps, per_step) = first
     per_step = per_step.copy()
-    tight, previous = Tightening.none(N, n), None
+    tight, previous, efforts = Tightening.none(N, n), None, None
+    end = grid.path.sample(grid.s[-1:])
     for rnd in range(max_rounds):
         out = law_points(grid, law, t0, per_step)
-        # One batch: the check samples, the output points' effort and the original trajectory's
-        # torque at its end (elsewhere on the grid it is b + c + friction, sd = 1, sdd = 0).
-        end = grid.path.sample(grid.s[-1:])
-        extra = tuple(np.concatenate([a, b]) for a, b in zip((out.q, out.qd, out.qdd), end))
+        # One batch: the check samples, the output points' effort (those not computed in an
+        # earlier round) and the original trajectory's torque at its end (elsewhere on the grid
+        # it is b + c + friction, sd = 1, sdd = 0).
+        efforts, fresh = _known_efforts(out, efforts)
+        extra = tuple(np.concatenate([a[fresh], b]) for a, b in zip((out.q, out.qd, out.qdd),
+                                                                    end))
         output = JointTrajectory(grid.path.joint_names, out.t, out.q, out.qd)
         check = verify(model, output, limits, verify_density, tolerance, extra, out.s, previous,
                        regular.torques)
         previous = (output, check, out.s)
+        efforts[1][fresh] = check.extra_torques[:-1]
         if check.passed:
             p = regular.points
             original = np.concatenate([p.b[0] + p.c[0] + friction_torques(model, p.dq[0]),
                                        check.extra_torques[-1:]])
-            return raw, (law, out, check, original)
+            return raw, (law, out, check, original, efforts[1])
         step = out.step[check.interval]
         step[-1] = N - 1
         # (a sample at an interval's end is also the next step's: the cubic blends both laws)
@@ -193,6 +197,27 @@ def _verified_law(model, grid, regular, limits, viscous, x_first, t0, verify_den
         _tighten(tight, check.excess, (step, after), limits)
         law = _solve_groups(grid, groups, limits, viscous, law.x, law, tight)
     return raw, None
+
+
+def _known_efforts(out, known):
+    """
+    Return ((out, its efforts (K, n), unknown rows NaN), the rows still to compute).
+
+    An output point whose state (q, qd, qdd) is an earlier round's to the bit (``known``: that
+    round's (points, efforts)) has that round's effort: after the first remedy (more points, the
+    same law) most of them.
+    """
+    K, n = out.t.size, out.q.shape[1]
+    efforts = np.full((K, n), np.nan)
+    if known is None:
+        return (out, efforts), np.arange(K)
+    before, values = known
+    j = np.clip(np.searchsorted(before.s, out.s), 0, before.s.size - 1)
+    same = before.s[j] == out.s
+    for now, then in ((out.q, before.q), (out.qd, before.qd), (out.qdd, before.qdd)):
+        same &= (now == then[j]).all(axis=1)
+    efforts[same] = values[j[same]]
+    return (out, efforts), np.flatnonzero(~same)
 
 
 def _grade(per_step: np.ndarray) -> None:
@@ -392,8 +417,7 @@ def time_optimal_scaling(model, path: JointTrajectory | JointPath, limits: Limit
         raise ScalingError(f"time_optimal: no time law within the limits (tolerance "
                            f"{tolerance:g}) found on grids up to {MAX_FAILED_LEVELS} levels "
                            "beyond convergence")
-    law, out, check, original_torques = found
-    effort = check.extra_torques[:out.t.size]
+    law, out, check, original_torques, effort = found
     new_traj = JointTrajectory(path.joint_names, out.t, out.q, out.qd, out.qdd, effort)
     order = np.argsort(check.times, kind="stable")
     t_check, tau = check.times[order], check.torques[order]
