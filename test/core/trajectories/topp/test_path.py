@@ -105,3 +105,41 @@ def test_grid_points_of_a_c2_path_equal_its_left_and_right_limits():
     for got, want in ((points.right, right), (points.left, left)):
         for a, b in zip(got, want):
             np.testing.assert_allclose(a, b, rtol=0, atol=1e-12 * max(np.abs(b).max(), 1.0))
+
+
+def test_the_grid_of_a_densely_sampled_path_does_not_follow_its_sampling():
+    """
+    More segments than grid steps: only the ends and the knots the law must see are held.
+
+    A C2 path (a spline) holds its ends only, uniform steps in between, whatever its sampling; a
+    cubic trajectory (velocities only) also holds the waypoints where q'' jumps by more than
+    KNOT_JUMP of its largest value (the cubic through exact samples of a smooth motion: nowhere
+    but at the real jump).
+    """
+    from robot_dynamics_ros.core.trajectories.topp import path as paths
+    names = ("a", "b")
+    for points in (1000, 4000):
+        s = np.linspace(0.0, 2.0, points)
+        q = np.stack([np.sin(s), s ** 2], axis=1)
+        spline = JointPath(names, q, s)
+        knots, counts = paths.grid_knots(spline, 75, 150)
+        np.testing.assert_array_equal(knots, [0.0, 2.0])
+        assert counts.tolist() == [75]
+        grid = paths.initial_grid(spline, counts, end_steps=4, knots=knots)
+        assert 75 <= grid.size - 1 <= 90                       # (graded moving ends)
+    # a cubic trajectory through exact samples of a motion whose q'' jumps at t = 1 (2 -> 6)
+    t = np.linspace(0.0, 2.0, 801)
+    q = np.stack([np.where(t < 1.0, t ** 2, 2.0 * t - 1.0 + 3.0 * (t - 1.0) ** 2),
+                  (t - 1.5) ** 3], axis=1)
+    qd = np.stack([np.where(t < 1.0, 2.0 * t, 2.0 + 6.0 * (t - 1.0)), 3.0 * (t - 1.5) ** 2],
+                  axis=1)
+    traj = JointTrajectory(names, t, q, qd)
+    knots, counts = paths.grid_knots(paths.TimedPath(traj), 75, 150)
+    assert knots[0] == 0.0 and knots[-1] == 2.0
+    np.testing.assert_array_equal(knots, [0.0, 1.0, 2.0])     # the jump of q'' held
+    assert counts.tolist() == [38, 38]
+    # few segments: every knot, as before
+    few = JointTrajectory(names, t[::80], q[::80], qd[::80])
+    knots, counts = paths.grid_knots(paths.TimedPath(few), 75, 150)
+    np.testing.assert_array_equal(knots, few.times)
+    assert (counts == 8).all()
