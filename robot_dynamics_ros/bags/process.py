@@ -40,8 +40,8 @@ from rosbags.interfaces import (Qos, QosDurability, QosHistory, QosLiveliness, Q
 
 from ..bringup import DEFAULT_NAMESPACE
 from ..core import Reference, RobotModel, gravity_torques, rnea
+from ..core.control import MODES, Gains, TorqueLaw, holding_torques
 from ..core.errors import BagError, RobotDynamicsError
-from ..core.trajectories.uniform import friction_torques
 from ..joint_state_cdr import JOINT_STATE, JointStateTemplate
 from .joint_states import CHUNK, JointStateChecker, message_error, progress_bar
 from .reader import open_bag
@@ -53,7 +53,6 @@ OUTPUT_TOPICS = {"gravity": "gravity_effort", "feedforward": "feedforward_effort
                  "residual": "effort_residual"}
 OUTPUT_FIELDS = {"gravity": ("effort",), "feedforward": ("position", "velocity", "effort"),
                  "residual": ("effort",)}
-MODES = ("feedforward", "computed_torque")
 DEFAULT_REFERENCE = f"/{DEFAULT_NAMESPACE}/reference_trajectory"
 DEFAULT_KP, DEFAULT_KD = 100.0, 20.0        # inverse_dynamics_node's defaults
 # What the nodes' publishers offer (KEEP_LAST 10, reliable, volatile), recorded with the outputs.
@@ -184,8 +183,8 @@ class _Processor:
         self.model, self.writer, self.channels = model, writer, channels
         self.mode, self.friction = options.mode, options.friction_compensation
         self.skip_bad, self.path, self.topic = options.skip_bad, path, topic
-        self.kp = self._gains(options.kp, DEFAULT_KP, "kp")
-        self.kd = self._gains(options.kd, DEFAULT_KD, "kd")
+        self.law = TorqueLaw(options.mode, Gains(self._gains(options.kp, DEFAULT_KP, "kp"),
+                                                 self._gains(options.kd, DEFAULT_KD, "kd")))
         self.checker = JointStateChecker(model.joint_names)
         self.templates = {o: JointStateTemplate(model.joint_names, OUTPUT_FIELDS[o])
                           for o in channels}
@@ -287,16 +286,16 @@ class _Processor:
     def _gravity(self, times, stamp, q, qd, ok, has_velocity):
         rows = ok & has_velocity if self.friction else ok
         self._reject("gravity: no velocity", np.sum(ok & ~rows))
-        tau = gravity_torques(self.model, q[rows]) if rows.any() else np.zeros((0, self.model.n))
-        if self.friction:
-            tau = tau + friction_torques(self.model, qd[rows])
+        model = self.model
+        tau = holding_torques(lambda q: gravity_torques(model, q), model, q[rows],
+                              qd[rows] if self.friction else None)
         self._write("gravity", times[rows], stamp[rows], effort=tau)
 
     def _feedforward(self, times, stamp, q, qd, ok, has_velocity):
         reference = self.reference
         if reference is None or not ok.any():
             return
-        rows = ok & has_velocity if self.mode == "computed_torque" else ok
+        rows = ok & has_velocity if self.law.needs_velocity else ok
         self._reject("feedforward: no velocity", np.sum(ok & ~rows))
         if not rows.any():
             return
@@ -305,11 +304,9 @@ class _Processor:
         self._reject("clock", np.sum(~valid))
         index = np.flatnonzero(rows)[valid]
         q_ref, qd_ref, qdd_ref = (a[valid] for a in sample)
-        if self.mode == "feedforward":
-            tau = rnea(self.model, q_ref, qd_ref, qdd_ref)
-        else:
-            e, e_dot = q_ref - q[index], qd_ref - qd[index]
-            tau = rnea(self.model, q[index], qd[index], qdd_ref + self.kd * e_dot + self.kp * e)
+        model = self.model
+        tau = self.law.torques(lambda *a: rnea(model, *a), q[index], qd[index], q_ref, qd_ref,
+                               qdd_ref)
         self._write("feedforward", times[index], stamp[index], effort=tau, position=q_ref,
                     velocity=qd_ref)
 

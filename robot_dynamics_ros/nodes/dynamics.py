@@ -35,7 +35,7 @@ from .. import core
 from ..core import RobotDescriptionError, RobotModel
 from ..core.model.urdf_xml import looks_like_xml
 from ..core.model.xacro_file import parse_arguments
-from ..core.trajectories.uniform import friction_torques
+from ..core.control import friction_torques, holding_torque, holding_torques
 
 IMPLEMENTATIONS = ("generated", "core")
 # Generating and compiling the straight-line model grows faster than linearly with the joints
@@ -113,33 +113,23 @@ class Dynamics:
 
     def holding_torques(self, q, qd=None):
         """
-        g(q) (seed 002, 7.39), plus the friction at ``qd`` when it is given.
+        g(q), plus the friction at ``qd`` when it is given (``core.control.holding_torques``).
 
         What gravity compensation commands: the torques that hold the robot against gravity and,
         with friction compensation, that cancel the joint friction of the current motion.
         """
-        tau = self.gravity_torques(q)
-        return tau if qd is None else tau + friction_torques(self.model, qd)
+        return holding_torques(self.gravity_torques, self.model, q, qd)
 
     def holding_values(self, q: list, qd: list | None = None) -> list:
-        """
-        :meth:`holding_torques` for lists of n finite floats: a list, the per-message path.
-
-        The friction F_v qd + F_s sgn(qd) is summed in the order ``friction_torques`` uses.
-        """
+        """:meth:`holding_torques` for lists of n finite floats: a list, the per-message path."""
         tau = self._gravity_raw(q).tolist()
         if qd is None:
             return tau
-        return [t + (fv * v + fs * _sign(v))
-                for t, v, fv, fs in zip(tau, qd, self._viscous, self._coulomb)]
+        return list(map(holding_torque, tau, qd, self._viscous, self._coulomb))
 
     def rnea_values(self, q: list, qd: list, qdd: list) -> list:
         """``rnea`` for lists of n finite floats: a list, the per-message path."""
         return self._rnea_raw(q, qd, qdd).tolist()
-
-
-def _sign(x: float) -> float:
-    return 1.0 if x > 0.0 else (-1.0 if x < 0.0 else 0.0)
 
 
 def _functions(model: RobotModel, implementation: str) -> dict:

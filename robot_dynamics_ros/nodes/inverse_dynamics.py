@@ -39,11 +39,11 @@ from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory as JointTrajectoryMsg
 
 from ..core import Reference
+from ..core.control import MODES, Gains, TorqueLaw
 from ..ros_messages import trajectory_from_msg
 from .base import DynamicsNode, main_for
 from .errors import topic_guard
 
-MODES = ("feedforward", "computed_torque")
 DEFAULT_KP, DEFAULT_KD = 100.0, 20.0      # critically damped: kd = 2 sqrt(kp)
 MAX_KP, MAX_KD = 1e6, 1e4                 # 1/s^2, 1/s: a 1 kHz loop cannot realise more
 
@@ -60,7 +60,7 @@ class InverseDynamicsNode(DynamicsNode):
                 bounds=(0.0, MAX_KP))
         declare("kd", [DEFAULT_KD] * n, "velocity gains [1/s], joint_names order",
                 bounds=(0.0, MAX_KD))
-        self.mode = None
+        self.mode = self.law = None
         self.params.add_hook(self._parameters_changed)
         self.reference: Reference | None = None
         self._said_waiting = False
@@ -127,9 +127,9 @@ class InverseDynamicsNode(DynamicsNode):
         return time.time_ns()
 
     def _set_gains(self, kp: np.ndarray, kd: np.ndarray):
-        """Take gains in the model's order (also as lists for the per-message path)."""
+        """Take gains in the model's order: the law of ``mode`` with them."""
         self.kp, self.kd = kp, kd
-        self._kp, self._kd = kp.tolist(), kd.tolist()
+        self.law = TorqueLaw(self.mode, Gains(kp, kd))
 
     @topic_guard
     def on_reference(self, msg: JointTrajectoryMsg):
@@ -152,8 +152,8 @@ class InverseDynamicsNode(DynamicsNode):
         if self.waiting_for_model():
             return
         started = time.monotonic()
-        mode = self.mode
-        state = self.joint_state_reader.read(msg, need_velocity=(mode == "computed_torque"))
+        law = self.law
+        state = self.joint_state_reader.read(msg, need_velocity=law.needs_velocity)
         q, qd = state.q, state.qd
         reference = self.reference
         if reference is None:
@@ -164,13 +164,7 @@ class InverseDynamicsNode(DynamicsNode):
                                        "until then")
             return
         q_ref, qd_ref, qdd_ref = reference.sample_values(self._now_ns(), q, qd)
-        if mode == "feedforward":
-            tau = self.dynamics.rnea_values(q_ref, qd_ref, qdd_ref)
-        else:
-            # a = qdd_ref + Kd (qd_ref - qd) + Kp (q_ref - q), per joint (seed 002, 7.116)
-            a = [r_a + kd * (r_v - v) + kp * (r_q - p) for r_a, kd, r_v, v, kp, r_q, p in
-                 zip(qdd_ref, self._kd, qd_ref, qd, self._kp, q_ref, q)]
-            tau = self.dynamics.rnea_values(q, qd, a)
+        tau = self.dynamics.rnea_values(*law.rnea_values(q, qd, q_ref, qd_ref, qdd_ref))
         self.outputs.publish(state.stamp, tau, q_ref, qd_ref)
         self.input_accepted(self.joint_states_watch, started)
 

@@ -41,6 +41,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..algorithms.rnea import rnea
+from ..control.friction import friction_torques
 from ..errors import InputError
 from .limits import Limits, ScalingError, check_count, check_positions, static_feasibility
 from .result import ScaledTrajectory
@@ -48,11 +49,6 @@ from .trajectory import JointTrajectory
 
 
 MAX_SAMPLES = 100_000     # samples of the original trajectory: bounds the memory one request takes
-
-
-def friction_torques(model, qd) -> np.ndarray:
-    """F_v qd + F_s sgn(qd): the friction rnea adds (seed 002, 7.114)."""
-    return model.viscous * qd + model.coulomb * np.sign(qd)
 
 
 def dense_samples(traj: JointTrajectory, samples: int):
