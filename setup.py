@@ -9,6 +9,8 @@ setup(
     name=PACKAGE,
     version="0.1.0",
     packages=find_packages(include=[PACKAGE, f"{PACKAGE}.*"]),
+    # the nodes' parameter tables (nodes/params/*.yaml), read at run time
+    package_data={f"{PACKAGE}.nodes": ["params/*.yaml"]},
     data_files=[
         ("share/ament_index/resource_index/packages", [f"resource/{PACKAGE}"]),
         (f"share/{PACKAGE}", ["package.xml"]),

@@ -6,7 +6,9 @@ Start the robot_dynamics_ros nodes.
     ros2 launch robot_dynamics_ros robot_dynamics.launch.py robot:=/path/arm.urdf tip_link:=tool0
     ros2 launch robot_dynamics_ros robot_dynamics.launch.py robot:=topic  # /robot_description
 
-Arguments: ``robot``, ``namespace``, ``nodes``, ``use_sim_time``, ``params_file`` and the topics
+Arguments: ``robot``, ``namespace``, ``nodes``, ``use_sim_time``, ``params_file``, ``autostart``
+(true: the managed nodes, inverse_dynamics and gravity_compensation, configure and activate
+themselves; false: they stay unconfigured for ``ros2 lifecycle set``) and the topics
 of ``robot_dynamics_ros.bringup.TOPIC_ARGUMENTS`` (``ros2 launch ... --show-args`` lists them
 with their defaults).  The node list comes from ``bringup.node_descriptions``, the function that
 ``robot-dynamics bringup`` (all nodes in one process) uses, which checks every argument: a bad
@@ -17,7 +19,7 @@ overridden by the launch arguments.
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
-from launch_ros.actions import Node
+from launch_ros.actions import LifecycleNode, Node
 
 from robot_dynamics_ros.bringup import (DEFAULT_NAMESPACE, DEFAULT_NODES, DEFAULT_ROBOT,
                                         NODE_TYPES, ROBOT_TOPIC, TOPIC_ARGUMENTS,
@@ -33,10 +35,14 @@ def _nodes(context, *args, **kwargs):
         root_link=arg("root_link"), tip_link=arg("tip_link"),
         topics={name: arg(name) for name in TOPIC_ARGUMENTS},
         model={"xacro_arguments": arg("xacro_arguments"),
-               "strict_inertia": arg("strict_inertia")})
-    return [Node(package="robot_dynamics_ros", executable=d.executable, name=d.name,
-                 namespace=d.namespace, remappings=list(d.remappings), output="screen",
-                 parameters=([d.params_file] if d.params_file else []) + [d.parameters])
+               "strict_inertia": arg("strict_inertia")}, autostart=arg("autostart"))
+    # managed nodes as launch_ros LifecycleNode actions (so that a launch file including this one
+    # can drive their transitions with ChangeState events); they start themselves with the
+    # autostart parameter
+    return [(LifecycleNode if NODE_TYPES[d.kind].managed else Node)(
+                package="robot_dynamics_ros", executable=d.executable, name=d.name,
+                namespace=d.namespace, remappings=list(d.remappings), output="screen",
+                parameters=([d.params_file] if d.params_file else []) + [d.parameters])
             for d in descriptions]
 
 
@@ -62,6 +68,10 @@ def generate_launch_description():
                               description="comma-separated nodes to start, from "
                                           f"{sorted(NODE_TYPES)}"),
         DeclareLaunchArgument("use_sim_time", default_value="false", description="use /clock"),
+        DeclareLaunchArgument("autostart", default_value="true",
+                              description="configure and activate the managed nodes "
+                                          "(inverse_dynamics, gravity_compensation); false: "
+                                          "leave them unconfigured for `ros2 lifecycle set`"),
         DeclareLaunchArgument("params_file", default_value=default_params_file(),
                               description="ROS parameter file for the nodes"),
         *(DeclareLaunchArgument(name, default_value=topic.default, description=topic.description)

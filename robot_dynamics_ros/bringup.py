@@ -27,11 +27,12 @@ PARAMS_FILE_NAME = "robot_dynamics.params.yaml"
 
 
 class NodeType(NamedTuple):
-    """A node kind: its console script, and the module and class that implement it."""
+    """A node kind: its console script, the module and class that implement it, if managed."""
 
     executable: str
     module: str
     class_name: str
+    managed: bool = False           # a lifecycle node (``nodes/managed.py``): takes autostart
 
 
 # node kind -> NodeType.  Default node name = kind.
@@ -42,10 +43,10 @@ class NodeType(NamedTuple):
 # was started as; setup.py's console_scripts list the same executables (test_ros_bringup checks).
 NODE_TYPES = {
     "inverse_dynamics": NodeType("inverse_dynamics_node", f"{PACKAGE}.nodes.inverse_dynamics",
-                                 "InverseDynamicsNode"),
+                                 "InverseDynamicsNode", managed=True),
     "gravity_compensation": NodeType("gravity_compensation_node",
                                      f"{PACKAGE}.nodes.gravity_compensation",
-                                     "GravityCompensationNode"),
+                                     "GravityCompensationNode", managed=True),
     "dynamics_service": NodeType("dynamics_service_node", f"{PACKAGE}.nodes.dynamics_service",
                                  "DynamicsServiceNode"),
     "trajectory_scaler": NodeType("trajectory_scaler_node", f"{PACKAGE}.nodes.trajectory_scaler",
@@ -188,8 +189,8 @@ def _check_robot(robot: str, root_link: str, tip_link: str, model: dict):
 def node_descriptions(robot: str = DEFAULT_ROBOT, namespace: str = DEFAULT_NAMESPACE,
                       nodes=DEFAULT_NODES, use_sim_time=False, params_file: str | None = None,
                       parameters: dict | None = None, root_link: str = "", tip_link: str = "",
-                      topics: dict | None = None, model: dict | None = None
-                      ) -> list[NodeDescription]:
+                      topics: dict | None = None, model: dict | None = None,
+                      autostart=True) -> list[NodeDescription]:
     """
     Describe the nodes to start, checking every argument.
 
@@ -203,8 +204,11 @@ def node_descriptions(robot: str = DEFAULT_ROBOT, namespace: str = DEFAULT_NAMES
     for every node; ``topics``: {TOPIC_ARGUMENTS name: topic} remappings (None: none, the
     nodes' relative names; the launch file and the bringup pass DEFAULT_TOPICS overridden by
     the user's); ``model``: ``xacro_arguments`` ('name:=value ...') and ``strict_inertia`` (->
-    the parameters of the same names, set when given).  The simulator publishes /clock when
-    the nodes use simulated time (someone must).  Raises ValueError naming a bad argument.
+    the parameters of the same names, set when given); ``autostart``: bool or 'true'/'false',
+    the managed nodes configure and activate themselves once started (false: they start
+    unconfigured, for ``ros2 lifecycle`` or a lifecycle manager).  The simulator publishes
+    /clock when the nodes use simulated time (someone must).  Raises ValueError naming a bad
+    argument.
     """
     kinds = _as_list(nodes)
     if kinds == ["all"]:
@@ -223,6 +227,7 @@ def node_descriptions(robot: str = DEFAULT_ROBOT, namespace: str = DEFAULT_NAMES
     namespace = "/" + namespace.strip().strip("/")
     _check_names(namespace, topics)
     sim_time = _as_bool(use_sim_time, "use_sim_time")
+    managed = {"autostart": _as_bool(autostart, "autostart")}
     params_file = default_params_file() if params_file is None else params_file
     if params_file and not Path(params_file).is_file():
         raise ValueError(f"params_file: {params_file}: no such file")
@@ -243,6 +248,7 @@ def node_descriptions(robot: str = DEFAULT_ROBOT, namespace: str = DEFAULT_NAMES
     common.update(parameters or {})
     remappings = tuple((name, topic) for name, topic in topics.items() if topic != name)
     own = {"simulator": {"publish_clock": sim_time}}
+    own.update({kind: managed for kind, node_type in NODE_TYPES.items() if node_type.managed})
     return [NodeDescription(kind, NODE_TYPES[kind].executable, kind, namespace,
                             {**own.get(kind, {}), **common}, params_file, remappings)
             for kind in kinds]
@@ -259,10 +265,11 @@ def ros_args(descriptions) -> list[str]:
 
 def create_nodes(descriptions, context=None) -> list:
     """
-    Instantiate every described node in this process; the torque nodes share joint_states.
+    Instantiate and start every described node in this process; torque nodes share joint_states.
 
     rclpy must be initialised, with :func:`ros_args` so that the parameter file applies.  See
-    :func:`share_joint_states`.
+    :func:`share_joint_states`.  Managed nodes with ``autostart`` configure and activate here; a
+    configure that fails raises ValueError with its reason (and no node is left).
     """
     from rclpy.parameter import Parameter
     nodes = []
@@ -271,11 +278,15 @@ def create_nodes(descriptions, context=None) -> list:
             overrides = [Parameter(k, value=v) for k, v in d.parameters.items()]
             nodes.append(d.node_class()(d.name, namespace=d.namespace, context=context,
                                         parameter_overrides=overrides, cli_args=d.cli_args()))
+        share_joint_states(nodes)
+        for node in nodes:
+            if not node.start():
+                raise ValueError(f"{node.get_fully_qualified_name()}: configure failed: "
+                                 f"{node.configure_error}")
     except BaseException:
         for node in nodes:
             node.destroy_node()
         raise
-    share_joint_states(nodes)
     return nodes
 
 

@@ -35,7 +35,12 @@ def test_node_descriptions_defaults_and_arguments():
     assert [d.kind for d in ds] == ["inverse_dynamics", "gravity_compensation", "dynamics_service",
                                     "trajectory_scaler"]
     assert {d.namespace for d in ds} == {"/robot_dynamics"}
-    assert all(d.parameters == {"robot_description": "puma560", "use_sim_time": False} for d in ds)
+    managed = {"inverse_dynamics", "gravity_compensation"}
+    assert all(d.parameters == {"robot_description": "puma560", "use_sim_time": False,
+                                **({"autostart": True} if d.kind in managed else {})}
+               for d in ds)
+    assert all(d.parameters["autostart"] is False
+               for d in node_descriptions(autostart="false") if d.kind in managed)
     assert Path(ds[0].params_file) == Path(
         default_params_file()) and Path(ds[0].params_file).is_file()
     for d in ds:
@@ -43,7 +48,7 @@ def test_node_descriptions_defaults_and_arguments():
         assert d.node_class().__module__ == NODE_TYPES[d.kind][1]
     setup_py = (ROOT / "setup.py").read_text()
     # every kind resolves and is installed
-    for kind, (executable, module, _) in NODE_TYPES.items():
+    for kind, (executable, module, *_) in NODE_TYPES.items():
         d, = node_descriptions(nodes=kind)
         assert d.node_class().__module__ == module
         assert f'"{executable} = robot_dynamics_ros.nodes.executables:main"' in setup_py
@@ -53,7 +58,8 @@ def test_node_descriptions_defaults_and_arguments():
     ds = node_descriptions("panda", "/arm/", "gravity_compensation, dynamics_service", "true", "")
     assert [(d.name, d.namespace, d.params_file) for d in ds] == [
         ("gravity_compensation", "/arm", ""), ("dynamics_service", "/arm", "")]
-    assert ds[0].parameters == {"robot_description": "panda", "use_sim_time": True}
+    assert ds[0].parameters == {"robot_description": "panda", "use_sim_time": True,
+                                "autostart": True}
     assert all(d.remappings == () for d in ds)
     ds = node_descriptions(nodes="gravity_compensation", topics={
         "joint_states": "/joint_states", "gravity_effort_command": "/effort_controller/commands",
@@ -99,6 +105,7 @@ def _launch_stand_ins():
     mods["launch.actions"].OpaqueFunction = record("OpaqueFunction")
     mods["launch.substitutions"].LaunchConfiguration = LaunchConfiguration
     mods["launch_ros.actions"].Node = record("Node")
+    mods["launch_ros.actions"].LifecycleNode = record("LifecycleNode")
     return mods
 
 
@@ -115,17 +122,22 @@ def test_launch_file_builds_the_same_node_list(monkeypatch, tmp_path):
                  for e in entities if e.kind == "DeclareLaunchArgument"}
     assert set(arguments) == {"robot", "namespace", "nodes", "use_sim_time", "params_file",
                               "root_link", "tip_link", "xacro_arguments", "strict_inertia",
-                              *TOPIC_ARGUMENTS}
+                              "autostart", *TOPIC_ARGUMENTS}
     opaque, = [e for e in entities if e.kind == "OpaqueFunction"]
     for values in [arguments, dict(arguments, robot="stanford", namespace="lab",
                                    use_sim_time="true", nodes="dynamics_service"),
-                   dict(arguments, robot=str(urdf), root_link="base_link", tip_link="tool0")]:
+                   dict(arguments, robot=str(urdf), root_link="base_link", tip_link="tool0"),
+                   dict(arguments, autostart="false")]:
         context = types.SimpleNamespace(launch_configurations=values)
         nodes = opaque.kwargs["function"](context)
         expected = node_descriptions(values["robot"], values["namespace"], values["nodes"],
                                      values["use_sim_time"], values["params_file"],
                                      root_link=values["root_link"], tip_link=values["tip_link"],
-                                     topics={name: values[name] for name in TOPIC_ARGUMENTS})
+                                     topics={name: values[name] for name in TOPIC_ARGUMENTS},
+                                     autostart=values["autostart"])
+        # the managed nodes as launch_ros LifecycleNode actions, the others as Node
+        assert [n.kind for n in nodes] == [
+            "LifecycleNode" if NODE_TYPES[d.kind].managed else "Node" for d in expected]
         assert [n.kwargs for n in nodes] == [
             {"package": "robot_dynamics_ros", "executable": d.executable, "name": d.name,
              "namespace": d.namespace, "parameters": [d.params_file, d.parameters],

@@ -9,13 +9,15 @@ Reads sensor_msgs/JointState (``joint_states_topic``) and trajectory_msgs/JointT
 joint state and with its header stamp and recorded time:
 
 * ``gravity_effort`` -- what gravity_compensation_node publishes: g(q) (seed 002, 7.39), plus
-  F_v qd + F_s sgn(qd) with ``friction_compensation``;
+  F_v qd + F_s sgn(qd) with ``friction_compensation``, within the effort limits as the node's
+  ``effort_limit_policy`` (clamp by default; counted per joint in the report);
 * ``feedforward_effort`` -- what inverse_dynamics_node publishes while a reference is active:
   the reference sampled as joint_trajectory_controller samples it (``core.Reference``: start
   stamp, lead-in from the first measured state, last point held) at the joint state's recorded
   time, which is the node's clock when the bag is played with ``--clock``; effort
   RNEA(q_ref, qd_ref, qdd_ref) (``mode`` feedforward) or RNEA(q, qd, qdd_ref + Kd e_dot + Kp e)
-  (computed_torque), position / velocity = q_ref, qd_ref.  A reference message replaces the
+  (computed_torque), within the effort limits as for gravity_effort, position / velocity =
+  q_ref, qd_ref.  A reference message replaces the
   previous one when it is recorded; an empty one clears it; one that ends in the past is ignored;
 * ``effort_residual`` -- where the message has effort and velocity: measured effort minus the
   model torque of the measured motion, RNEA(q, qd, qdd) with qdd the central difference of the
@@ -40,7 +42,8 @@ from rosbags.interfaces import (Qos, QosDurability, QosHistory, QosLiveliness, Q
 
 from ..bringup import DEFAULT_NAMESPACE
 from ..core import Reference, RobotModel, gravity_torques, rnea
-from ..core.control import MODES, Gains, TorqueLaw, holding_torques
+from ..core.control import (MODES, POLICIES, EffortLimiter, Gains, TorqueLaw, effective_limits,
+                            holding_torques)
 from ..core.errors import BagError, RobotDynamicsError
 from ..joint_state_cdr import JOINT_STATE, JointStateTemplate
 from .joint_states import CHUNK, JointStateChecker, message_error, progress_bar
@@ -73,6 +76,8 @@ class ProcessOptions:
     ``kp``, ``kd``: gains of computed_torque mode (one, or one per joint in model order).
     ``skip_bad``: skip and count messages whose bytes are no message of their type instead of
     failing on the first (messages a node would refuse are always dropped and counted).
+    ``effort_limit_policy``: the torque nodes' (clamp, warn, off) for the gravity and
+    feedforward outputs.
     """
 
     outputs: tuple | None = None
@@ -88,11 +93,15 @@ class ProcessOptions:
     chunk_size: int = CHUNK
     progress: bool = False
     skip_bad: bool = False
+    effort_limit_policy: str = "clamp"
 
     def check(self):
         """Refuse (BagError) an option out of range, before any bag is opened."""
         if self.mode not in MODES:
             raise BagError(f"mode: '{self.mode}' is not one of {list(MODES)}")
+        if self.effort_limit_policy not in POLICIES:
+            raise BagError(f"effort_limit_policy: '{self.effort_limit_policy}' is not one of "
+                           f"{list(POLICIES)}")
         if self.chunk_size < 2:
             raise BagError(f"chunk_size: must be >= 2, got {self.chunk_size}")
         unknown = [o for o in self.outputs or () if o not in OUTPUT_TOPICS]
@@ -110,6 +119,7 @@ class ProcessReport(NamedTuple):
     references: int                 # reference messages applied
     seconds: float
     stamps: dict                    # "duplicate", "out of order": header stamps of valid states
+    limited: dict = {}              # output topic -> {joint: commands above its effort limit}
 
 
 def process_bag(source, target, model: RobotModel,
@@ -149,8 +159,11 @@ def process_bag(source, target, model: RobotModel,
         finally:
             bar.close()
     written = {channels[o].topic: processor.written[o] for o in channels}
+    limited = {channels[o].topic: {j: c for j, c in limiter.report().counts.items() if c}
+               for o, limiter in processor.limiters.items()}
     return ProcessReport(processor.read, written, processor.rejected, processor.references,
-                         time.perf_counter() - started, processor.stamp_issues)
+                         time.perf_counter() - started, processor.stamp_issues,
+                         {topic: counts for topic, counts in limited.items() if counts})
 
 
 def _run(bag, processor, js_connections, ref_connections, chunk_size: int, bar):
@@ -185,6 +198,7 @@ class _Processor:
         self.skip_bad, self.path, self.topic = options.skip_bad, path, topic
         self.law = TorqueLaw(options.mode, Gains(self._gains(options.kp, DEFAULT_KP, "kp"),
                                                  self._gains(options.kd, DEFAULT_KD, "kd")))
+        self.limiters = self._limiters(options.effort_limit_policy)
         self.checker = JointStateChecker(model.joint_names)
         self.templates = {o: JointStateTemplate(model.joint_names, OUTPUT_FIELDS[o])
                           for o in channels}
@@ -283,13 +297,25 @@ class _Processor:
         self.stamp_issues["out of order"] += int(np.sum(step < 0))
         self._last_stamp = int(stamp[-1])
 
+    def _limiters(self, policy: str) -> dict:
+        """Return the torque nodes' effort limiters of the gravity and feedforward outputs."""
+        try:
+            return {o: EffortLimiter(effective_limits(self.model), self.model.joint_names, policy)
+                    for o in ("gravity", "feedforward") if o in self.channels}
+        except RobotDynamicsError as exc:
+            raise BagError(str(exc)) from None
+
+    def _limited(self, output: str, tau):
+        limiter = self.limiters.get(output)
+        return tau if limiter is None else limiter.apply_array(tau)
+
     def _gravity(self, times, stamp, q, qd, ok, has_velocity):
         rows = ok & has_velocity if self.friction else ok
         self._reject("gravity: no velocity", np.sum(ok & ~rows))
         model = self.model
         tau = holding_torques(lambda q: gravity_torques(model, q), model, q[rows],
                               qd[rows] if self.friction else None)
-        self._write("gravity", times[rows], stamp[rows], effort=tau)
+        self._write("gravity", times[rows], stamp[rows], effort=self._limited("gravity", tau))
 
     def _feedforward(self, times, stamp, q, qd, ok, has_velocity):
         reference = self.reference
@@ -307,7 +333,8 @@ class _Processor:
         model = self.model
         tau = self.law.torques(lambda *a: rnea(model, *a), q[index], qd[index], q_ref, qd_ref,
                                qdd_ref)
-        self._write("feedforward", times[index], stamp[index], effort=tau, position=q_ref,
+        self._write("feedforward", times[index], stamp[index],
+                    effort=self._limited("feedforward", tau), position=q_ref,
                     velocity=qd_ref)
 
     def _residual(self, times, stamp, q, qd, effort):

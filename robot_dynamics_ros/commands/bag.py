@@ -74,6 +74,9 @@ def add_arguments(parser):
     process.add_argument("--kd", type=float, nargs="+", help="computed_torque velocity gains")
     process.add_argument("--friction-compensation", action="store_true",
                          help="gravity output with friction, as the node's parameter")
+    process.add_argument("--effort-limit-policy", choices=("clamp", "warn", "off"),
+                         default="clamp", help="the torque nodes' effort_limit_policy for the "
+                         "gravity and feedforward outputs (default %(default)s)")
     process.add_argument("--storage", choices=sorted(STORAGES), default=DEFAULT_STORAGE)
     process.add_argument("--overwrite", action="store_true", help="replace an existing output")
     process.add_argument("--skip-bad", action="store_true",
@@ -150,13 +153,17 @@ def _process(args) -> int:
         kp=None if args.kp is None else tuple(args.kp),
         kd=None if args.kd is None else tuple(args.kd),
         friction_compensation=args.friction_compensation, storage=args.storage,
-        overwrite=args.overwrite, progress=not args.no_progress, skip_bad=args.skip_bad)
+        overwrite=args.overwrite, progress=not args.no_progress, skip_bad=args.skip_bad,
+        effort_limit_policy=args.effort_limit_policy)
     report = process_bag(args.input, args.output, model, options)
     rate = report.joint_states / report.seconds if report.seconds > 0 else float("inf")
     print(f"{args.output}: {report.joint_states} joint states in {report.seconds:.2f} s "
           f"({rate:,.0f} messages/s), {report.references} reference(s)")
     for topic, count in report.written.items():
         print(f"  {topic}: {count} messages")
+    for topic, counts in report.limited.items():
+        print(f"  {topic}: commands above the effort limit ({args.effort_limit_policy}): "
+              + ", ".join(f"{joint} {count}" for joint, count in counts.items()))
     issues = {kind: count for kind, count in report.stamps.items() if count}
     if issues:
         print("  header stamps of valid joint states: " + ", ".join(

@@ -30,6 +30,10 @@ def add_arguments(parser):
                              "(default: %(default)s)")
     parser.add_argument("--use-sim-time", action="store_true",
                         help="use /clock (use_sim_time:=true)")
+    parser.add_argument("--no-autostart", dest="autostart", action="store_false",
+                        help="leave the managed nodes (inverse_dynamics, gravity_compensation) "
+                             "unconfigured, for `ros2 lifecycle set` (autostart:=false); by "
+                             "default they are configured and activated")
     parser.add_argument("--params-file", default=None,
                         help="ROS parameter file (default: the shipped "
                              "config/robot_dynamics.params.yaml; '' for none)")
@@ -60,7 +64,8 @@ def run(args) -> int:
     try:
         descriptions = node_descriptions(
             args.robot, args.namespace, args.nodes, args.use_sim_time, args.params_file,
-            root_link=args.root_link, tip_link=args.tip_link, topics=topic_values(args))
+            root_link=args.root_link, tip_link=args.tip_link, topics=topic_values(args),
+            autostart=args.autostart)
     except ValueError as exc:
         print(f"bringup: {exc}", file=sys.stderr)
         return 2

@@ -1,46 +1,42 @@
 """
-The base class of the dynamics nodes, and the ``main()`` of every node executable.
+The base classes of the dynamics nodes, and the ``main()`` of every node executable.
 
-A node derives from :class:`DynamicsNode`, which gives it
+Two kinds of node share one base (:class:`DynamicsNodeBase`):
+
+* :class:`DynamicsNode` (an rclpy Node): loads its robot when it is created and serves from then
+  on (dynamics_service, trajectory_scaler, simulator: they answer requests or stand in for the
+  robot, like robot_state_publisher or a simulator);
+* :class:`~robot_dynamics_ros.nodes.managed.ManagedDynamicsNode` (an rclpy LifecycleNode): loads
+  its robot in ``configure`` and publishes only while ``active`` (the torque nodes; see
+  ``nodes/managed.py``).
+
+The base gives a node
 
 * ``self.dynamics``: a :class:`~robot_dynamics_ros.nodes.dynamics.Dynamics` (model and dynamics
-  functions in the model's joint order), replaced as a whole when the payload changes;
-* ``self.parameters``: a :class:`~robot_dynamics_ros.nodes.parameters.NodeParameters` with the
-  common parameters declared (below); a node declares its own with ``self.parameters.declare``
-  and validates them with ``self.params.add_hook``;
+  functions in the model's joint order), replaced as a whole when the payload or gravity changes;
+* ``self.params``: a :class:`~robot_dynamics_ros.nodes.parameters.NodeParameters` with the
+  parameters of the node's tables (``PARAMETER_TABLES``: ``nodes/params/<table>.yaml``, the
+  reference in doc/parameters.md) declared; a node validates its own with
+  ``self.params.add_hook`` and per-joint ones against a new robot in :meth:`check_model`;
 * the joint orders: ``input_order`` (incoming name lists matched onto the model's order) and
   ``joint_names`` / ``output_index`` (the configured output order);
 * inputs: :meth:`subscribe` (QoS overridable through ``qos_overrides.<topic>.subscription.*``),
   :meth:`subscribe_joint_states` for the measured state that triggers the torque outputs,
   :meth:`watch_input` for the input timeout, :meth:`reject` for dropped messages (wrap
   callbacks in :func:`~robot_dynamics_ros.nodes.errors.topic_guard`);
-* outputs: :meth:`advertise` (QoS overridable too), :meth:`create_effort_outputs`.
+* outputs: :meth:`advertise` (QoS overridable too; a lifecycle publisher in a managed node),
+  :meth:`create_effort_outputs`;
+* ``/diagnostics`` (every node, whatever its state).
 
-Common parameters:
-  ``robot_description`` (read-only) a shipped robot name (config/robots), a robot YAML path, a
-      URDF path or URDF XML text (robot_state_publisher's parameter); empty: the node subscribes
-      to ``/robot_description`` (std_msgs/String, reliable, transient local), starts computing
-      when a valid URDF arrives and replaces its model as a whole with each later valid one (an
-      invalid one is refused with the reason and the old model kept); until a model exists
-      nothing is published (said once) and services answer ``success: false``;
-  ``root_link``, ``tip_link`` (read-only) the chain of a URDF (empty: the URDF's root link, and
-      the end of its only chain; see doc/urdf.md); a model from the topic is built in
-      a worker thread (``model_builder``): outputs continue with the old model until it is ready;
-  ``strict_inertia`` (read-only) refuse physically inconsistent link inertias (default: accept
-      each with a warning in the log);
-  ``xacro_arguments`` (read-only) ``name:=value ...`` for a xacro ``robot_description`` path
-      (never applied to the topic: xacro text from the graph is refused, not run);
-  ``joint_names`` (read-only) the joint order of the outputs (default: the model's order), which
-      must name exactly the model's joints;
-  ``input_timeout`` s without a valid input after which the node says once that it stopped
-      publishing (0 disables the check);
-  ``qos_depth`` (read-only) history depth of every subscription and publisher;
-  ``use_generated_model`` (read-only) compute with the generated straight-line model (default)
-      or the core's algorithms (see ``nodes.dynamics``);
-  ``warning_period`` s between two warnings of the same kind about rejected inputs;
-  ``diagnostics_period`` (read-only) s between two reports on ``/diagnostics``;
-  ``payload.mass`` / ``payload.com`` (3, tool frame) / ``payload.inertia`` (6: ixx iyy izz ixy
-      ixz iyz about the payload's CoM, tool frame), changeable at run time.
+The robot (parameters of the ``common`` table): ``robot_description`` a shipped robot name, a
+robot YAML or URDF path or URDF XML text; empty: the node subscribes to ``/robot_description``
+(std_msgs/String, reliable, transient local), starts computing when a valid URDF arrives and
+replaces its model as a whole with each later valid one (an invalid one is refused with the
+reason and the old model kept); until a model exists nothing is published (said once) and
+services answer ``success: false``.  A model from the topic is built in a worker thread
+(``model_builder``): outputs continue with the old model until it is ready.  ``gravity`` and
+``payload.*`` are unset until the robot is loaded, then the robot file's unless given; they
+change the model at run time (``nodes/model_settings.py``).
 """
 from __future__ import annotations
 
@@ -64,21 +60,17 @@ from ..core import RobotDescriptionError, RobotDynamicsError, joint_index
 from ..core.joint_names import inverse
 from ..ros_messages import JointOrder
 from ..serialized_messages import JointStateReader
-from .diagnostics import DiagnosticsReporter, diagnostic_array
-from .dynamics import ModelOptions, Payload, load_robot, model_from_topic, select_dynamics
+from .diagnostics import DiagnosticsReporter, Extra, diagnostic_array
+from .dynamics import ModelOptions, load_robot, model_from_topic, select_dynamics
 from .errors import describe
 from .executor import make_executor, spin
 from .model_builder import ModelBuilder
+from .model_settings import ModelSettings
 from .outputs import EffortOutputs
 from .parameters import NodeParameters
 from .watchdog import RejectionLog, Watchdog
 
 WATCHDOG_PERIOD = 0.05          # s, steady clock: how often input ages are checked
-MAX_PERIOD = 3600.0             # s: upper bound of the time parameters
-MAX_QOS_DEPTH = 1000
-MAX_PAYLOAD_MASS = 1000.0       # kg
-MAX_PAYLOAD_COM = 10.0          # m from the tool frame's origin
-MAX_PAYLOAD_INERTIA = 1000.0    # kg m^2
 # Every subscription and publisher: QoS overridable by parameters (rclpy's QoS overriding options).
 OVERRIDABLE = QoSOverridingOptions.with_default_policies()
 # What robot_state_publisher publishes the URDF on (its QoS: reliable, transient local, depth 1).
@@ -88,111 +80,68 @@ DESCRIPTION_QOS = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
                              durability=DurabilityPolicy.TRANSIENT_LOCAL)
 
 
-class DynamicsNode(Node):
-    """Base class of the dynamics nodes (see the module docstring)."""
+class DynamicsNodeBase:
+    """
+    What every dynamics node has (see the module docstring); mixed into Node or LifecycleNode.
+
+    Subclasses set ``PARAMETER_TABLES``; the robot is loaded by :meth:`configure_robot` and
+    released by :meth:`release_robot` (a managed node's configure and cleanup).
+    """
+
+    PARAMETER_TABLES: tuple = ("common",)
+    active = True                   # a managed node is active only between activate/deactivate
 
     def __init__(self, node_name: str, **node_kwargs):
         super().__init__(node_name, **node_kwargs)
-        self.params = NodeParameters(self)
-        declare = self.params.declare
         logger = self.get_logger()
         self.watchdog = Watchdog(logger)
         self.rejections = RejectionLog(logger)
-
-        robot = declare("robot_description", "puma560",
-                        "shipped robot name, robot YAML or URDF path, or URDF XML text; empty: "
-                        f"subscribe to {DESCRIPTION_TOPIC}", read_only=True)
-        self.root_link = declare("root_link", "", "URDF: the chain's first link, the world frame "
-                                 "(empty: the URDF's root link)", read_only=True)
-        self.tip_link = declare("tip_link", "", "URDF: the chain's last link, the tool frame "
-                                "(empty: the end of the URDF's only chain)", read_only=True)
-        strict = declare("strict_inertia", False, "refuse physically inconsistent link inertias "
-                         "(default: accept each with a warning, as Pinocchio does)",
-                         read_only=True)
-        xacro = declare("xacro_arguments", "", "a xacro robot_description's arguments, "
-                        "'name:=value name2:=value2' as on xacro's command line", read_only=True)
-        self.model_options = ModelOptions(self.root_link, self.tip_link, strict,
-                                          tuple(xacro.split()))
-        model = None
-        if robot:
-            model, quirks = load_robot(robot, self.model_options)
-            for quirk in quirks:
-                logger.warning(f"robot_description accepted: {quirk}")
-        self.base_model = model
-        names = declare("joint_names", list(model.joint_names) if model else [],
-                        "joint order of the outputs (exactly the model's joints; empty: the "
-                        "model's order)", read_only=True)
-        self._configured_names = tuple(names)
-        self._effort_outputs: list[EffortOutputs] = []
-        self._said_no_model = False
+        self.params = NodeParameters(self)
+        values = self.params.declare_tables(self.PARAMETER_TABLES)
+        self.root_link, self.tip_link = values["root_link"], values["tip_link"]
+        self.model_options = ModelOptions(self.root_link, self.tip_link, values["strict_inertia"],
+                                          tuple(values["xacro_arguments"].split()))
+        self._configured_names = tuple(values["joint_names"])
+        self.qos_depth = values["qos_depth"]
+        self._implementation = "generated" if values["use_generated_model"] else "core"
+        self.base_model = self.dynamics = self._settings = None
         self.joint_names, self.output_index = (), None
         self.input_order = self.joint_state_reader = None
-        if model is not None:
-            self.joint_names, self.output_index = self._output_order(model)
-            self._set_input_order(model)
-        self.qos_depth = declare("qos_depth", 10, "history depth of subscriptions and publishers",
-                                 read_only=True, bounds=(1, MAX_QOS_DEPTH))
-        declare("input_timeout", 0.5, "s without valid input before the node says it stopped "
-                "publishing (0 disables)", bounds=(0.0, MAX_PERIOD))
-        declare("warning_period", 2.0, "s between warnings of the same kind",
-                bounds=(0.0, MAX_PERIOD))
-        file_payload = Payload.of_model(model)          # zeros until a model exists
-        declare("payload.mass", file_payload.mass, "payload mass [kg] on the tool flange",
-                bounds=(0.0, MAX_PAYLOAD_MASS))
-        declare("payload.com", list(file_payload.com), "payload CoM [m], tool frame",
-                bounds=(-MAX_PAYLOAD_COM, MAX_PAYLOAD_COM))
-        declare("payload.inertia", list(file_payload.inertia),
-                "payload inertia about its CoM [kg m^2], tool frame: ixx iyy izz ixy ixz iyz",
-                bounds=(-MAX_PAYLOAD_INERTIA, MAX_PAYLOAD_INERTIA))
-        generated = declare("use_generated_model", True,
-                            "compute with the generated straight-line model (robot-dynamics "
-                            "codegen) instead of the general algorithms", read_only=True)
-        self._implementation = "generated" if generated else "core"
-        self._payload = None
-        self.dynamics = None
+        self._effort_outputs: list[EffortOutputs] = []
+        self._said_no_model = False
+        self._description_text = self._description_subscription = None
+        self._model_builder = None              # made when the robot comes by topic
         self.params.add_hook(self._common_parameters)
-        self._description_text = None
-        self._model_builder = None
-        if model is None:
-            self._model_builder = ModelBuilder(self, self._build_from_topic, self._model_built)
-            self.create_subscription(String, DESCRIPTION_TOPIC, self._on_robot_description,
-                                     DESCRIPTION_QOS)
-            logger.info(f"no robot model yet: waiting for a URDF on {DESCRIPTION_TOPIC}; nothing "
-                        "is published until one arrives")
-        else:
-            if self.dynamics.fallback_reason:
-                logger.info(self.dynamics.fallback_reason)
-            logger.info(f"robot '{model.name}' ({model.n} joints), "
-                        f"{self.dynamics.implementation} dynamics")
         self._steady = Clock(clock_type=ClockType.STEADY_TIME)
         # timer callbacks take no argument: rclpy's EventsExecutor passes a TimerInfo to any
         # callable with a parameter (watchdog.check's optional ``now``)
         self.create_timer(WATCHDOG_PERIOD, self._check_inputs, clock=self._steady)
-        period = declare("diagnostics_period", 1.0, "s between two reports on /diagnostics",
-                         read_only=True, bounds=(0.1, 60.0))
         self.diagnostics = DiagnosticsReporter(f"{self.get_fully_qualified_name()[1:]}: dynamics",
                                                self.watchdog, self.rejections)
-        self._diagnostics_publisher = self.advertise(DiagnosticArray, "/diagnostics")
-        self.create_timer(period, self.publish_diagnostics, clock=self._steady)
+        # (a plain publisher also in a managed node: diagnostics say its state in every state)
+        self._diagnostics_publisher = Node.create_publisher(
+            self, DiagnosticArray, "/diagnostics", self.qos(),
+            qos_overriding_options=OVERRIDABLE)
+        self.create_timer(values["diagnostics_period"], self.publish_diagnostics,
+                          clock=self._steady)
 
     def _common_parameters(self, values: dict):
         timeout, period = float(values["input_timeout"]), float(values["warning_period"])
-        payload = Payload(float(values["payload.mass"]), tuple(values["payload.com"]),
-                          tuple(values["payload.inertia"]))
-        previous = self._payload
+        base = self.base_model
+        settings = ModelSettings.from_values(values, base)
         dynamics = None
-        if payload != previous and self.base_model is not None:
-            dynamics = select_dynamics(payload.applied_to(self.base_model), self._implementation)
+        if base is not None and settings != self._settings:
+            dynamics = select_dynamics(settings.applied_to(base), self._implementation)
 
         def apply():
             self.watchdog.timeout, self.rejections.period = timeout, period
-            if dynamics is not None:
-                self.dynamics = dynamics
-            if payload != previous:
-                self._payload = payload
-                if previous is not None:
-                    self.get_logger().info(
-                        f"payload now {payload.mass} kg at {list(payload.com)} m")
+            if dynamics is None:
+                return
+            previous, self._settings, self.dynamics = self._settings, settings, dynamics
+            for name, old, new in (("payload", previous.payload, settings.payload),
+                                   ("gravity", previous.gravity, settings.gravity)):
+                if old != new:
+                    self.get_logger().info(f"{name} now {_describe_setting(new)}")
         return apply
 
     # -- the robot model -----------------------------------------------------------------------
@@ -200,9 +149,77 @@ class DynamicsNode(Node):
     def robot_label(self) -> str:
         """Say which robot the node computes for (or that it waits for one)."""
         model = self.base_model
-        if model is None:
+        if model is not None:
+            return f"'{model.name}' ({model.n} joints)"
+        if self._description_subscription is not None:
             return f"(no robot yet: waiting for {DESCRIPTION_TOPIC})"
-        return f"'{model.name}' ({model.n} joints)"
+        return "(no robot: not configured)"
+
+    def configure_robot(self):
+        """
+        Load the robot of ``robot_description`` (or wait for it on ``/robot_description``).
+
+        Raises a core error or ValueError saying what is wrong; then nothing is kept.
+        """
+        robot = self.get_parameter("robot_description").value
+        if not robot:
+            if self._model_builder is None:
+                self._model_builder = ModelBuilder(self, self._build_from_topic,
+                                                   self._model_built)
+            self._description_subscription = self.create_subscription(
+                String, DESCRIPTION_TOPIC, self._on_robot_description, DESCRIPTION_QOS)
+            self.get_logger().info(f"no robot model yet: waiting for a URDF on "
+                                   f"{DESCRIPTION_TOPIC}; nothing is published until one arrives")
+            return
+        model, quirks = load_robot(robot, self.model_options)
+        for quirk in quirks:
+            self.get_logger().warning(f"robot_description accepted: {quirk}")
+        self.use_model(model)()
+        if self.dynamics.fallback_reason:
+            self.get_logger().info(self.dynamics.fallback_reason)
+        self.get_logger().info(f"robot '{model.name}' ({model.n} joints), "
+                               f"{self.dynamics.implementation} dynamics")
+
+    def release_robot(self):
+        """Forget the robot (a managed node's cleanup): nothing is computed until configured."""
+        if self._description_subscription is not None:
+            self.destroy_subscription(self._description_subscription)
+        self._description_text = self._description_subscription = None
+        self.base_model = self.dynamics = self._settings = None
+        self.joint_names, self.output_index = (), None
+        self.input_order = self.joint_state_reader = None
+        self._said_no_model = False
+        for outputs in self._effort_outputs:
+            outputs.set_order((), None)
+        self.forget_model()
+
+    def use_model(self, model, built=None):
+        """
+        Check ``model`` with the node's parameters; return how to make it the node's model.
+
+        Nothing changes until the returned function is called; raises (ValueError, a core error)
+        with the reason when the model does not fit (output order, per-joint parameters, the
+        payload and gravity on it).  ``built``: (settings, dynamics) already built for it.
+        """
+        joint_names, output_index = self._output_order(model)
+        settings = ModelSettings.from_values(self.params.values(), model)
+        if built is not None and built[0] == settings:
+            dynamics = built[1]
+        else:               # (the settings changed while the model was built: build again)
+            dynamics = select_dynamics(settings.applied_to(model), self._implementation)
+        apply_node = self.check_model(model, joint_names, output_index)
+
+        def apply():
+            self.base_model, self.dynamics, self._settings = model, dynamics, settings
+            self.joint_names, self.output_index = joint_names, output_index
+            self._set_input_order(model)
+            for outputs in self._effort_outputs:
+                outputs.set_order(joint_names, output_index)
+            if apply_node is not None:
+                apply_node()
+            # the robot's payload and gravity, where not set (the same settings: no rebuild)
+            self.params.set_robot_defaults(settings.parameter_values())
+        return apply
 
     def waiting_for_model(self) -> bool:
         """Tell whether there is no robot model yet (the first time, say so once)."""
@@ -219,8 +236,7 @@ class DynamicsNode(Node):
         """Return the current Dynamics; RobotDescriptionError when there is no model yet."""
         dynamics = self.dynamics
         if dynamics is None:
-            raise RobotDescriptionError(f"no robot model yet: waiting for a URDF on "
-                                        f"{DESCRIPTION_TOPIC}")
+            raise RobotDescriptionError(f"no robot model yet: {self.robot_label}")
         return dynamics
 
     def _output_order(self, model):
@@ -239,11 +255,14 @@ class DynamicsNode(Node):
         """
         Check what a node keeps per joint against a new model; return how to apply it (or None).
 
-        Called before a model from ``/robot_description`` replaces the current one (nothing is
-        changed yet); raise ValueError or a core error with the reason to refuse the model.
-        Nodes with per-joint state (gains, a matched reference) override it.
+        Called before a model (from ``robot_description`` or ``/robot_description``) becomes the
+        node's (nothing is changed yet); raise ValueError or a core error with the reason to
+        refuse the model.  Nodes with per-joint state (gains, a matched reference) override it.
         """
         return None
+
+    def forget_model(self):
+        """Drop what a node keeps per model (override: e.g. the reference); at cleanup."""
 
     def _on_robot_description(self, msg):
         """Build a model from the description in the worker thread (model_builder)."""
@@ -252,22 +271,21 @@ class DynamicsNode(Node):
 
     def _build_from_topic(self, text: str):
         """Load ``text`` and build its dynamics (worker thread: nothing of the node changes)."""
-        payload = self._payload
         model, quirks = model_from_topic(text, self.model_options)
-        return model, quirks, payload, select_dynamics(payload.applied_to(model),
-                                                       self._implementation)
+        settings = ModelSettings.from_values(self.params.values(), model)
+        return model, quirks, settings, select_dynamics(settings.applied_to(model),
+                                                        self._implementation)
 
     def _model_built(self, built):
         """Switch to a model built from ``/robot_description`` (the executor's thread)."""
+        if self._description_subscription is None:
+            return                              # released meanwhile (a managed node's cleanup)
         previous = self.base_model
         try:
             if built.error is not None:
                 raise built.error
-            model, quirks, payload, dynamics = built.result
-            if payload != self._payload:        # changed meanwhile: the current one counts
-                dynamics = select_dynamics(self._payload.applied_to(model), self._implementation)
-            joint_names, output_index = self._output_order(model)
-            apply_node = self.check_model(model, joint_names, output_index)
+            model, quirks, settings, dynamics = built.result
+            apply = self.use_model(model, (settings, dynamics))
         except Exception as exc:  # noqa: BLE001 -- a bad description must not take the node down
             kept = f"keeping robot '{previous.name}'" if previous is not None else \
                 "still no robot model: nothing is published"
@@ -275,17 +293,11 @@ class DynamicsNode(Node):
             return
         for quirk in quirks:
             self.get_logger().warning(f"{DESCRIPTION_TOPIC} accepted: {quirk}")
-        self.base_model, self.dynamics = model, dynamics
-        self.joint_names, self.output_index = joint_names, output_index
-        self._set_input_order(model)
-        for outputs in self._effort_outputs:
-            outputs.set_order(joint_names, output_index)
-        if apply_node is not None:
-            apply_node()
+        apply()
         self._description_text = built.text
         self.get_logger().info(
             f"robot '{model.name}' ({model.n} joints) from {DESCRIPTION_TOPIC}, "
-            f"{dynamics.implementation} dynamics"
+            f"{self.dynamics.implementation} dynamics"
             + (f", replacing '{previous.name}'" if previous is not None else ""))
 
     def destroy_node(self):
@@ -301,9 +313,13 @@ class DynamicsNode(Node):
 
     def publish_diagnostics(self):
         """Publish this node's status on /diagnostics (see ``nodes.diagnostics``)."""
-        status = self.diagnostics.status(self.dynamics)
+        status = self.diagnostics.status(self.dynamics, extra=self.diagnostic_extra())
         self._diagnostics_publisher.publish(
             diagnostic_array(self.get_clock().now().to_msg(), status))
+
+    def diagnostic_extra(self) -> Extra:
+        """Return what this node adds to its diagnostics (override; ``nodes.diagnostics``)."""
+        return Extra()
 
     # -- inputs --------------------------------------------------------------------------------
     def qos(self, best_effort: bool = False) -> QoSProfile:
@@ -370,6 +386,30 @@ class DynamicsNode(Node):
         return outputs
 
 
+def _describe_setting(value) -> str:
+    """Say a payload or gravity setting in the log."""
+    if hasattr(value, "mass"):
+        return f"{value.mass} kg at {list(value.com)} m"
+    return f"{list(value)} m/s^2"
+
+
+class DynamicsNode(DynamicsNodeBase, Node):
+    """
+    A node that loads its robot when created and serves from then on (not managed).
+
+    A bad robot (or a parameter that does not fit it) raises at construction, which ``main()``
+    reports as a configuration error.
+    """
+
+    def __init__(self, node_name: str, **node_kwargs):
+        super().__init__(node_name, **node_kwargs)
+        self.configure_robot()
+
+    def start(self) -> bool:
+        """Begin (nothing to do: a plain node works from its creation); True."""
+        return True
+
+
 # --------------------------------------------------------------------------------- main()
 # What a bad robot file, parameter value or parameter *type* (rclpy: "Trying to set parameter 'x'
 # to '1' of type 'INTEGER', expecting type 'DOUBLE'") or node name raises while a node is created.
@@ -384,7 +424,8 @@ def run_node(node_class, args=None) -> int:
     0 after SIGINT / SIGTERM (also when they arrive while the node is still being created, and
     a second one during the clean-up: ``ros2 launch`` sends SIGINT to the process group, so each
     node gets it from the terminal and from launch), 2 for a configuration error (one line on
-    stderr saying what is wrong, no traceback).
+    stderr saying what is wrong, no traceback): at creation, or in the configure of a managed
+    node started with ``autostart`` (its robot is read-only, so the error cannot go away).
     """
     rclpy.init(args=args)
     node = None
@@ -397,6 +438,10 @@ def run_node(node_class, args=None) -> int:
             if not isinstance(exc, CONFIGURATION_ERRORS):
                 raise
             print(f"{node_class.__name__}: configuration error: {exc}", file=sys.stderr)
+            return 2
+        if not node.start():          # a managed node with autostart that failed to configure
+            print(f"{node_class.__name__}: configuration error: {node.configure_error}",
+                  file=sys.stderr)
             return 2
         executor = make_executor(node.context)
         executor.add_node(node)

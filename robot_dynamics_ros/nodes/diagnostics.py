@@ -8,18 +8,31 @@ clock).  One DiagnosticStatus per node, named after the node, ``hardware_id`` th
 * per input topic: message rate since the last report, age of the last valid message, accepted
   messages, compute time per message (mean and max since the last report);
 * rejected messages by reason (since the start, and how many since the last report);
-* the model in use: robot, joints, implementation, payload mass.
+* the model in use: robot, joints, implementation, payload mass, gravity;
+* what the node adds (:class:`Extra`): a managed node its lifecycle state and the inputs it did
+  not use while not active, a torque node its effort-limit counts.
 
-Level: ERROR without a model; WARN when an input is stale (no valid message for longer than
-``input_timeout``) or messages were rejected since the last report; OK otherwise.
+Level: WARN while a managed node is not active (its message says the state and how to activate
+it, as controller_manager reports controllers that are not active); ERROR without a model; WARN
+when an input is stale (no valid message for longer than ``input_timeout``), messages were
+rejected or commands exceeded an effort limit since the last report; OK otherwise.
 """
 from __future__ import annotations
 
 import time
+from typing import NamedTuple
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 
 OK, WARN, ERROR = DiagnosticStatus.OK, DiagnosticStatus.WARN, DiagnosticStatus.ERROR
+
+
+class Extra(NamedTuple):
+    """What a node adds to its status: values, problems (-> WARN), and why it is not active."""
+
+    values: list = []               # (key, value) pairs
+    problems: list = []             # short texts; any makes the level WARN
+    not_active: str = ""            # a managed node that is not active: its message
 
 
 def _value(key: str, value) -> KeyValue:
@@ -39,7 +52,8 @@ class DiagnosticsReporter:
         self._last_counts: dict = {}             # watch topic -> (accepted, compute seconds)
         self._last_rejected = 0
 
-    def status(self, dynamics, now: float | None = None) -> DiagnosticStatus:
+    def status(self, dynamics, now: float | None = None, extra: Extra = Extra()) \
+            -> DiagnosticStatus:
         """Return the status now, and start the next reporting interval."""
         now = time.monotonic() if now is None else now
         elapsed = max(now - self._last_time, 1e-9)
@@ -56,14 +70,20 @@ class DiagnosticsReporter:
         self._last_rejected = rejected
         if new_rejections:
             problems.append(f"{new_rejections} message(s) rejected")
-        if dynamics is None:
-            level, message = ERROR, "no robot model"
-        else:
+        values += [_value(key, value) for key, value in extra.values]
+        problems += extra.problems
+        if dynamics is not None:
             model = dynamics.model
             mass = float(model.payload["mass"]) if model.payload else 0.0
             values += [_value("robot", model.name), _value("joints", model.n),
                        _value("dynamics", dynamics.implementation),
-                       _value("payload mass [kg]", mass)]
+                       _value("payload mass [kg]", mass),
+                       _value("gravity [m/s^2]", " ".join(f"{g:g}" for g in model.gravity))]
+        if extra.not_active:
+            level, message = WARN, extra.not_active
+        elif dynamics is None:
+            level, message = ERROR, "no robot model"
+        else:
             level, message = (WARN, "; ".join(problems)) if problems else (OK, "running")
         return DiagnosticStatus(level=level, name=self.name, message=message,
                                 hardware_id=dynamics.model.name if dynamics else "",

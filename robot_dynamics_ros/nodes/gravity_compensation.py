@@ -1,18 +1,22 @@
 """
 gravity_compensation_node: joint_states -> g(q) (+ optional friction compensation).
 
-Subscribes ``joint_states`` (sensor_msgs/JointState, matched by name; best-effort QoS, so
-reliable and sensor-data publishers both reach it; taken serialized, see ``nodes.base``) and
-publishes, for every valid message, the holding torques
+A managed (lifecycle) torque node (``nodes/torque_node.py``): it loads its robot when
+configured and publishes only while active.  Subscribes ``joint_states`` (sensor_msgs/JointState,
+matched by name; best-effort QoS, so reliable and sensor-data publishers both reach it; taken
+serialized, see ``nodes.base``) and publishes, for every valid message while active, the holding
+torques (``core.control.holding_torques``)
 
-    tau = g(q)                                   (seed 002, 7.39)
-        + F_v qd + F_s sgn(qd)   if friction_compensation  (seed 002, 7.114 friction terms)
+    tau = g(q)                                   (Siciliano et al., eq. 7.39)
+        + F_v qd + F_s sgn(qd)   if friction_compensation  (eq. 7.42)
 
-on ``gravity_effort`` (sensor_msgs/JointState: names + effort, stamped with the input's stamp) and
-``gravity_effort_command`` (std_msgs/Float64MultiArray in the ``joint_names`` order, for
+within the effort limits (``effort_limit_policy``) on ``gravity_effort`` (sensor_msgs/JointState:
+names + effort, stamped with the input's stamp) and ``gravity_effort_command``
+(std_msgs/Float64MultiArray in the ``joint_names`` order, for
 effort_controllers/JointGroupEffortController; remap it to ``/<controller>/commands``).
 
-Parameters (besides those of ``nodes.base``): ``friction_compensation`` (bool, run-time).
+Parameters: tables ``common``, ``managed``, ``torque_outputs``, ``gravity_compensation``
+(doc/parameters.md).
 """
 from __future__ import annotations
 
@@ -20,23 +24,23 @@ import time
 
 from sensor_msgs.msg import JointState
 
-from .base import DynamicsNode, main_for
+from .base import main_for
 from .errors import topic_guard
+from .torque_node import TorqueNode
 
 
-class GravityCompensationNode(DynamicsNode):
+class GravityCompensationNode(TorqueNode):
     """Holding torques g(q) (+ friction) for every joint_states message."""
+
+    PARAMETER_TABLES = TorqueNode.PARAMETER_TABLES + ("gravity_compensation",)
 
     def __init__(self, node_name: str = "gravity_compensation", **node_kwargs):
         super().__init__(node_name, **node_kwargs)
         self.friction_compensation = False
-        self.params.declare("friction_compensation", False, "add the robot file's viscous + "
-                            "Coulomb friction at the measured velocity")
         self.params.add_hook(self._parameters_changed)
         self.outputs = self.create_effort_outputs("gravity_effort", "gravity_effort_command")
         self.joint_states_watch = self.watch_input("joint_states")
         self.subscribe_joint_states(self.on_joint_states)
-        self.get_logger().info(f"gravity compensation for {self.robot_label} ready")
 
     def _parameters_changed(self, values: dict):
         friction = bool(values["friction_compensation"])
@@ -47,6 +51,9 @@ class GravityCompensationNode(DynamicsNode):
 
     @topic_guard
     def on_joint_states(self, msg: JointState | bytes):
+        if not self.active:
+            self.inactive_input("joint_states")
+            return
         if self.waiting_for_model():
             return
         started = time.monotonic()

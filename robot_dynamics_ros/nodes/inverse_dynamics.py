@@ -1,6 +1,11 @@
 """
 inverse_dynamics_node: reference trajectory -> feedforward (or computed-torque) joint torques.
 
+A managed (lifecycle) torque node (``nodes/torque_node.py``): it loads its robot when configured
+and publishes only while active; a reference sent while it is not active is refused (said once,
+counted), and deactivating drops the reference (as joint_trajectory_controller does: after
+activating again, send a new one).
+
 Subscriptions
   ``reference_trajectory`` (trajectory_msgs/JointTrajectory): the reference, replaced by each new
       message and sampled at the node clock's current time (sim time with use_sim_time) as
@@ -12,23 +17,23 @@ Subscriptions
   ``joint_states`` (sensor_msgs/JointState, best-effort QoS): the measured state; each valid
       message triggers one output (so outputs follow the robot's state rate and carry its stamp).
 
-Outputs (every valid joint_states message while a reference is active)
+Outputs (every valid joint_states message while active and a reference is active, within the
+effort limits of ``effort_limit_policy``)
   ``feedforward_effort`` (sensor_msgs/JointState): names, effort = tau; position/velocity carry
       the sampled reference q_ref, qd_ref; header.stamp = the joint_states stamp.
   ``effort_command`` (std_msgs/Float64MultiArray): tau in the ``joint_names`` order, as
       effort_controllers/JointGroupEffortController expects.
 
-``mode`` (run-time):
-  ``feedforward``       tau = RNEA(q_ref, qd_ref, qdd_ref): the "nominal torques" of a planned
-                        trajectory (seed 000:122; RNEA seed 002, 7.107-7.114)
+``mode`` (run-time; the laws are ``core.control.TorqueLaw``'s):
+  ``feedforward``       tau = RNEA(q_ref, qd_ref, qdd_ref): the nominal torques of the planned
+                        trajectory
   ``computed_torque``   tau = B(q) (qdd_ref + Kd (qd_ref - qd) + Kp (q_ref - q)) + n(q, qd),
-                        n = C qd + friction + g (seed 002, 7.116); evaluated as RNEA(q, qd, a),
-                        a the bracket: the same quantity (B(q) a + n(q, qd)) in one O(n)
-                        recursion.  Needs velocities in joint_states.
+                        evaluated as one RNEA.  Needs velocities in joint_states.
 ``kp``, ``kd`` (run-time): per-joint gains [1/s^2], [1/s] in the ``joint_names`` order, or one
-gain for every joint (the default, 100 and 20, when the robot comes from ``/robot_description``).
-A new model from ``/robot_description`` is refused if the gains do not fit it, and clears the
-reference.
+gain for every joint (the default, 100 and 20).  A robot (at configure, or a new one from
+``/robot_description``) is refused if the gains do not fit it; a new one clears the reference.
+Parameters: tables ``common``, ``managed``, ``torque_outputs``, ``inverse_dynamics``
+(doc/parameters.md).
 """
 from __future__ import annotations
 
@@ -39,27 +44,20 @@ from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory as JointTrajectoryMsg
 
 from ..core import Reference
-from ..core.control import MODES, Gains, TorqueLaw
+from ..core.control import Gains, TorqueLaw
 from ..ros_messages import trajectory_from_msg
-from .base import DynamicsNode, main_for
+from .base import main_for
 from .errors import topic_guard
-
-DEFAULT_KP, DEFAULT_KD = 100.0, 20.0      # critically damped: kd = 2 sqrt(kp)
-MAX_KP, MAX_KD = 1e6, 1e4                 # 1/s^2, 1/s: a 1 kHz loop cannot realise more
+from .torque_node import TorqueNode
 
 
-class InverseDynamicsNode(DynamicsNode):
+class InverseDynamicsNode(TorqueNode):
     """Feedforward / computed torque from a reference trajectory, one output per joint_states."""
+
+    PARAMETER_TABLES = TorqueNode.PARAMETER_TABLES + ("inverse_dynamics",)
 
     def __init__(self, node_name: str = "inverse_dynamics", **node_kwargs):
         super().__init__(node_name, **node_kwargs)
-        n = max(len(self.joint_names), 1)         # no model yet: one gain for every joint
-        declare = self.params.declare
-        declare("mode", "feedforward", f"one of {list(MODES)}")
-        declare("kp", [DEFAULT_KP] * n, "position gains [1/s^2], joint_names order",
-                bounds=(0.0, MAX_KP))
-        declare("kd", [DEFAULT_KD] * n, "velocity gains [1/s], joint_names order",
-                bounds=(0.0, MAX_KD))
         self.mode = self.law = None
         self.params.add_hook(self._parameters_changed)
         self.reference: Reference | None = None
@@ -68,7 +66,6 @@ class InverseDynamicsNode(DynamicsNode):
         self.joint_states_watch = self.watch_input("joint_states")
         self.subscribe(JointTrajectoryMsg, "reference_trajectory", self.on_reference)
         self.subscribe_joint_states(self.on_joint_states)
-        self.get_logger().info(f"inverse dynamics for {self.robot_label} ready, mode {self.mode}")
 
     def _gains(self, values: dict, name: str, joint_names=None, output_index=None) -> np.ndarray:
         """Gains of parameter ``name`` (joint_names order) in the model's order (one: for all)."""
@@ -90,28 +87,47 @@ class InverseDynamicsNode(DynamicsNode):
     def check_model(self, model, joint_names, output_index):
         """Refuse a new model the gains do not fit; applying it clears the reference."""
         values = self.params.values()
-        kp = self._gains(values, "kp", joint_names, output_index)
-        kd = self._gains(values, "kd", joint_names, output_index)
+        law = TorqueLaw(values["mode"],
+                        Gains(self._gains(values, "kp", joint_names, output_index),
+                              self._gains(values, "kd", joint_names, output_index)))
+        apply_limits = super().check_model(model, joint_names, output_index)
 
         def apply():
-            self._set_gains(kp, kd)
-            if self.reference is not None:
-                self.reference = None
-                self.get_logger().info("reference cleared: the robot model changed")
+            apply_limits()
+            self.law = law
+            self.clear_reference("the robot model changed")
         return apply
 
     def _parameters_changed(self, values: dict):
         mode = values["mode"]
-        if mode not in MODES:
-            raise ValueError(f"mode: '{mode}' is not one of {list(MODES)}")
-        kp, kd = self._gains(values, "kp"), self._gains(values, "kd")
+        law = None
+        if self.base_model is not None:       # (without a robot: checked at configure)
+            law = TorqueLaw(mode, Gains(self._gains(values, "kp"), self._gains(values, "kd")))
 
         def apply():
             if self.mode not in (None, mode):
                 self.get_logger().info(f"mode now {mode}")
             self.mode = mode
-            self._set_gains(kp, kd)
+            if law is not None:
+                self.law = law
         return apply
+
+    def clear_reference(self, why: str):
+        """Drop the reference (saying why), e.g. when deactivated or when the robot changes."""
+        if self.reference is not None:
+            self.reference = None
+            self.get_logger().info(f"reference cleared: {why}")
+
+    def deactivating(self):
+        """Publish the stop command and drop the reference (joint_trajectory_controller's way)."""
+        super().deactivating()
+        self.clear_reference("deactivated; send a new one after activating")
+
+    def forget_model(self):
+        """Drop the reference and the law with the robot."""
+        super().forget_model()
+        self.clear_reference("the robot was released")
+        self.law = None
 
     def _now_ns(self) -> int:
         """
@@ -126,13 +142,11 @@ class InverseDynamicsNode(DynamicsNode):
             return clock.now().nanoseconds
         return time.time_ns()
 
-    def _set_gains(self, kp: np.ndarray, kd: np.ndarray):
-        """Take gains in the model's order: the law of ``mode`` with them."""
-        self.kp, self.kd = kp, kd
-        self.law = TorqueLaw(self.mode, Gains(kp, kd))
-
     @topic_guard
     def on_reference(self, msg: JointTrajectoryMsg):
+        if not self.active:
+            self.inactive_input("reference_trajectory", refused=True)
+            return
         if self.waiting_for_model():
             return
         if len(msg.points) == 0:
@@ -149,6 +163,9 @@ class InverseDynamicsNode(DynamicsNode):
 
     @topic_guard
     def on_joint_states(self, msg: JointState | bytes):
+        if not self.active:
+            self.inactive_input("joint_states")
+            return
         if self.waiting_for_model():
             return
         started = time.monotonic()

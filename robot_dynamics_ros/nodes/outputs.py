@@ -6,6 +6,11 @@ JointState (names, effort, optionally the reference position and velocity, stamp
 input's stamp) for people and bags, the Float64MultiArray for
 effort_controllers/JointGroupEffortController (``/<controller>/commands``).
 
+A torque command never leaves above a joint's effort limit unless told: the node's
+:class:`~robot_dynamics_ros.core.control.EffortLimiter` (``limiter``, set by
+``nodes/torque_node.py``) applies its policy to every command before it is published, on both
+messages.
+
 Per message this is on the 1 kHz path: values are lists (no numpy), and both messages are
 published serialized, written into templates of their fixed parts (``serialized_messages``: 5 us
 per publish instead of 10-15 us for a message object).  Should rclpy not read a template's bytes
@@ -33,6 +38,8 @@ class EffortOutputs:
         self.command = command_publisher
         self._state_msg = JointState()
         self._command_msg = Float64MultiArray()
+        self.limiter = None             # core.control.EffortLimiter of the model, or None
+        self.commands = 0               # commands published (the torque node resets it)
         self.set_order(joint_names, output_index)
 
     def set_order(self, joint_names, output_index):
@@ -62,6 +69,8 @@ class EffortOutputs:
         torque that is not finite (e.g. friction of a huge but finite velocity) is never sent:
         MessageRejected, so the callback's input is reported and nothing is published.
         """
+        if self.limiter is not None:
+            effort = self.limiter.apply(effort)
         index = self._index
         if index is not None:
             effort = [effort[i] for i in index]
@@ -91,3 +100,8 @@ class EffortOutputs:
             command = self._command_msg
             command.data = effort
             self.command.publish(command)
+        self.commands += 1
+
+    def publish_zero(self, stamp: tuple[int, int]):
+        """Publish one zero command (effort only), e.g. as the node stops commanding."""
+        self.publish(stamp, [0.0] * len(self.joint_names))

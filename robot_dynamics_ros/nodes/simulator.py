@@ -53,16 +53,13 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
 from ..core.errors import InputError
-from ..core.simulation import INTEGRATORS, MeasurementNoise, Simulator
+from ..core.simulation import MeasurementNoise, Simulator
 from ..core.simulation.dynamics import ForwardDynamics
 from ..implementations import simulation_terms
 from ..ros_messages import MessageRejected
 from .base import DynamicsNode, main_for
 from .errors import topic_guard
 
-MAX_RATE = 100_000.0            # Hz
-MAX_REAL_TIME_FACTOR = 1000.0
-MAX_NOISE = 1000.0
 BEHIND_WARNING = 0.5            # s of wall clock behind schedule before the pace is reset
 CONNECT_TIMEOUT = 30.0          # s: lockstep waits this long for its controller to connect
 
@@ -82,53 +79,31 @@ class EffortInput:
 class DynamicsSimulatorNode(DynamicsNode):
     """Forward-dynamics simulation of the robot (see the module docstring)."""
 
+    PARAMETER_TABLES = ("common", "simulator")
+
     def __init__(self, node_name: str = "dynamics_simulator", **node_kwargs):
         super().__init__(node_name, **node_kwargs)
         if self.dynamics is None:
             raise ValueError("robot_description: the simulator needs its robot at start-up (a "
                              "shipped name, a YAML or URDF path or URDF text), not one that may "
                              "arrive later on /robot_description")
-        declare = self.params.declare
+        values = self.params.values()
         n = self.dynamics.model.n
-        rate = declare("rate", 1000.0, "integration rate [Hz]: steps of 1/rate s",
-                       read_only=True, bounds=(1.0, MAX_RATE))
-        publish_rate = declare("publish_rate", 100.0, "joint_states rate [Hz] of simulated time",
-                               read_only=True, bounds=(0.001, MAX_RATE))
-        self.real_time_factor = declare(
-            "real_time_factor", 1.0, "simulated s per wall-clock s; 0: as fast as possible "
-            "(needs publish_clock)", read_only=True, bounds=(0.0, MAX_REAL_TIME_FACTOR))
-        self.publish_clock = declare("publish_clock", False, "publish /clock with the "
-                                     "simulated time", read_only=True)
-        integrator = declare("integrator", "rk4", f"one of {list(INTEGRATORS)}", read_only=True)
-        self._compiled = "auto" if declare(
-            "compiled", True, "forward dynamics compiled by numba (if numba works, else plain "
-            "Python, warned); false: plain Python", read_only=True) else False
-        q0 = declare("initial_position", [0.0] * n, "initial joint positions, joint_names order",
-                     read_only=True, bounds=(-1e6, 1e6))
-        qd0 = declare("initial_velocity", [0.0] * n, "initial joint velocities, joint_names "
-                      "order", read_only=True, bounds=(-1e6, 1e6))
-        self.command_timeout = declare("command_timeout", 0.5, "s of simulated time after "
-                                       "which an effort input counts as zero",
-                                       bounds=(0.0, 3600.0))
-        topics = declare("effort_command_topics", ["effort_command"], "std_msgs/"
-                         "Float64MultiArray effort inputs (joint_names order), summed",
-                         read_only=True)
-        state_topic = declare("effort_state_topic", "", "optional sensor_msgs/JointState "
-                              "effort input, matched by name ('' = none)", read_only=True)
-        self.lockstep = declare("lockstep", False, "wait for every effort command after each "
-                                "joint_states before integrating on", read_only=True)
-        self.hold = declare("hold_until_command", False, "hold the initial state (time stands "
-                            "still) until every effort input has sent a message", read_only=True)
-        noise = [declare(f"noise.{f}", 0.0, f"standard deviation of the {f} noise",
-                         read_only=True, bounds=(0.0, MAX_NOISE))
-                 for f in ("position", "velocity", "effort")]
-        seed = declare("noise.seed", -1, "seed of the noise (-1: random)", read_only=True,
-                       bounds=(-1, 2 ** 31 - 1))
+        rate, publish_rate = values["rate"], values["publish_rate"]
+        self.real_time_factor = values["real_time_factor"]
+        self.publish_clock = values["publish_clock"]
+        integrator = values["integrator"]
+        self._compiled = "auto" if values["compiled"] else False
+        q0 = values["initial_position"] or [0.0] * n
+        qd0 = values["initial_velocity"] or [0.0] * n
+        self.command_timeout = values["command_timeout"]
+        topics, state_topic = values["effort_command_topics"], values["effort_state_topic"]
+        self.lockstep, self.hold = values["lockstep"], values["hold_until_command"]
+        noise = [values[f"noise.{f}"] for f in ("position", "velocity", "effort")]
+        seed = values["noise.seed"]
         if self.real_time_factor == 0.0 and not self.publish_clock:
             raise ValueError("real_time_factor: 0 (as fast as possible) needs publish_clock: "
                              "true, or the other nodes' clock would not follow the simulation")
-        if integrator not in INTEGRATORS:
-            raise ValueError(f"integrator: '{integrator}' is not one of {list(INTEGRATORS)}")
         self.steps_per_publish = max(1, round(rate / publish_rate))
         self.noise = MeasurementNoise(n, *noise, seed=None if seed < 0 else seed)
         self._model_order = np.empty(n, dtype=int)

@@ -66,22 +66,10 @@ class ScalerSettings(NamedTuple):
 class TrajectoryScalerNode(DynamicsNode):
     """Uniform or time-optimal re-timing of trajectories, by topic and by service."""
 
+    PARAMETER_TABLES = ("common", "trajectory_scaler")
+
     def __init__(self, node_name: str = "trajectory_scaler", **node_kwargs):
         super().__init__(node_name, **node_kwargs)
-        declare = self.params.declare
-        declare("method", "uniform", f"one of {list(METHODS)}")
-        declare("effort_margin", 1.0, "fraction of each effort limit to use, (0, 1]",
-                bounds=(0.0, 1.0))
-        declare("velocity_margin", 1.0, "fraction of each velocity limit to use, (0, 1]",
-                bounds=(0.0, 1.0))
-        declare("acceleration_margin", 1.0, "fraction of each acceleration limit to use, (0, 1]",
-                bounds=(0.0, 1.0))
-        declare("acceleration_limit", 0.0, "0: the robot file's acceleration limits; > 0: this "
-                "limit for every joint (rad/s^2 or m/s^2)", bounds=(0.0, 1e8))
-        declare("samples", 1000, "uniform: samples of the reference trajectory",
-                bounds=(10, MAX_SAMPLES))
-        declare("grid_steps", 150, "time_optimal: steps of the first path grid",
-                bounds=(10, MAX_GRID_STEPS))
         self.params.add_hook(self._scaler_parameters)
         self.publisher = self.advertise(JointTrajectoryMsg, "scaled_trajectory", QoSProfile(
             depth=1, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
@@ -98,12 +86,6 @@ class TrajectoryScalerNode(DynamicsNode):
                                   float(values["acceleration_margin"]),
                                   float(values["acceleration_limit"]), int(values["samples"]),
                                   int(values["grid_steps"]))
-        if settings.method not in METHODS:
-            raise ValueError(f"method: expected one of {list(METHODS)}, got '{settings.method}'")
-        for name in ("effort_margin", "velocity_margin", "acceleration_margin"):
-            value = getattr(settings, name)
-            if not 0.0 < value <= 1.0:
-                raise ValueError(f"{name}: expected a fraction in (0, 1], got {value}")
 
         def apply():
             self.settings = settings

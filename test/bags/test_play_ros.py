@@ -68,8 +68,8 @@ def test_playback_into_the_nodes_equals_offline_processing(ros_env, tmp_path):
     recorder = cli(ros_env, tmp_path, "record", "record", tmp_path / "online", "--topics",
                    *outputs)
     try:
-        wait_for_log(nodes[0], "gravity compensation for")
-        wait_for_log(nodes[1], "inverse dynamics for")
+        wait_for_log(nodes[0], "active: publishing")
+        wait_for_log(nodes[1], "active: publishing")
         wait_for_log(recorder, "recording to")
         # the recorder subscribes once it has discovered each node's publisher; a message the
         # node publishes before that match is not recorded (once 44 of 51 arrived under load)

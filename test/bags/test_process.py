@@ -142,9 +142,11 @@ def test_processing_equals_the_nodes_computation_message_by_message(tmp_path, pu
     np.testing.assert_array_equal(gravity.time, records)
     np.testing.assert_allclose(gravity.effort, gravity_torques(puma, run.q), atol=1e-10)
     # the node's path: one Reference, sampled message by message at the recorded time
+    # within the effort limits, as the node's default effort_limit_policy (clamp) publishes it
     reference = Reference(traj, 0, int(records[100]) - 1)
     ff = out["/feedforward_effort"]
     np.testing.assert_array_equal(ff.time, records[100:])
+    above = np.zeros(6, dtype=int)
     for k in range(100, 601):
         q_ref, qd_ref, qdd_ref = reference.sample(int(records[k]), run.q[k], run.qd[k])
         if mode == "feedforward":
@@ -152,9 +154,15 @@ def test_processing_equals_the_nodes_computation_message_by_message(tmp_path, pu
         else:
             tau = rnea(puma, run.q[k], run.qd[k],
                        qdd_ref + kd * (qd_ref - run.qd[k]) + kp * (q_ref - run.q[k]))
-        np.testing.assert_allclose(ff.effort[k - 100], tau, atol=1e-9)
+        above += np.abs(tau) > puma.effort_limit
+        np.testing.assert_allclose(ff.effort[k - 100],
+                                   np.clip(tau, -puma.effort_limit, puma.effort_limit),
+                                   atol=1e-9)
         np.testing.assert_allclose(ff.position[k - 100], q_ref, atol=1e-12)
         np.testing.assert_allclose(ff.velocity[k - 100], qd_ref, atol=1e-12)
+    assert above.any()                  # (this reference needs more than the Puma's limits)
+    assert report.limited.get("/feedforward_effort", {}) == {
+        name: count for name, count in zip(puma.joint_names, above.tolist()) if count}
 
 
 def test_residual_shows_an_unmodelled_payload_and_vanishes_with_the_exact_model(tmp_path, puma):

@@ -34,7 +34,9 @@ def test_node_timers_run_on_the_executor(ros_env, kind):
         node = GravityCompensationNode(
             "timers", namespace=f"/rdt_timers_{kind}", context=context,
             parameter_overrides=[Parameter("input_timeout", value=0.1),
-                                 Parameter("diagnostics_period", value=0.1)])   # both timers
+                                 Parameter("diagnostics_period", value=0.1),    # both timers
+                                 Parameter("autostart", value=True)])
+        assert node.start() and node.active
         node.on_joint_states(JointState(name=NAMES, position=[0.1] * 6))
         watch = node.joint_states_watch
         assert watch.accepted_count == 1

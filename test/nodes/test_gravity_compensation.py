@@ -153,7 +153,7 @@ def test_payload_changes_at_run_time(gc):
     assert not np.allclose(out.effort, gravity_torques(MODEL, q), atol=1e-3)
 
     for values, reason in [({"payload.mass": -1.0}, "payload.mass out of range"),
-                           ({"payload.com": [0.0, 0.1]}, "payload.com: expected 3 values"),
+                           ({"payload.com": [0.0, 0.1]}, "payload.com: expected exactly 3 values"),
                            ({"payload.inertia": [1.0, 0.1, 0.1, 0.0, 0.0, 0.0]}, "payload")]:
         result, = client.set_parameters(FQN, values)
         assert not result.successful and reason in result.reason, (values, result)
@@ -214,10 +214,12 @@ def test_bad_common_parameters_are_rejected(gc):
     ("joint_names:=[joint1,joint2]", ["joint_names", "joint3"]),
 ])
 def test_bad_parameter_at_start_is_a_clear_configuration_error(ros_env, param, words):
+    """With autostart (its robot and joint_names are read-only: configure cannot succeed)."""
     import subprocess
     import sys
     result = subprocess.run([sys.executable, "-m", "robot_dynamics_ros.nodes.gravity_compensation",
-                             "--ros-args", "-r", f"__ns:={NS}_bad", "-p", param],
+                             "--ros-args", "-r", f"__ns:={NS}_bad", "-p", param,
+                             "-p", "autostart:=true"],
                             env=ros_env, capture_output=True, text=True, timeout=60)
     assert result.returncode == 2, result.stdout + result.stderr
     assert "configuration error" in result.stderr, result.stderr

@@ -260,7 +260,7 @@ def test_computed_torque_mode_and_gain_parameters(idn):
     # bad values are refused with a reason; nothing changes
     for values, reason in [({"kp": [1.0] * 5}, "kp: expected 6 gains"),
                            ({"kd": [1.0, -2.0, 1.0, 1.0, 1.0, 1.0]},
-                            "kd: each value must be in [0, 10000], got -2.0"),
+                            "kd[1]: -2.0 is outside [0, 10000]"),
                            ({"mode": "impedance"}, "mode: 'impedance' is not one of")]:
         result, = c.set_parameters(FQN, values)
         assert not result.successful and reason in result.reason, (values, result.reason)

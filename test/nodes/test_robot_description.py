@@ -189,7 +189,8 @@ def test_bringup_arguments(tmp_path):
     urdf = node_descriptions(str(path), nodes="gravity_compensation", params_file="",
                              root_link="base_link", tip_link="tool0")
     assert urdf[0].parameters == {"robot_description": str(path), "root_link": "base_link",
-                                  "tip_link": "tool0", "use_sim_time": False}
+                                  "tip_link": "tool0", "use_sim_time": False,
+                                  "autostart": True}
     # refused before anything starts
     with pytest.raises(ValueError, match="robot: .*missing.urdf: cannot read"):
         node_descriptions(str(tmp_path / "missing.urdf"), params_file="")

@@ -47,8 +47,10 @@ def local_nodes(ros_env):
     def make(kind):
         d, = node_descriptions(nodes=kind, params_file="")
         node = d.node_class()(f"{kind}_{len(made)}", namespace=private_namespace("rb_local"),
-                              context=context)
+                              context=context, parameter_overrides=[
+                                  Parameter(k, value=v) for k, v in d.parameters.items()])
         made.append(node)
+        assert node.start()             # (autostart: a managed node is active)
         return node
     yield make
     for node in made:

@@ -34,6 +34,9 @@ from rclpy.parameter_client import AsyncParameterClient  # noqa: E402
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
 
 ROOT = REPO
+# the modules of the managed (lifecycle) node kinds
+MANAGED_MODULES = {"robot_dynamics_ros.nodes.inverse_dynamics",
+                   "robot_dynamics_ros.nodes.gravity_compensation"}
 TIMEOUT = 20.0                   # s: generous, the machine is shared (bounded all the same)
 
 
@@ -95,9 +98,18 @@ class NodeProcess:
 
     @classmethod
     def node(cls, module, env, log_dir, name, namespace, params=None, extra_args=()):
+        """
+        Start node ``module`` as ``namespace/name`` with ``params`` (-p) and ``extra_args``.
+
+        A managed node (inverse_dynamics, gravity_compensation) gets ``autostart: true`` unless
+        ``params`` say otherwise: started active, as the launch file and the bringup start it.
+        """
         argv = [sys.executable, "-m", module, "--ros-args",
                 "-r", f"__node:={name}", "-r", f"__ns:={namespace}"]
-        for key, value in (params or {}).items():
+        params = dict(params or {})
+        if module in MANAGED_MODULES:
+            params.setdefault("autostart", True)
+        for key, value in params.items():
             argv += ["-p", _param_arg(key, value)]
         argv += list(extra_args)
         return cls(argv, env, Path(log_dir) / f"{name}.log")

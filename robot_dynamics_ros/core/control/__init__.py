@@ -12,12 +12,13 @@ same expression to (N, n) arrays of whole chunks.
   RNEA(q_ref, qd_ref, qdd_ref) and the computed torque RNEA(q, qd, qdd_ref + Kd e_dot + Kp e);
 * :mod:`.effort_limits`: what a command may not exceed (``clamp``, ``warn``, ``off``), counted.
 """
-from .effort_limits import (POLICIES, EffortLimiter, LimitReport, effective_limits,
-                            unknown_effort_limits)
+from .effort_limits import (CLAMP, OFF, POLICIES, WARN, EffortLimiter, LimitReport,
+                            effective_limits, unknown_effort_limits)
 from .friction import friction_torque, friction_torques, sign
 from .laws import (COMPUTED_TORQUE, FEEDFORWARD, MODES, Gains, TorqueLaw, holding_torque,
                    holding_torques, servo_acceleration)
 
 __all__ = ["friction_torque", "friction_torques", "sign", "holding_torque", "holding_torques",
            "servo_acceleration", "Gains", "TorqueLaw", "MODES", "FEEDFORWARD", "COMPUTED_TORQUE",
-           "EffortLimiter", "LimitReport", "POLICIES", "unknown_effort_limits", "effective_limits"]
+           "EffortLimiter", "LimitReport", "POLICIES", "unknown_effort_limits", "effective_limits",
+           "CLAMP", "WARN", "OFF"]
