@@ -190,7 +190,7 @@ def _check_array(spec: ParameterSpec, value):
 # ------------------------------------------------------------------------------- reference
 def markdown(nodes: dict) -> str:
     """
-    Write the parameter reference page: one section per node, one row per parameter.
+    Write the parameter reference page: which tables each node has, then each table's rows.
 
     ``nodes``: node kind -> (executable, table names), in the order of the page.
     """
@@ -201,18 +201,24 @@ def markdown(nodes: dict) -> str:
              "ranges are in the parameter descriptors too (`ros2 param describe`). Read-only",
              "parameters are set at start-up (`-p`, `--params-file`, launch arguments); the",
              "others can also be changed at run time (`ros2 param set`), each change validated",
-             "with the node's other values and refused with the reason.", ""]
-    for kind, (executable, tables) in nodes.items():
-        lines += [f"## {kind} (`{executable}`)", "",
-                  "Tables: " + ", ".join(f"`{t}`" for t in tables) + ".", "",
+             "with the node's other values and refused with the reason.", "",
+             "| node (executable) | parameter tables |", "| --- | --- |"]
+    tables: list[str] = []
+    for kind, (executable, node_tables) in nodes.items():
+        lines.append(f"| {kind} (`{executable}`) | "
+                     + ", ".join(f"[`{t}`](#table-{t})" for t in node_tables)
+                     + " |")
+        tables += [t for t in node_tables if t not in tables]
+    for table in tables:
+        lines += ["", f"## Table `{table}`", "",
+                  f"`robot_dynamics_ros/nodes/params/{table}.yaml`", "",
                   "| parameter | type | default | rules | description |",
                   "| --- | --- | --- | --- | --- |"]
-        for spec in load_tables(tables):
+        for spec in load_table(table):
             lines.append(f"| `{spec.name}`{' (read-only)' if spec.read_only else ''} | "
                          f"{spec.type} | {_default_text(spec)} | {rules_text(spec)} | "
                          f"{spec.description} |")
-        lines.append("")
-    return "\n".join(lines)
+    return "\n".join(lines) + "\n"
 
 
 def _default_text(spec: ParameterSpec) -> str:
