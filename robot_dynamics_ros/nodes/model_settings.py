@@ -63,4 +63,6 @@ class ModelSettings(NamedTuple):
                 model = RobotModel.from_dict(spec, f"{base.name} with gravity parameter")
             except (RobotDescriptionError, ValueError) as exc:
                 raise RobotDescriptionError(f"gravity: {exc}") from None
+        if self.payload == Payload.of_model(base):
+            return model                  # the robot's own payload (validated with the robot)
         return self.payload.applied_to(model)

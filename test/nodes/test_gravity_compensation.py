@@ -12,7 +12,8 @@ import pytest
 from ros_fixtures import *  # noqa: F401,F403
 from ros_fixtures import TIMEOUT, NodeProcess, private_namespace
 
-from robot_dynamics_ros.core import RobotModel, gravity_torques, nonlinear_effects
+from robot_dynamics_ros.core import (RobotModel, forward_kinematics, gravity_torques,
+                                     nonlinear_effects)
 
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import Float64MultiArray  # noqa: E402
@@ -166,6 +167,45 @@ def test_payload_changes_at_run_time(gc):
     out = send(gc, joint_state(NAMES, q))
     np.testing.assert_allclose(out.effort, gravity_torques(MODEL, q), rtol=1e-12, atol=1e-12)
     assert proc.alive()
+
+
+def _potential_energy_gradient(q, g):
+    """
+    dU/dq of U(q) = -sum m_i g . c_i (Siciliano et al., eq. 7.36) for the gravity vector ``g``.
+
+    The centres of mass c_i from forward kinematics, the gradient by central differences: an
+    oracle independent of the recursion that computes g(q).
+    """
+    def energy(x):
+        frames = forward_kinematics(MODEL, x)[1:]
+        com = np.einsum("nij,nj->ni", frames[:, :3, :3], MODEL.com) + frames[:, :3, 3]
+        return -np.sum(MODEL.mass * (com @ g))
+    eps = 1e-6
+    return np.array([(energy(q + eps * e) - energy(q - eps * e)) / (2 * eps)
+                     for e in np.eye(MODEL.n)])
+
+
+def test_gravity_parameter_at_run_time_for_a_wall_mounted_arm(gc):
+    proc, client, _, _, _ = gc
+    q = random_q()
+    assert client.get_parameters(FQN, "gravity") == [list(MODEL.gravity)]   # the robot's
+    wall = np.array([9.81, 0.0, 0.0])              # the root x axis points up
+    assert all(r.successful for r in client.set_parameters(FQN, {"gravity": wall.tolist()}))
+    try:
+        out = send(gc, joint_state(NAMES, q))
+        np.testing.assert_allclose(out.effort, _potential_energy_gradient(q, wall), atol=1e-5)
+        assert not np.allclose(out.effort, gravity_torques(MODEL, q), atol=1e-2)
+        for value, words in [([9.81, 0.0], "gravity: expected exactly 3 values, got 2"),
+                             ([1e4, 0.0, 0.0], "gravity[0]: 10000.0 is outside")]:
+            result, = client.set_parameters(FQN, {"gravity": value})
+            assert not result.successful and words in result.reason, result.reason
+        out = send(gc, joint_state(NAMES, q))      # refused changes changed nothing
+        np.testing.assert_allclose(out.effort, _potential_energy_gradient(q, wall), atol=1e-5)
+    finally:
+        assert all(r.successful for r in client.set_parameters(
+            FQN, {"gravity": list(MODEL.gravity)}))
+    out = send(gc, joint_state(NAMES, q))
+    np.testing.assert_allclose(out.effort, gravity_torques(MODEL, q), rtol=1e-12, atol=1e-12)
 
 
 def test_friction_compensation(gc):
