@@ -33,9 +33,9 @@ import numpy as np
 
 from .. import core
 from ..core import RobotDescriptionError, RobotModel
+from ..core.control import friction_torques, holding_torque, holding_torques
 from ..core.model.urdf_xml import looks_like_xml
 from ..core.model.xacro_file import parse_arguments
-from ..core.control import friction_torques, holding_torque, holding_torques
 
 IMPLEMENTATIONS = ("generated", "core")
 # Generating and compiling the straight-line model grows faster than linearly with the joints

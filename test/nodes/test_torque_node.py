@@ -135,11 +135,11 @@ def test_bad_limit_parameters_are_refused_with_the_reason(limited):
     np.testing.assert_allclose(send(limited, 600)[1], np.copysign(LIMIT, G[1]))
 
 
-def _unknown_limit_model():
-    """Return the Puma with joint3's effort limit unknown, as a URDF without one loads."""
-    spec = MODEL.to_dict()
-    spec["joints"][2]["limits"]["effort"] = None
-    return RobotModel(spec)
+def _urdf_without_effort_limit() -> str:
+    """Return the Puma as URDF text whose joint3 gives no effort limit (an unknown limit)."""
+    from robot_dynamics_ros.core.model.urdf_export import urdf_text
+    text = urdf_text(MODEL, "puma560")
+    return text.replace('velocity="8.0" effort="89.4"', 'velocity="8.0"', 1)
 
 
 @pytest.mark.parametrize("given, policy, words", [
@@ -148,14 +148,12 @@ def _unknown_limit_model():
     ([], "warn", ""),
 ])
 def test_unknown_limit_and_clamp_refused_at_configure_naming_the_joint(
-        ros_env, monkeypatch, given, policy, words):
+        ros_env, given, policy, words):
     import rclpy
 
-    from robot_dynamics_ros.nodes import base
     from robot_dynamics_ros.nodes.gravity_compensation import GravityCompensationNode
-    model = _unknown_limit_model()
-    assert np.isnan(model.effort_limit[2])
-    monkeypatch.setattr(base, "load_robot", lambda *args: model)
+    urdf = _urdf_without_effort_limit()
+    assert RobotModel.from_urdf(urdf).unknown_limits == {"joint3": ("effort",)}
     context = rclpy.Context()
     rclpy.init(context=context)
     node = None
@@ -163,6 +161,7 @@ def test_unknown_limit_and_clamp_refused_at_configure_naming_the_joint(
         node = GravityCompensationNode(
             "unknown_limit", namespace=private_namespace("unknown"), context=context,
             parameter_overrides=[Parameter("autostart", value=True),
+                                 Parameter("robot_description", value=urdf),
                                  Parameter("effort_limits", value=given),
                                  Parameter("effort_limit_policy", value=policy)])
         started = node.start()
