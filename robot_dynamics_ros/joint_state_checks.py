@@ -27,7 +27,10 @@ from .core import InputError, joint_index
 # A message naming more joints than this is refused before any per-joint work (whole-body
 # joint_states of a humanoid carry ~100): one absurd message must not stall a node (issue 10, N5).
 MAX_MESSAGE_JOINTS = 1024
-# A measured position [rad, m] or velocity [rad/s, m/s] beyond this is no measurement of a robot.
+# The one bound of every joint value any node takes in -- a position [rad, m], velocity,
+# acceleration or effort in joint_states, a reference trajectory or a service request
+# (``ros_messages.check_joint_values``): beyond it a value is no measurement of or command for a
+# robot (the dynamics would still turn 1e308 into a finite torque, or overflow).
 MAX_JOINT_VALUE = 1e6
 
 

@@ -30,6 +30,25 @@ from .joint_state_checks import (MAX_JOINT_VALUE, MAX_MESSAGE_JOINTS,  # noqa: F
 MAX_TRAJECTORY_POINTS = 100_000
 
 
+def check_joint_values(values: np.ndarray, field: str, names, what: str) -> np.ndarray:
+    """
+    Return ``values`` ((n,) or (points, n) floats) if every one is within ``MAX_JOINT_VALUE``.
+
+    Otherwise MessageRejected naming the field, the joint (and the point): the same bound,
+    kinds and words as a joint state's (``joint_state_checks.pick``).
+    """
+    bad = ~(np.abs(values) <= MAX_JOINT_VALUE)          # (NaN fails too)
+    if not bad.any():
+        return values
+    index = np.argwhere(bad)[0]
+    value, joint = float(values[tuple(index)]), names[index[-1]]
+    where = f"{field} of joint '{joint}'" + (f" at point {index[0]}" if values.ndim == 2 else "")
+    if math.isfinite(value):
+        raise MessageRejected("out of range", f"{what}: {where} is {value:g}, beyond "
+                                              f"{MAX_JOINT_VALUE:g}")
+    raise MessageRejected("non-finite", f"{what}: {where} is {value}")
+
+
 def joint_state_values(msg: JointState, order: JointOrder, need_velocity: bool = False):
     """
     (q, qd) in the configured order from a JointState, as lists; qd is None when there is none.
@@ -52,17 +71,15 @@ def request_vector(values, index: np.ndarray | None, n: int, field: str, names, 
     """
     Read a joint vector from a service request, reordered to the model order with ``index``.
 
-    Empty means zeros when ``allow_empty``.  Raises MessageRejected naming the field.
+    Empty means zeros when ``allow_empty``.  Raises MessageRejected naming the field (a wrong
+    length, or a value that is not finite or beyond ``MAX_JOINT_VALUE``, as in joint_states).
     """
     if len(values) == 0 and allow_empty:
         return np.zeros(n)
     if len(values) != n:
         raise MessageRejected("length", f"{field}: expected {n} values (one per joint in "
                                         f"{list(names)}), got {len(values)}")
-    a = np.asarray(values, dtype=float)
-    if not np.isfinite(a).all():
-        j = int(np.flatnonzero(~np.isfinite(a))[0])
-        raise MessageRejected("non-finite", f"{field}: value for joint '{names[j]}' is {a[j]}")
+    a = check_joint_values(np.asarray(values, dtype=float), field, names, "request")
     if index is None:
         return a
     out = np.empty(n)
@@ -96,7 +113,9 @@ def trajectory_from_msg(msg: JointTrajectoryMsg, order: JointOrder, allow_extra:
 
     The message may list the joints in any order (and, with ``allow_extra``, more joints than
     needed).  Per-point fields follow joint_trajectory_controller: an empty array means "not
-    given"; every point must give the same fields (checked by the core).  Raises MessageRejected.
+    given"; every point must give the same fields (checked by the core).  Every value gets the
+    checks of a joint state's (:func:`check_joint_values`), before anything uses the trajectory.
+    Raises MessageRejected.
     """
     points = msg.points
     if len(points) == 0:
@@ -116,7 +135,9 @@ def trajectory_from_msg(msg: JointTrajectoryMsg, order: JointOrder, allow_extra:
             raise MessageRejected("length", f"{what}: point {k} has {got} {field} for {count} "
                                             "joints")
         if lengths == {count}:
-            columns[field] = np.array([getattr(p, field) for p in points], dtype=float)[:, index]
+            columns[field] = check_joint_values(
+                np.array([getattr(p, field) for p in points], dtype=float)[:, index], field,
+                order.names, what)
         elif lengths == {0, count}:
             first = len(getattr(points[0], field))
             k = next(k for k, p in enumerate(points) if len(getattr(p, field)) != first)
@@ -133,14 +154,20 @@ def trajectory_from_msg(msg: JointTrajectoryMsg, order: JointOrder, allow_extra:
         raise MessageRejected("trajectory", f"{what}: {exc}") from None
 
 
-def trajectory_to_msg(traj: JointTrajectory, stamp: Time | None = None) -> JointTrajectoryMsg:
-    """Convert a core JointTrajectory to a message (fields that are None stay empty)."""
+def trajectory_to_msg(traj: JointTrajectory, stamp: Time | None = None,
+                      effort: bool = True) -> JointTrajectoryMsg:
+    """
+    Convert a core JointTrajectory to a message (fields that are None stay empty).
+
+    ``effort`` false leaves the points' effort empty (for the joint_trajectory_controllers that
+    refuse effort: doc/nodes.md).
+    """
     msg = JointTrajectoryMsg()
     if stamp is not None:
         msg.header.stamp = stamp
     msg.joint_names = list(traj.joint_names)
     fields = {"positions": traj.positions, "velocities": traj.velocities,
-              "accelerations": traj.accelerations, "effort": traj.effort}
+              "accelerations": traj.accelerations, "effort": traj.effort if effort else None}
     rows = {name: values.tolist() for name, values in fields.items() if values is not None}
     for k, t in enumerate(traj.times.tolist()):
         sec, nanosec = _sec_nanosec(t)

@@ -33,8 +33,8 @@ from rclpy.serialization import deserialize_message
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
-from .joint_state_cdr import (HEADER, STAMP, CdrBuilder, JointStateTemplate, NameLayouts,
-                              arrays_after)
+from .joint_state_cdr import (HEADER, STAMP, UINT32, CdrBuilder, JointStateTemplate,
+                              NameLayouts, aligned, arrays_after, name_layout)
 from .ros_messages import (JointOrder, MessageRejected, joint_state_values,
                            plausible_joint_values)
 
@@ -187,3 +187,25 @@ class Float64ArrayWriter:
         if self._offset is not None:
             self._doubles.pack_into(self._buffer, self._offset, *data)
         return bytes(self._buffer)
+
+
+# ------------------------------------------------------------------------- trajectory sizes
+def trajectory_size(raw: bytes) -> tuple[int, int]:
+    """
+    Return (joint names, points) of a serialized trajectory_msgs/JointTrajectory, cheaply.
+
+    A JointTrajectory begins as a JointState does (Header, then the string[] of joint names:
+    ``joint_state_cdr.name_layout`` walks them); the points' count follows.  Nothing else is
+    read: a node checks the size of a reference before it turns megabytes of points into Python
+    objects (rclpy's conversion of a million points takes seconds and a gigabyte).
+    MessageRejected ``malformed`` for bytes that are not one (as the full conversion would).
+    """
+    layout = name_layout(raw)
+    try:
+        if layout is None:
+            raise struct.error("no header and joint names")
+        points = UINT32.unpack_from(raw, aligned(layout.end, 4))[0]
+    except struct.error as exc:
+        raise MessageRejected("malformed", f"{len(raw)} bytes that are not a serialized "
+                                           f"trajectory_msgs/JointTrajectory ({exc})") from None
+    return len(layout.names), points

@@ -248,3 +248,29 @@ def test_effort_outputs_publish_the_same_messages_with_or_without_writers(writer
                                               "input is nan"):
         outputs.publish((1, 1), [float("nan"), 1.0, 1.0])
     assert len(state.published) == len(command.published) == 2
+
+
+@pytest.mark.parametrize("frame_id, names, points", [
+    ("", [], 0), ("base_link", ["a"], 3), ("w", NAMES, 1000),
+    ("odd", ["j", "jj", "jjj", "jjjjj"], 7),                # names of every alignment
+])
+def test_trajectory_size_reads_the_counts_rclpy_writes(frame_id, names, points):
+    from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+    msg = JointTrajectory(joint_names=names, points=[
+        JointTrajectoryPoint(positions=[0.5] * len(names)) for _ in range(points)])
+    msg.header.frame_id = frame_id
+    assert serialized_messages.trajectory_size(bytes(serialize_message(msg))) == (len(names),
+                                                                                  points)
+
+
+def test_trajectory_size_of_bytes_that_are_no_trajectory_is_malformed():
+    from trajectory_msgs.msg import JointTrajectory
+    raw = bytes(serialize_message(JointTrajectory(joint_names=NAMES)))
+    for bad in (raw[:20], b"\x01\x00\x00\x00" + raw[4:], raw[:4] + struct.pack("<iI", 0, 0)
+                + struct.pack("<I", 10**6)):
+        with pytest.raises(MessageRejected, match="not a serialized trajectory_msgs") as error:
+            serialized_messages.trajectory_size(bad)
+        assert error.value.kind == "malformed"
+    huge = raw[:20] + struct.pack("<I", 10**9) + raw[24:]        # 1e9 names in a few bytes
+    with pytest.raises(MessageRejected, match="not a serialized trajectory_msgs"):
+        serialized_messages.trajectory_size(huge)

@@ -19,6 +19,8 @@ import yaml
 from ..core import JointPath, JointTrajectory, Limits, rnea, time_optimal_scaling, uniform_scaling
 from ..core.errors import InputError
 from ..core.files import write_atomically
+from ..core.trajectories.joint_limits_file import load_joint_limits
+from ..core.trajectories.limits import with_jerk
 from ..implementations import select
 from .robot_argument import add_robot_argument, load_robot
 
@@ -49,6 +51,11 @@ def add_arguments(parser):
         parser.add_argument(f"--{kind}", type=float, nargs="+", metavar=kind[0].upper(),
                             help=f"{kind} limit(s) instead of the description's (needed where it "
                                  f"leaves them unknown): one value or one per joint ({unit})")
+    parser.add_argument("--joint-limits", metavar="YAML",
+                        help="a MoveIt joint_limits.yaml (<robot>_moveit_config/config/): its "
+                             "velocity, acceleration, jerk and effort limits replace the robot's "
+                             "where its has_* flag is true (jerk: uniform scaling only); "
+                             "--velocity, --acceleration and --effort still override it")
     parser.add_argument("--plot", metavar="PNG",
                         help="write torques and velocities vs limits (before/after) and the time "
                              "law")
@@ -73,9 +80,7 @@ def run(args) -> int:
         source = JointTrajectory.from_yaml(args.trajectory)
         described = (f"{source.num_points} points, {source.interpolation} interpolation, "
                      f"duration {source.duration:.4f} s")
-    limits = Limits.from_model(model, args.effort_margin, args.velocity_margin,
-                               args.acceleration_margin, args.acceleration, args.velocity,
-                               args.effort)
+    limits = command_limits(args, model, method)
     # the inverse dynamics the scaling evaluates, chosen where implementations are chosen
     options = {} if method == "uniform" else {"dynamics": select(model)}
     start = time.perf_counter()
@@ -114,6 +119,22 @@ def run(args) -> int:
         plot(model, result, args.plot, (t, tau, qd))
         print(f"wrote {args.plot}")
     return 0
+
+
+def command_limits(args, model, method: str) -> Limits:
+    """Return the limits of the command's options: the robot's, --joint-limits, overrides."""
+    given = {}
+    if args.joint_limits:
+        file = load_joint_limits(args.joint_limits)
+        given = file.overrides(model)
+        print(file.summary(model))
+        if given["jerk"] is not None and method == "time_optimal":
+            print("note: jerk limits are not applied by time_optimal (piecewise constant "
+                  "acceleration); --method uniform applies them")
+    return with_jerk(Limits.from_model(
+        model, args.effort_margin, args.velocity_margin, args.acceleration_margin,
+        args.acceleration or given.get("acceleration"), args.velocity or given.get("velocity"),
+        args.effort or given.get("effort")), given.get("jerk"))
 
 
 def usage(limits: Limits, tau, qd, qdd) -> dict:

@@ -58,12 +58,13 @@ from std_msgs.msg import String
 
 from ..core import RobotDescriptionError, RobotDynamicsError, joint_index
 from ..core.joint_names import inverse
-from ..ros_messages import JointOrder
-from ..serialized_messages import JointStateReader
+from ..ros_messages import MAX_MESSAGE_JOINTS, JointOrder, MessageRejected
+from ..serialized_messages import JointStateReader, trajectory_size
 from .diagnostics import DiagnosticsReporter, Extra, diagnostic_array
 from .dynamics import ModelOptions, load_robot, model_from_topic, select_dynamics
-from .errors import describe
+from .errors import describe, topic_guard
 from .executor import make_executor, spin
+from .memory import MemoryTrimmer
 from .model_builder import ModelBuilder
 from .model_settings import ModelSettings
 from .outputs import EffortOutputs
@@ -71,6 +72,7 @@ from .parameters import NodeParameters
 from .watchdog import RejectionLog, Watchdog
 
 WATCHDOG_PERIOD = 0.05          # s, steady clock: how often input ages are checked
+TRIM_AFTER_BYTES = 1_000_000    # a serialized trajectory this large: its memory given back
 # Every subscription and publisher: QoS overridable by parameters (rclpy's QoS overriding options).
 OVERRIDABLE = QoSOverridingOptions.with_default_policies()
 # What robot_state_publisher publishes the URDF on (its QoS: reliable, transient local, depth 1).
@@ -111,6 +113,7 @@ class DynamicsNodeBase:
         self._said_no_model = False
         self._description_text = self._description_subscription = None
         self._model_builder = None              # made when the robot comes by topic
+        self.trimmer = None                     # made with the first trajectory input
         self.params.add_hook(self._common_parameters)
         self._steady = Clock(clock_type=ClockType.STEADY_TIME)
         # timer callbacks take no argument: rclpy's EventsExecutor passes a TimerInfo to any
@@ -354,6 +357,39 @@ class DynamicsNodeBase:
         self.joint_states_subscription = self.subscribe(JointState, "joint_states", handler,
                                                         self.qos(best_effort=True), raw=True)
         return self.joint_states_subscription
+
+    def subscribe_trajectory(self, topic: str, handler, max_points: int):
+        """
+        Subscribe ``handler`` to a trajectory_msgs/JointTrajectory topic, sizes checked first.
+
+        The subscription is raw: a message with more than ``max_points`` points (or more joint
+        names than any message may have) is refused from its serialized bytes
+        (``serialized_messages.trajectory_size``), before rclpy would turn it into Python
+        objects; the others are converted and passed to ``handler`` (a topic_guard method).
+        After a large message the freed memory goes back to the system (``nodes/memory.py``).
+        """
+        from rclpy.serialization import deserialize_message
+        from trajectory_msgs.msg import JointTrajectory
+
+        if self.trimmer is None:
+            self.trimmer = MemoryTrimmer(self)
+
+        @topic_guard
+        def check(node, raw: bytes):
+            if len(raw) > TRIM_AFTER_BYTES:     # its memory goes back once it is done with
+                self.trimmer.soon()
+            names, points = trajectory_size(raw)
+            if names > MAX_MESSAGE_JOINTS or points > max_points:
+                raise MessageRejected("too large", f"{topic}: {names} joint names and {points} "
+                                                   f"points, more than the {MAX_MESSAGE_JOINTS} "
+                                                   f"and {max_points} accepted")
+            try:
+                msg = deserialize_message(raw, JointTrajectory)
+            except Exception as exc:  # noqa: BLE001 -- rmw's error types vary: say what it was
+                raise MessageRejected("malformed", f"{topic}: {len(raw)} bytes that are not a "
+                                                   f"serialized JointTrajectory ({exc})") from None
+            return handler(msg)
+        return self.subscribe(JointTrajectory, topic, lambda raw: check(self, raw), raw=True)
 
     def watch_input(self, topic: str):
         """Start watching ``topic`` for the input timeout and diagnostics."""

@@ -45,7 +45,7 @@ from trajectory_msgs.msg import JointTrajectory as JointTrajectoryMsg
 
 from ..core import Reference
 from ..core.control import Gains, TorqueLaw
-from ..ros_messages import trajectory_from_msg
+from ..ros_messages import MAX_TRAJECTORY_POINTS, trajectory_from_msg
 from .base import main_for
 from .errors import topic_guard
 from .torque_node import TorqueNode
@@ -64,7 +64,8 @@ class InverseDynamicsNode(TorqueNode):
         self._said_waiting = False
         self.outputs = self.create_effort_outputs("feedforward_effort", "effort_command")
         self.joint_states_watch = self.watch_input("joint_states")
-        self.subscribe(JointTrajectoryMsg, "reference_trajectory", self.on_reference)
+        self.subscribe_trajectory("reference_trajectory", self.on_reference,
+                                  MAX_TRAJECTORY_POINTS)
         self.subscribe_joint_states(self.on_joint_states)
 
     def _gains(self, values: dict, name: str, joint_names=None, output_index=None) -> np.ndarray:

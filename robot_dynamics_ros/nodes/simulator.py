@@ -56,7 +56,7 @@ from ..core.errors import InputError
 from ..core.simulation import MeasurementNoise, Simulator
 from ..core.simulation.dynamics import ForwardDynamics
 from ..implementations import simulation_terms
-from ..ros_messages import MessageRejected
+from ..ros_messages import MessageRejected, check_joint_values
 from .base import DynamicsNode, main_for
 from .errors import topic_guard
 
@@ -213,11 +213,8 @@ class DynamicsSimulatorNode(DynamicsNode):
         return lambda msg: callback(self, msg)
 
     def _accept(self, effort_input: EffortInput, effort: np.ndarray, watch, started: float):
-        if not np.isfinite(effort).all():
-            j = int(np.flatnonzero(~np.isfinite(effort))[0])
-            raise MessageRejected("non-finite", f"{effort_input.topic}: effort of joint "
-                                                f"'{self.dynamics.model.joint_names[j]}' is "
-                                                f"{effort[j]}")
+        # the bound of every node's input (model order here: the model's names)
+        check_joint_values(effort, "effort", self.dynamics.model.joint_names, effort_input.topic)
         with self._new_command:
             effort_input.effort, effort_input.received = effort, self.sim.t
             effort_input.count += 1

@@ -22,7 +22,7 @@ from ..core import InfeasibleError
 from ..core.task_space import (dynamic_manipulability, inverse_kinematics,
                                operational_space_model, payload_capacity)
 from ..core.task_space.task import parse_task, planar_task_rows, ROW_NAMES
-from ..ros_messages import MessageRejected
+from ..ros_messages import MAX_JOINT_VALUE, MessageRejected
 
 # A target quaternion further than this from unit length is refused rather than normalised.
 QUATERNION_NORM_TOLERANCE = 1e-3
@@ -78,6 +78,9 @@ def target_pose(pose) -> np.ndarray:
     values = np.array([p.x, p.y, p.z, o.x, o.y, o.z, o.w], dtype=float)
     if not np.isfinite(values).all():
         raise MessageRejected("non-finite", "target: the pose has non-finite values")
+    if not (np.abs(values) <= MAX_JOINT_VALUE).all():       # the bound of every node's input
+        raise MessageRejected("out of range", f"target: a pose value beyond "
+                                              f"{MAX_JOINT_VALUE:g} ({values.tolist()})")
     x, y, z, w = values[3:]
     norm = math.sqrt(x * x + y * y + z * z + w * w)
     if abs(norm - 1.0) > QUATERNION_NORM_TOLERANCE:
@@ -116,6 +119,9 @@ def payload(request, response, dyn, order):
     qd = order.vector(request, "velocity", n, allow_empty=True)
     qdd = order.vector(request, "acceleration", n, allow_empty=True)
     com = request.com if len(request.com) else (0.0, 0.0, 0.0)
+    if not (np.abs(np.asarray(com, dtype=float)) <= MAX_JOINT_VALUE).all():
+        raise MessageRejected("out of range", f"com: not finite or beyond {MAX_JOINT_VALUE:g}: "
+                                              f"{list(com)}")
     capacity = payload_capacity(dyn.model, q, qd, qdd, com=com)
     response.mass = capacity.mass
     response.binding_joint = capacity.binding_joint or ""

@@ -5,20 +5,27 @@ trajectory_scaler_node: retimes joint trajectories so that no joint exceeds its 
   publishes  ``scaled_trajectory``     trajectory_msgs/JointTrajectory (transient local: a
                                        controller that starts later still gets the last one),
                                        same path, new timing, with the feedforward ``effort`` of
-                                       every point (for joint_trajectory_controller with an
-                                       effort command interface)
+                                       every point (``include_effort``, default true) or
+                                       without (false: for the joint_trajectory_controllers
+                                       that refuse effort, see doc/nodes.md)
   service    ``~/scale_trajectory``    robot_dynamics_interfaces/srv/ScaleTrajectory (request:
                                        trajectory, method; response: success, message, trajectory,
                                        scale_factor, duration)
 
-Parameters (besides those of ``nodes.base``): ``method`` ``uniform`` (seed 002, Sect. 7.7: q(t / c)
-with the smallest c >= 1) or ``time_optimal`` (minimum-time law along the same path);
-``effort_margin`` / ``velocity_margin`` / ``acceleration_margin``: fraction of each effort /
-velocity / acceleration limit that may be used (e.g. 0.9); ``acceleration_limit``: 0 for the robot
-file's ``limits.acceleration`` (none where absent), > 0 to override it for every joint;
-``samples`` (uniform: samples of the original trajectory); ``grid_steps`` (time_optimal: steps of
-the path grid).  Each is bounded, and so is the size of a trajectory
-(``MAX_POINTS``), so that no single request can take the node's memory or minutes of its time.
+Parameters (tables ``common`` and ``trajectory_scaler``, doc/parameters.md): ``method``
+``uniform`` (seed 002, Sect. 7.7: q(t / c) with the smallest c >= 1) or ``time_optimal``
+(minimum-time law along the same path); ``effort_margin`` / ``velocity_margin`` /
+``acceleration_margin``: fraction of each effort / velocity / acceleration limit that may be used
+(e.g. 0.9); ``acceleration_limit``: 0 for the robot file's ``limits.acceleration`` (none where
+absent), > 0 to override it for every joint; ``joint_limits``: a MoveIt ``joint_limits.yaml``
+whose velocity, acceleration, jerk and effort limits replace the robot's
+(``core.trajectories.joint_limits_file``; jerk: uniform only); ``include_effort``; ``samples``
+(uniform: samples of the original trajectory); ``grid_steps`` (time_optimal: steps of the path
+grid).  Each is bounded, and so is the size of a trajectory (``MAX_POINTS``), so that no single
+request can take the node's memory or minutes of its time: on the topic the size is read from
+the serialized message before it is converted; a service request is converted by rclpy before
+any code of the node runs (its cost is rclpy's, doc/nodes.md), then refused at once.  After a
+large input the node gives the freed memory back to the system (``nodes/memory.py``).
 
 Uniform results keep the reference's fields (positions, velocities, accelerations as given), so the
 controller interpolates exactly q(t / c).  Time-optimal results carry positions, velocities and
@@ -40,15 +47,16 @@ from robot_dynamics_interfaces.srv import ScaleTrajectory
 from trajectory_msgs.msg import JointTrajectory as JointTrajectoryMsg
 
 from ..core import InputError, Limits, time_optimal_scaling, uniform_scaling
+from ..core.trajectories.joint_limits_file import load_joint_limits
+from ..core.trajectories.limits import with_jerk
 from ..implementations import select
 from ..ros_messages import trajectory_from_msg, trajectory_to_msg
 from .base import DynamicsNode, main_for
 from .errors import service_guard, topic_guard
 
 METHODS = ("uniform", "time_optimal")
-MAX_SAMPLES = 20_000          # uniform: 20,000 samples of a 6-joint robot take ~0.1 s
-MAX_GRID_STEPS = 2_000        # time_optimal: the first grid; refinement doubles it a few times
 MAX_POINTS = 10_000           # waypoints of one trajectory to scale
+TRIM_AFTER_POINTS = 1_000     # a request this large: give its memory back once answered
 
 
 class ScalerSettings(NamedTuple):
@@ -61,6 +69,7 @@ class ScalerSettings(NamedTuple):
     acceleration_limit: float
     samples: int
     grid_steps: int
+    include_effort: bool
 
 
 class TrajectoryScalerNode(DynamicsNode):
@@ -71,10 +80,13 @@ class TrajectoryScalerNode(DynamicsNode):
     def __init__(self, node_name: str = "trajectory_scaler", **node_kwargs):
         super().__init__(node_name, **node_kwargs)
         self.params.add_hook(self._scaler_parameters)
+        self.joint_limits = self._joint_limits(self.get_parameter("joint_limits").value)
+        self._said_jerk = False
         self.publisher = self.advertise(JointTrajectoryMsg, "scaled_trajectory", QoSProfile(
             depth=1, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
             durability=DurabilityPolicy.TRANSIENT_LOCAL))
-        self.subscribe(JointTrajectoryMsg, "reference_trajectory", self.on_trajectory)
+        self.subscribe_trajectory("reference_trajectory", self.on_trajectory, MAX_POINTS)
+        # (the service's requests: trimmed after the large ones too, by the same trimmer)
         self.create_service(ScaleTrajectory, "~/scale_trajectory",
                             service_guard(self.get_logger(), "scale_trajectory", self.on_request))
         self.get_logger().info(f"trajectory scaler for {self.robot_label} ready "
@@ -85,7 +97,7 @@ class TrajectoryScalerNode(DynamicsNode):
                                   float(values["velocity_margin"]),
                                   float(values["acceleration_margin"]),
                                   float(values["acceleration_limit"]), int(values["samples"]),
-                                  int(values["grid_steps"]))
+                                  int(values["grid_steps"]), bool(values["include_effort"]))
 
         def apply():
             self.settings = settings
@@ -98,7 +110,32 @@ class TrajectoryScalerNode(DynamicsNode):
             kernel = self._selected = select(model)
         return kernel
 
-    def scale(self, msg: JointTrajectoryMsg, method: str = ""):
+    def _joint_limits(self, path: str):
+        """Read the ``joint_limits`` file (a bad one stops the node with the reason)."""
+        if not path:
+            return None
+        limits = load_joint_limits(path)
+        limits.overrides(self.dynamics.model)           # another robot's file: refused now
+        self.get_logger().info(f"joint_limits {limits.summary(self.dynamics.model)}")
+        return limits
+
+    def limits(self, model, settings: ScalerSettings, method: str) -> Limits:
+        """Return the limits of a request: the robot's, the joint_limits file's, the margins."""
+        given = {} if self.joint_limits is None else self.joint_limits.overrides(model)
+        limits = Limits.from_model(model, settings.effort_margin, settings.velocity_margin,
+                                   settings.acceleration_margin,
+                                   settings.acceleration_limit or given.get("acceleration"),
+                                   velocity=given.get("velocity"), effort=given.get("effort"))
+        limits = with_jerk(limits, given.get("jerk"))
+        if given.get("jerk") is not None:
+            if method == "time_optimal" and not self._said_jerk:
+                self._said_jerk = True
+                self.get_logger().warning("joint_limits: the jerk limits are not applied by "
+                                          "time_optimal (its acceleration is piecewise "
+                                          "constant); method uniform applies them")
+        return limits
+
+    def scale(self, msg: JointTrajectoryMsg, method: str = "", what: str = "trajectory"):
         """Scale ``msg``: (result, output in the joint_names order); raises with the reason."""
         settings, model = self.settings, self.require_model().model
         method = method or settings.method
@@ -110,10 +147,8 @@ class TrajectoryScalerNode(DynamicsNode):
         # Unlike the inverse-dynamics nodes (which accept supersets, e.g. a gripper in
         # joint_states), a trajectory naming a joint the model does not know is refused: its motion
         # would be dropped from the answer without the sender knowing.
-        traj = trajectory_from_msg(msg, self.input_order, allow_extra=False)
-        limits = Limits.from_model(model, settings.effort_margin, settings.velocity_margin,
-                                   settings.acceleration_margin,
-                                   settings.acceleration_limit or None)
+        traj = trajectory_from_msg(msg, self.input_order, allow_extra=False, what=what)
+        limits = self.limits(model, settings, method)
         if method == "uniform":
             result = uniform_scaling(model, traj, limits, samples=settings.samples)
         else:
@@ -125,15 +160,19 @@ class TrajectoryScalerNode(DynamicsNode):
     def on_trajectory(self, msg: JointTrajectoryMsg):
         if self.waiting_for_model():
             return
-        result, out = self.scale(msg)
-        self.publisher.publish(trajectory_to_msg(out, msg.header.stamp))
+        result, out = self.scale(msg, what="reference_trajectory")
+        self.publisher.publish(trajectory_to_msg(out, msg.header.stamp,
+                                                 effort=self.settings.include_effort))
         self.get_logger().info(f"published {result.method} scaling: "
                                f"{result.original_duration:.4g} s -> {result.duration:.4g} s "
                                f"(factor {result.scale_factor:.4g})")
 
     def on_request(self, request, response):
+        if len(request.trajectory.points) > TRIM_AFTER_POINTS:
+            self.trimmer.soon()
         result, out = self.scale(request.trajectory, request.method)
-        response.trajectory = trajectory_to_msg(out, request.trajectory.header.stamp)
+        response.trajectory = trajectory_to_msg(out, request.trajectory.header.stamp,
+                                                effort=self.settings.include_effort)
         response.scale_factor = float(result.scale_factor)
         response.duration = float(result.duration)
 

@@ -78,3 +78,51 @@ def test_scale_command_takes_a_urdf(tmp_path, capsys):
     from_yaml = capsys.readouterr().out.splitlines()[1]
     assert main(["scale", str(urdf), path, "--tip-link", "tool0"]) == 0
     assert capsys.readouterr().out.splitlines()[1] == from_yaml      # "uniform scaling: c = ..."
+
+
+PANDA_LIMITS = REPO / "test" / "data" / "moveit" / "panda_moveit_config" / "config" / \
+    "joint_limits.yaml"
+
+
+def _panda_trajectory(path):
+    panda = RobotModel.named("panda")
+    middle = (panda.lower + panda.upper) / 2
+    text = {"joint_names": list(panda.joint_names), "points": [
+        {"time_from_start": t, "positions": (middle + 0.4 * t * np.ones(7)).tolist(),
+         "velocities": ([0.0] * 7 if t in (0.0, 1.0) else [0.4] * 7)}
+        for t in (0.0, 0.5, 1.0)]}
+    import yaml
+    path.write_text(yaml.safe_dump(text))
+    return panda
+
+
+@pytest.mark.parametrize("method", ["uniform", "time_optimal"])
+def test_moveit_joint_limits_file(tmp_path, capsys, method):
+    """The moveit_resources Panda file: its acceleration (and, uniform, jerk) limits hold."""
+    panda = _panda_trajectory(tmp_path / "traj.yaml")
+    out = tmp_path / "out.yaml"
+    assert main(["scale", "panda", str(tmp_path / "traj.yaml"), "--joint-limits",
+                 str(PANDA_LIMITS), "--method", method, "--output", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "acceleration for 7 joint(s), jerk for 7 joint(s)" in text
+    assert "ignored: ['panda_finger_joint1', 'panda_finger_joint2']" in text
+    assert ("jerk limits are not applied by time_optimal" in text) == (method == "time_optimal")
+    written = JointTrajectory.from_yaml(out)
+    t = np.linspace(0.0, written.duration, 20_000)
+    _, qd, qdd = written.sample(t)
+    acceleration = np.array([3.75, 1.875, 2.5, 3.125, 3.75, 5.0, 5.0])
+    assert (np.abs(qdd) <= acceleration * 1.01).all()
+    assert (np.abs(qd) <= np.array([2.175] * 4 + [2.61] * 3) * 1.001).all()
+    assert np.abs(qdd).max(axis=0)[1] >= 0.9 * 1.875 or method == "uniform"
+    if method == "uniform":
+        assert (written.segment_jerk_max() <= 300.0 * (1 + 1e-9)).all()
+    assert panda.n == 7
+
+
+def test_joint_limits_of_another_robot_are_refused(tmp_path, capsys):
+    _panda_trajectory(tmp_path / "traj.yaml")
+    fanuc = REPO / "test" / "data" / "moveit" / "fanuc_moveit_config" / "config" / \
+        "joint_limits.yaml"
+    assert main(["scale", "panda", str(tmp_path / "traj.yaml"), "--joint-limits",
+                 str(fanuc)]) != 0
+    assert "names none of the joints of robot 'panda'" in capsys.readouterr().err

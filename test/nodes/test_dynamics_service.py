@@ -107,7 +107,7 @@ NAN = float("nan")
     ("get_mass_matrix", {"position": [0.0] * 5}, "position: expected 6 values"),
     ("get_mass_matrix", {"position": []}, "position: expected 6 values"),
     ("get_mass_matrix", {"position": [0.0, 0.0, NAN, 0.0, 0.0, 0.0]},
-     "position: value for joint 'joint3' is nan"),
+     "position of joint 'joint3' is nan"),
     ("get_mass_matrix", {"joint_names": NAMES[:5], "position": [
      0.0] * 5}, "missing joint(s) ['joint6']"),
     ("get_gravity_torques", {
@@ -117,15 +117,22 @@ NAN = float("nan")
     ("get_inverse_dynamics", {"position": [0.0] * 6,
      "velocity": [1.0]}, "velocity: expected 6 values"),
     ("get_inverse_dynamics", {"position": [0.0] * 6,
-     "acceleration": [float("inf")] * 6}, "acceleration: value"),
+     "acceleration": [float("inf")] * 6}, "acceleration of joint 'joint1' is inf"),
     ("get_forward_dynamics", {"position": [0.0] * 6,
      "effort": [0.0] * 7}, "effort: expected 6 values"),
     ("get_forward_dynamics", {"position": [
-     0.0] * 6, "velocity": [NAN] * 6}, "velocity: value for joint 'joint1'"),
+     0.0] * 6, "velocity": [NAN] * 6}, "velocity of joint 'joint1' is nan"),
+    # the bound of every node's input (joint_states' too): refused before any computation
     ("get_inverse_dynamics", {"position": [0.0] * 6,
-     "velocity": [1e200] * 6}, "effort: result not finite"),
+     "velocity": [1e200] * 6}, "velocity of joint 'joint1' is 1e+200, beyond 1e+06"),
     ("get_forward_dynamics", {"position": [
-     0.0] * 6, "velocity": [1e200] * 6}, "acceleration: result not finite"),
+     0.0] * 6, "velocity": [1e200] * 6}, "velocity of joint 'joint1' is 1e+200, beyond 1e+06"),
+    ("get_gravity_torques", {"position": [1e308] * 6},
+     "position of joint 'joint1' is 1e+308, beyond 1e+06"),
+    ("get_mass_matrix", {"position": [0.0] * 5 + [2e6]},
+     "position of joint 'joint6' is 2e+06, beyond 1e+06"),
+    ("get_forward_dynamics", {"position": [0.0] * 6, "effort": [0.0] * 5 + [-1e7]},
+     "effort of joint 'joint6' is -1e+07, beyond 1e+06"),
 ])
 def test_bad_requests_get_success_false_and_a_reason(svc, service, fields, reason):
     answer = call(svc, service, **fields)

@@ -290,7 +290,16 @@ def test_computed_torque_mode_and_gain_parameters(idn):
 
 @pytest.mark.parametrize("mutate, reason", [
     (lambda m: m.points[2].time_from_start.__setattr__("sec", 1), "strictly increasing"),
-    (lambda m: m.points[1].positions.__setitem__(2, float("nan")), "is not finite"),
+    (lambda m: m.points[1].positions.__setitem__(2, float("nan")),
+     "positions of joint 'joint3' at point 1 is nan"),
+    # values no robot takes (fuzzing found them accepted, then every joint state refused): the
+    # checks of joint_states, before the reference replaces the old one
+    (lambda m: m.points[1].positions.__setitem__(0, 1e308),
+     "positions of joint 'joint1' at point 1 is 1e+308, beyond 1e+06"),
+    (lambda m: m.points[0].positions.__setitem__(4, 2e6),
+     "positions of joint 'joint5' at point 0 is 2e+06, beyond 1e+06"),
+    (lambda m: m.points[1].velocities.__setitem__(1, -3e6) if m.points[1].velocities else
+     m.points[1].positions.__setitem__(1, -3e6), "of joint 'joint2' at point 1 is -3e+06"),
     (lambda m: m.points[1].velocities.pop(), "point 1 has 5 velocities for 6 joints"),
     (lambda m: m.joint_names.__setitem__(5, "wrist"), "missing joint(s) ['joint6']"),
     (lambda m: m.header.stamp.__setattr__("sec", T0 - 10), "ends in the past"),   # as JTC

@@ -215,7 +215,12 @@ def reference(stamp_sec=0, names=NAMES, times=(0.0, 1.0), positions=None, veloci
 
 
 BAD_REFERENCES = [
-    (reference(positions=[[0.0] * 5 + [float("nan")], [0.0] * 6]), "is not finite"),
+    (reference(positions=[[0.0] * 5 + [float("nan")], [0.0] * 6]),
+     "positions of joint 'joint6' at point 0 is nan"),
+    (reference(positions=[[1e308] * 6, [0.0] * 6]),
+     "positions of joint 'joint1' at point 0 is 1e+308, beyond"),
+    (reference(positions=[[0.0] * 6, [2e6] * 6]),
+     "positions of joint 'joint1' at point 1 is 2e+06, beyond"),
     (reference(times=(1.0, 1.0)), "not after point"),
     (reference(stamp_sec=5), "ends in the past"),
     (reference(names=NAMES[:5]), "missing joint(s) ['joint6']"),

@@ -97,7 +97,10 @@ def test_service_time_optimal(scaler):
                 or setattr(m.points[3].time_from_start, "nanosec", 0)),
      "not after point"),
     (lambda m: m.joint_names.__setitem__(2, "elbow"), "elbow"),
-    (lambda m: m.points[5].positions.__setitem__(1, float("nan")), "not finite"),
+    (lambda m: m.points[5].positions.__setitem__(1, float("nan")),
+     "trajectory: positions of joint 'joint2' at point 5 is nan"),
+    (lambda m: m.points[3].positions.__setitem__(0, 1e308),
+     "trajectory: positions of joint 'joint1' at point 3 is 1e+308, beyond 1e+06"),
     (lambda m: m.points[5].positions.__setitem__(1, 5.0), "above its upper limit"),
 ])
 def test_service_rejects_malformed(scaler, edit, reason):
@@ -166,3 +169,73 @@ def test_topic_round_trip(scaler):
     assert client.spin_until(lambda: client.logs_from(NODE, "above its upper limit"), timeout=5.0)
     client.spin_for(0.3)
     assert got.messages == []
+
+
+def test_include_effort_false_leaves_effort_empty_both_ways(scaler):
+    """For the joint_trajectory_controllers that refuse effort (Humble, Iron; see doc/nodes.md)."""
+    _, client, srv = scaler
+    fqn = f"{NS}/{NODE}"
+    got = client.collect(JointTrajectoryMsg, f"{NS}/scaled_trajectory")
+    pub = client.publisher(JointTrajectoryMsg, f"{NS}/reference_trajectory")
+    assert client.wait_for_subscriber(pub)
+    with_effort = client.call(srv, request(trajectory_to_msg(REFERENCE)))
+    assert all(len(p.effort) == MODEL.n for p in with_effort.trajectory.points)
+    assert all(r.successful for r in client.set_parameters(fqn, {"include_effort": False}))
+    try:
+        answer = client.call(srv, request(trajectory_to_msg(REFERENCE)))
+        assert answer.success and all(len(p.effort) == 0 for p in answer.trajectory.points)
+        for field in ("positions", "velocities", "accelerations"):
+            assert [list(getattr(p, field)) for p in answer.trajectory.points] == \
+                [list(getattr(p, field)) for p in with_effort.trajectory.points]
+        got.clear()
+        msg = trajectory_to_msg(REFERENCE)
+        assert client.publish_until(lambda: pub.publish(msg), lambda: got.messages)
+        assert all(len(p.effort) == 0 for p in got.messages[-1].points)
+    finally:
+        assert all(r.successful for r in client.set_parameters(fqn, {"include_effort": True}))
+
+
+def test_oversize_trajectory_is_refused_by_size(scaler):
+    """On the topic from its bytes (nothing converted); by service first thing after rclpy's."""
+    proc, client, srv = scaler
+    pub = client.publisher(JointTrajectoryMsg, f"{NS}/reference_trajectory")
+    assert client.wait_for_subscriber(pub)
+    big = JointTrajectoryMsg(joint_names=list(MODEL.joint_names))
+    big.points = [trajectory_to_msg(REFERENCE).points[0]] * 10_001
+    words = "reference_trajectory: 6 joint names and 10001 points, more than the 1024 and 10000"
+    assert client.publish_until(lambda: pub.publish(big), lambda: words in proc.log_text(),
+                                period=1.0), proc.log_text()
+    answer = client.call(srv, request(big))
+    assert not answer.success and "10001 points, more than the 10000" in answer.message
+    assert client.call(srv, request(trajectory_to_msg(REFERENCE))).success
+
+
+PANDA = RobotModel.named("panda")
+PANDA_LIMITS = REPO / "test" / "data" / "moveit" / "panda_moveit_config" / "config" / \
+    "joint_limits.yaml"
+
+
+def test_moveit_joint_limits_parameter(ros_env, ros_client, tmp_path):
+    """The moveit_resources Panda joint_limits.yaml: acceleration and jerk limits hold after."""
+    proc = NodeProcess.node("robot_dynamics_ros.nodes.trajectory_scaler", ros_env, tmp_path,
+                            "panda_scaler", NS, {"robot_description": "panda",
+                                                 "joint_limits": str(PANDA_LIMITS)})
+    try:
+        srv = ros_client.node.create_client(ScaleTrajectory, f"{NS}/panda_scaler/scale_trajectory")
+        assert srv.wait_for_service(timeout_sec=TIMEOUT), proc.log_text()
+        assert "jerk for 7 joint(s)" in proc.log_text()
+        middle = (PANDA.lower + PANDA.upper) / 2
+        t = np.array([0.0, 0.3, 0.6])
+        q = middle + 0.3 * np.outer(t, np.ones(7))
+        reference = JointTrajectory(PANDA.joint_names, t, q, np.zeros_like(q), np.zeros_like(q))
+        answer = ros_client.call(srv, request(trajectory_to_msg(reference), "uniform"))
+        assert answer.success, answer.message
+        out = trajectory_from_msg(answer.trajectory, JointOrder(PANDA.joint_names))
+        jerk = out.segment_jerk_max().max()
+        assert jerk <= 300.0 * (1 + 1e-9)
+        _, _, qdd = out.sample(np.linspace(0.0, out.duration, 10_000))
+        assert (np.abs(qdd) <= np.array([3.75, 1.875, 2.5, 3.125, 3.75, 5.0, 5.0]) * 1.001).all()
+        assert jerk >= 0.999 * 300.0 or (np.abs(qdd).max(axis=0) >= 0.99 * np.array(
+            [3.75, 1.875, 2.5, 3.125, 3.75, 5.0, 5.0])).any()       # one limit binds
+    finally:
+        proc.stop()

@@ -21,22 +21,27 @@ class ScalingError(InfeasibleError):
 @dataclass(frozen=True, eq=False)
 class Limits:
     """
-    Admissible joint torques, velocities and accelerations (arrays of length n; inf = none).
+    Admissible joint torques, velocities, accelerations, jerks (arrays of length n; inf = none).
 
     Built from a model with :meth:`from_model`, whose margins are the fraction of each limit that
     may be used (the trajectory scaler node's ``effort_margin``, ``velocity_margin`` and
     ``acceleration_margin`` parameters, the command line's ``--effort-margin`` ...).  Every array
-    is checked on construction: InputError names the joint (by index) and the limit.
+    is checked on construction: InputError names the joint (by index) and the limit.  ``jerk``
+    (default none) comes from a MoveIt joint_limits.yaml (``joint_limits_file``): uniform scaling
+    applies it, the time-optimal law cannot (its acceleration is piecewise constant).
     """
 
     effort_lower: np.ndarray
     effort_upper: np.ndarray
     velocity: np.ndarray
     acceleration: np.ndarray
+    jerk: np.ndarray | None = None
 
     def __post_init__(self):
+        if self.jerk is None:
+            object.__setattr__(self, "jerk", np.full(np.size(self.effort_upper), np.inf))
         arrays = {}
-        for name in ("effort_lower", "effort_upper", "velocity", "acceleration"):
+        for name in ("effort_lower", "effort_upper", "velocity", "acceleration", "jerk"):
             try:
                 a = np.array(getattr(self, name), dtype=float).reshape(-1)
             except (TypeError, ValueError):
@@ -53,7 +58,7 @@ class Limits:
             if bad.size:
                 raise InputError(f"limits.{name}: joint {bad[0]} is NaN")
             object.__setattr__(self, name, a)
-        for name in ("velocity", "acceleration"):
+        for name in ("velocity", "acceleration", "jerk"):
             bad = np.flatnonzero(~(arrays[name] > 0.0))
             if bad.size:
                 raise InputError(f"limits.{name}: joint {bad[0]} is {arrays[name][bad[0]]}; "
@@ -102,6 +107,14 @@ class Limits:
                              f"{acc[bad[0]]}; limits must be > 0")
         return cls(-effort, effort, np.asarray(model.velocity_limit, dtype=float)
                    * velocity_margin, acc * acceleration_margin)
+
+
+def with_jerk(limits: Limits, jerk) -> Limits:
+    """Return ``limits`` with the jerk limits ``jerk`` (one per joint, > 0; None: unchanged)."""
+    if jerk is None:
+        return limits
+    return Limits(limits.effort_lower, limits.effort_upper, limits.velocity, limits.acceleration,
+                  jerk)
 
 
 class _GivenLimits:

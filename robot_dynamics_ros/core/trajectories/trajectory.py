@@ -232,6 +232,28 @@ class JointTrajectory:
                              0.0)
         return np.maximum(np.maximum(start, end), at_vertex)
 
+    def segment_jerk_max(self) -> np.ndarray:
+        """
+        Return the largest |jerk| of each joint on each segment, exactly: (K-1, n).
+
+        Within the segments (at the waypoints a cubic's acceleration jumps, as
+        joint_trajectory_controller interpolates it): 0 for linear segments, |6 c3| for cubic
+        ones, and for quintic ones the largest |6 c3 + 24 c4 tau + 60 c5 tau^2| on the segment
+        (at an end or at the vertex of the quadratic).
+        """
+        if self.num_points < 2:
+            raise InputError("segment_jerk_max: the trajectory has a single point, no segment")
+        T = np.diff(self.times)[:, None]
+        c3, c4, c5 = (self.segment_coefficients[:, p] for p in (3, 4, 5))
+        start, end = np.abs(6.0 * c3), np.abs(6.0 * c3 + 24.0 * c4 * T + 60.0 * c5 * T * T)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            vertex = -24.0 * c4 / (120.0 * c5)             # jerk' = 24 c4 + 120 c5 tau = 0
+        inside = (c5 != 0.0) & (vertex > 0.0) & (vertex < T)
+        vertex = np.where(inside, vertex, 0.0)
+        at_vertex = np.where(inside, np.abs(6.0 * c3 + 24.0 * c4 * vertex
+                                            + 60.0 * c5 * vertex * vertex), 0.0)
+        return np.maximum(np.maximum(start, end), at_vertex)
+
     def _evaluate(self, t: np.ndarray, side: str = "right"):
         times, K = self.times, self.times.size
         if K == 1:

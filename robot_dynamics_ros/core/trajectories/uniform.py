@@ -102,6 +102,16 @@ def admissible_inverse_scale(tau_s, viscous, static, limits: Limits, qd, qdd) ->
     return x
 
 
+def _jerk_inverse_scale(traj: JointTrajectory, limits: Limits) -> float:
+    """Return the largest x = 1/c <= 1 for which x^3 |jerk| stays within the jerk limits."""
+    if not np.isfinite(limits.jerk).any():
+        return 1.0
+    with np.errstate(divide="ignore"):
+        ratio = traj.segment_jerk_max().max(axis=0) / limits.jerk      # x^3 ratio <= 1
+    worst = float(ratio.max())
+    return 1.0 if worst <= 1.0 else worst ** (-1.0 / 3.0)
+
+
 def uniform_scaling(model, traj: JointTrajectory, limits: Limits | None = None,
                     samples: int = 1000) -> ScaledTrajectory:
     """
@@ -137,7 +147,8 @@ def uniform_scaling(model, traj: JointTrajectory, limits: Limits | None = None,
     static_feasibility(model, local, gl, gl + cl, limits)
     x_local = admissible_inverse_scale(tl_s, fl - cl, gl + cl, limits, qdl, qddl)
 
-    x_min = min(float(x.min()), float(x_local.min()) if x_local.size else 1.0)
+    x_min = min(float(x.min()), float(x_local.min()) if x_local.size else 1.0,
+                _jerk_inverse_scale(traj, limits))
     if not x_min > 0.0:
         k, j = np.unravel_index(np.argmin(x), x.shape)
         raise ScalingError(f"joint '{model.joint_names[j]}' at t = {t[k]:.6g} s: no finite time "
