@@ -96,6 +96,8 @@ class ManagedDynamicsNode(DynamicsNodeBase, LifecycleNode):
         """Enable the publishers; from now on inputs produce outputs."""
         result = super().on_activate(state)
         if result == SUCCESS:
+            for watch in self.watchdog.watches:        # the input timeout starts afresh
+                watch.last, watch.stale = None, False
             self.activated()
             self.active = True
         return self._entered("active", result)
@@ -133,6 +135,11 @@ class ManagedDynamicsNode(DynamicsNodeBase, LifecycleNode):
         """Do what a node does as it stops being active, publishers still enabled (override)."""
 
     # -- inputs and requests while not active ------------------------------------------------
+    def _check_inputs(self):
+        """Watch the input timeout only while active (not active, inputs are not used)."""
+        if self.active:
+            super()._check_inputs()
+
     def inactive_input(self, topic: str, refused: bool = False):
         """
         Count a message on ``topic`` that came while the node is not active; say so once.
