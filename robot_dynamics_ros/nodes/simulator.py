@@ -21,7 +21,9 @@ Publications
   ``joint_states`` (sensor_msgs/JointState): position, velocity and the applied (saturated)
       effort in the ``joint_names`` order at ``publish_rate`` Hz of simulated time, stamped with
       the simulated time, with optional Gaussian measurement noise (``noise.position``,
-      ``noise.velocity``, ``noise.effort``: standard deviations; ``noise.seed``).
+      ``noise.velocity``, ``noise.effort``: standard deviations; ``noise.seed``); the effort as a
+      sensor reads it: plus the robot file's torque offset (``friction.offset``), which is no
+      torque on the simulated robot.
   ``/clock`` (rosgraph_msgs/Clock) when ``publish_clock``: the simulated time, published before
       each joint_states, so the other nodes run with ``use_sim_time`` on the simulated clock.
 
@@ -341,6 +343,8 @@ class DynamicsSimulatorNode(DynamicsNode):
             self.clock_publisher.publish(clock)
         q, qd = sim.q, sim.qd
         effort = np.asarray(sim.last_applied) if sim.last_applied is not None else np.zeros(q.size)
+        # the effort sensors' offset (robot file friction.offset): measured, never applied
+        effort = effort + sim.model.torque_offset
         if self.noise.active:
             q, qd, effort = self.noise.apply(q, qd, effort)
         index = self.output_index

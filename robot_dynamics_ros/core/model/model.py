@@ -107,6 +107,9 @@ class RobotModel:
         self.rotor_inertia = col("motor", "rotor_inertia")
         self.gear_ratio = col("motor", "gear_ratio")
         self.viscous, self.coulomb = col("friction", "viscous"), col("friction", "coulomb")
+        # what the joint's effort sensor or drive reports at zero torque (sensor bias, amplifier
+        # offset): part of measured efforts, not a torque on the robot, so no dynamics uses it
+        self.torque_offset = col("friction", "offset", 0.0)
         self.payload: dict | None = copy.deepcopy(spec["payload"])
 
         mass = np.array([j["link"]["mass"] for j in joints])
@@ -186,13 +189,13 @@ class RobotModel:
         spec = self.to_dict()
         for j in spec["joints"]:
             j["motor"] = {"rotor_inertia": 0.0, "gear_ratio": 1.0}
-            j["friction"] = {"viscous": 0.0, "coulomb": 0.0}
+            j["friction"] = {"viscous": 0.0, "coulomb": 0.0, "offset": 0.0}
         return RobotModel(spec)
 
     def without_friction(self) -> "RobotModel":
         spec = self.to_dict()
         for j in spec["joints"]:
-            j["friction"] = {"viscous": 0.0, "coulomb": 0.0}
+            j["friction"] = {"viscous": 0.0, "coulomb": 0.0, "offset": 0.0}
         return RobotModel(spec)
 
     def with_payload(self, mass: float, com=(0.0, 0.0, 0.0), inertia=None) -> "RobotModel":
@@ -270,6 +273,10 @@ class RobotModel:
     @property
     def has_friction(self) -> bool:
         return bool(np.any(self.viscous != 0.0) or np.any(self.coulomb != 0.0))
+
+    @property
+    def has_torque_offset(self) -> bool:
+        return bool(np.any(self.torque_offset != 0.0))
 
     def __repr__(self) -> str:
         return f"RobotModel({self.name!r}, n={self.n}, {self.convention} DH)"

@@ -36,7 +36,7 @@ LIMIT_KEYS = {"lower": True, "upper": True, "velocity": True, "effort": True,
 LINK_KEYS = {"mass": True, "com": True, "inertia": True}
 INERTIA_KEYS = {"ixx": True, "iyy": True, "izz": True, "ixy": False, "ixz": False, "iyz": False}
 MOTOR_KEYS = {"rotor_inertia": True, "gear_ratio": True}
-FRICTION_KEYS = {"viscous": False, "coulomb": False}
+FRICTION_KEYS = {"viscous": False, "coulomb": False, "offset": False}
 POSE_KEYS = {"xyz": False, "rpy": False}
 PAYLOAD_KEYS = LINK_KEYS
 
@@ -232,12 +232,13 @@ def _joint(value: Any, index: int, loc: _Where, accept_inconsistent: bool | None
         if motor["gear_ratio"] == 0:
             raise loc.error(f"{label}.motor.gear_ratio", "must be non-zero")
 
-    friction = {"viscous": 0.0, "coulomb": 0.0}
+    friction = {"viscous": 0.0, "coulomb": 0.0, "offset": 0.0}
     if value.get("friction") is not None:
         f_in = _check_keys(value["friction"], FRICTION_KEYS, f"{label}.friction", loc)
         for k in FRICTION_KEYS:
             friction[k] = _number(f_in.get(k, 0.0), f"{label}.friction.{k}", loc, "friction")
-            if friction[k] < 0:
+            # offset: the effort a sensor or drive reports at zero torque, either sign
+            if friction[k] < 0 and k != "offset":
                 raise loc.error(f"{label}.friction.{k}", f"must be >= 0, got {friction[k]}")
 
     return {"name": name, "type": jtype, "dh": dh, "limits": limits, "link": link,

@@ -13,8 +13,9 @@ an axis through that frame's origin, which is where the DH frame F_i sits: on jo
 * simple cylinders: one along each joint axis and one from each joint to the next (to the tool
   for the last link), sized after the robot, so that RViz shows the arm;
 * what URDF cannot say goes into elements of the package's namespace, which other readers
-  ignore: ``<robot_dynamics:motor rotor_inertia gear_ratio>`` and
-  ``<robot_dynamics:limit acceleration>`` in a joint, and
+  ignore: ``<robot_dynamics:motor rotor_inertia gear_ratio>``,
+  ``<robot_dynamics:limit acceleration>`` and ``<robot_dynamics:friction offset>`` (the torque
+  offset, what the joint's sensor reports at zero torque) in a joint, and
   ``<robot_dynamics:gravity xyz>`` when gravity is not [0, 0, -9.81].
 
 Numbers are written with Python's shortest round-trip repr: reading the file back gives the same
@@ -98,6 +99,8 @@ def _joint(joint: dict, parent: str, child: str, origin: np.ndarray) -> list[str
     if friction["viscous"] or friction["coulomb"]:
         out.append(f'    <dynamics damping="{_num(friction["viscous"])}" '
                    f'friction="{_num(friction["coulomb"])}"/>')
+    if friction.get("offset", 0.0):
+        out.append(f'    <robot_dynamics:friction offset="{_num(friction["offset"])}"/>')
     if "acceleration" in limits:
         out.append(f'    <robot_dynamics:limit acceleration="{_num(limits["acceleration"])}"/>')
     if motor["rotor_inertia"] != 0.0 or motor["gear_ratio"] != 1.0:

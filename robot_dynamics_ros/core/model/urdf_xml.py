@@ -31,8 +31,9 @@ declarations and external references (parsed with ``defusedxml``: the "billion l
 xacro that is really unexpanded (``<xacro:...>`` elements, ``${...}`` or ``$(...)`` in
 attributes), more than :data:`MAX_URDF_JOINTS` joints.
 
-Beyond URDF, a joint may carry ``<robot_dynamics:motor rotor_inertia="..." gear_ratio="..."/>``
-and ``<robot_dynamics:limit acceleration="..."/>``, and the robot
+Beyond URDF, a joint may carry ``<robot_dynamics:motor rotor_inertia="..." gear_ratio="..."/>``,
+``<robot_dynamics:limit acceleration="..."/>`` and ``<robot_dynamics:friction offset="..."/>``
+(the effort its sensor reports at zero torque), and the robot
 ``<robot_dynamics:gravity xyz="..."/>`` (namespace :data:`EXTENSION_NS`; other URDF readers
 ignore them), which ``robot-dynamics urdf`` writes so that rotor inertias, acceleration limits
 and gravity survive a round trip.
@@ -103,6 +104,7 @@ class UrdfJoint(NamedTuple):
     mimic: UrdfMimic | None
     motor: tuple[float, float] | None    # (rotor_inertia, gear_ratio) of the extension element
     acceleration: float | None            # the extension's acceleration limit
+    offset: float = 0.0                   # <robot_dynamics:friction offset>: effort at zero torque
 
     @property
     def movable(self) -> bool:
@@ -460,4 +462,12 @@ def _joint(element, source: str) -> UrdfJoint:
     if acceleration_element is not None:
         acceleration = _number(acceleration_element, "acceleration", where, source, "acceleration")
     return UrdfJoint(name, jtype, ends["parent"], ends["child"], origin, axis, limit, damping,
-                     friction, mimic, motor, acceleration)
+                     friction, mimic, motor, acceleration, _torque_offset(element, where, source))
+
+
+def _torque_offset(element, where: str, source: str) -> float:
+    """Return the ``<robot_dynamics:friction offset>`` of a joint (0 without the element)."""
+    extension = element.find(f"{{{EXTENSION_NS}}}friction")
+    if extension is None:
+        return 0.0
+    return _number(extension, "offset", where, source, "friction", 0.0)

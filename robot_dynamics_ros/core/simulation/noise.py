@@ -4,7 +4,8 @@ Gaussian measurement noise on simulated joint states, as a sensor would add it.
 For identification experiments (issue 12) and for testing filters: the simulator's true state is
 kept; what a node publishes, or what :func:`measured` returns, is the state plus zero-mean normal
 noise with standard deviations ``position`` [rad or m], ``velocity`` and ``effort`` (a scalar or
-one value per joint; 0 means exact).
+one value per joint; 0 means exact), and what an effort sensor adds whatever the torque, the
+robot file's torque offset.
 """
 from __future__ import annotations
 
@@ -54,8 +55,13 @@ class MeasurementNoise:
         return tuple(out)
 
 
-def measured(result, position=0.0, velocity=0.0, effort=0.0, seed=None):
-    """Return a copy of a ``SimulationResult`` with noise on q, qd and tau (qdd exact)."""
+def measured(result, position=0.0, velocity=0.0, effort=0.0, seed=None, offset=0.0):
+    """
+    Return a copy of a ``SimulationResult`` as sensors would report it (qdd exact).
+
+    Noise on q, qd and tau, and the effort sensors' ``offset`` (a scalar or one per joint, the
+    robot file's ``friction.offset``: ``model.torque_offset``) added to tau.
+    """
     noise = MeasurementNoise(result.q.shape[1], position, velocity, effort, seed)
     q, qd, tau = noise.apply(result.q, result.qd, result.tau)
-    return result._replace(q=q, qd=qd, tau=tau)
+    return result._replace(q=q, qd=qd, tau=tau + np.asarray(offset, dtype=float))

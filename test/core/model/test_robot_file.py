@@ -102,6 +102,10 @@ CASES = [
      "viscous": -1.0}), ["joint1", "friction.viscous", ">= 0"]),
     ("friction typo", lambda d: d["joints"][0].update(
         friction={"viscos": 1.0}), ["joint1", "friction", "viscos"]),
+    ("offset not a number", lambda d: d["joints"][0].update(
+        friction={"offset": "0.3 Nm"}), ["joint1", "friction.offset", "must be a number"]),
+    ("offset out of range", lambda d: d["joints"][0].update(
+        friction={"offset": -1e12}), ["joint1", "friction.offset", "out of range"]),
     ("payload", lambda d: d.update(payload={"mass": -2.0, "com": [0, 0, 0],
                                             "inertia": {"ixx": 0, "iyy": 0, "izz": 0}}),
      ["payload.mass", ">= 0"]),

@@ -12,6 +12,7 @@ trajectory scaling work on URDF models; continuous joints in YAML; the ``link_fr
 import numpy as np
 import pinocchio as pin
 import pytest
+import yaml
 
 from generated_checks import TOLERANCE, assert_same_robot, random_states
 from robot_dynamics_ros.cli import main as cli_main
@@ -53,6 +54,29 @@ def test_acceleration_limits_survive_the_round_trip(tmp_path):
     np.testing.assert_array_equal(RobotModel.from_yaml(back).acceleration_limit,
                                   model.acceleration_limit)
     assert np.all(RobotModel.from_urdf(urdf).acceleration_limit == model.acceleration_limit)
+
+
+def test_torque_offsets_survive_the_round_trips(tmp_path):
+    """friction.offset: YAML -> URDF (robot_dynamics:friction) -> YAML, and YAML -> YAML."""
+    spec = RobotModel.named("puma560").to_dict()
+    offsets = [0.3, -1.2, 0.0, 0.05, -0.01, 0.2]
+    for joint, offset in zip(spec["joints"], offsets):
+        joint["friction"]["offset"] = offset
+    model = RobotModel.from_dict(spec)
+    assert np.array_equal(model.torque_offset, offsets) and model.has_torque_offset
+    text = robot_yaml_text(spec)
+    assert "offset: -1.2" in text and text.count("offset:") == 5     # zero offsets left out
+    assert np.array_equal(RobotModel.from_dict(yaml.safe_load(text)).torque_offset, offsets)
+    source, urdf, back = tmp_path / "offsets.yaml", tmp_path / "offsets.urdf", tmp_path / "b.yaml"
+    source.write_text(text)
+    assert cli_main(["urdf", str(source), "-o", str(urdf)]) == 0
+    assert urdf.read_text().count("<robot_dynamics:friction offset=") == 5
+    assert np.array_equal(RobotModel.from_urdf(urdf, tip_link="tool0").torque_offset, offsets)
+    assert cli_main(["convert", str(urdf), "--tip-link", "tool0", "-o", str(back)]) == 0
+    assert np.array_equal(RobotModel.from_yaml(back).torque_offset, offsets)
+    # an offset is no torque on the robot: the dynamics are those of the robot without it
+    q, qd, qdd = np.zeros((3, 6)) + 0.3
+    assert np.array_equal(rnea(model, q, qd, qdd), rnea(RobotModel.named("puma560"), q, qd, qdd))
 
 
 @pytest.mark.parametrize("seed", range(6))

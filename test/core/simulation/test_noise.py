@@ -22,3 +22,12 @@ def test_measurement_noise_has_the_requested_statistics_and_is_reproducible():
     np.testing.assert_array_equal(noisy.qdd, run.qdd)
     with pytest.raises(InputError, match="velocity noise"):
         MeasurementNoise(2, velocity=-1.0)
+
+
+def test_measured_efforts_carry_the_sensor_offset():
+    model = RobotModel.named("planar2")
+    run = simulate(model, [0.1, 0.2], [0.0, 0.0], 1.0)
+    offset = measured(run, offset=[0.5, -0.25])
+    np.testing.assert_allclose(offset.tau - run.tau, np.tile([0.5, -0.25], (len(run.t), 1)),
+                               rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(offset.q, run.q)
