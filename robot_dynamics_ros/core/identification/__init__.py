@@ -12,14 +12,17 @@ from .excitation import Excitation, FourierTrajectory, design_excitation
 from .filtering import Derivatives, IdentificationData, derivatives, identification_data
 from .identify import IdentificationResult, InconsistentParametersWarning, identify
 from .parameters import (
+    FRICTION_KINDS,
     consistency_problems,
     model_with_parameters,
     parameter_names,
-    parameter_vector)
+    parameter_vector,
+    predicted_effort)
 from .payload import PayloadResult, identify_payload
 from .regressor import regressor
 
 __all__ = ["regressor", "parameter_names", "parameter_vector", "model_with_parameters",
+           "predicted_effort", "FRICTION_KINDS",
            "consistency_problems", "BaseParameters", "base_parameters", "identify",
            "IdentificationResult", "InconsistentParametersWarning", "derivatives", "Derivatives",
            "identification_data", "IdentificationData", "identify_payload", "PayloadResult",

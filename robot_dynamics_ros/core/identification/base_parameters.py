@@ -13,7 +13,8 @@ columns per combination", L897).  Let W be Y stacked over random samples (7.85):
    is kept in ``rank_gap``);
 3. r independent columns are then picked greedily in a preferred order (QR without pivoting on
    the reordered W): links from the base to the tip, and in each link Ixx, Ixy, Ixz, Iyz, Izz,
-   mx, my before mz, m, Iyy, and rotor inertias and friction after all link parameters.  So the
+   mx, my before mz, m, Iyy, and rotor inertias, friction and offsets after all link
+   parameters.  So the
    parameters of an outer link are folded into the inner ones, as Khalil and Gautier's grouping
    rules and the code generator's regrouping (``codegen/parameters.py``) do: what lies on a
    revolute joint's axis (m, mz, and Iyy - Ixx) moves with the previous link.  Were this order
@@ -33,7 +34,7 @@ import numpy as np
 import scipy.linalg
 
 from ..model.cache import model_constant
-from .parameters import LINK_KINDS, parameter_layout
+from .parameters import LINK_KINDS, friction_kinds, parameter_layout
 from .regressor import regressor
 
 ZERO = 1e-10
@@ -107,13 +108,13 @@ class BaseParameters:
         return "\n".join([head] + ["  " + line for line in self.expressions()])
 
 
-def preferred_order(model) -> list[int]:
+def preferred_order(model, friction=None) -> list[int]:
     """Column order in which independent parameters are picked (module docstring, step 3)."""
-    layout = parameter_layout(model)
+    layout = parameter_layout(model, friction)
     order = []
     for i in range(model.n):
         order += [int(layout.link[i][LINK_KINDS.index(kind)]) for kind in _LINK_PREFERENCE]
-    for columns in (layout.rotor, layout.viscous, layout.coulomb):
+    for columns in (layout.rotor, layout.viscous, layout.coulomb, layout.offset):
         order += [int(c) for c in columns if c >= 0]
     return order
 
@@ -151,12 +152,12 @@ def _greedy(Wn: np.ndarray, order: list[int], tol: float) -> list[int]:
     return kept
 
 
-def _build(model) -> BaseParameters:
-    layout = parameter_layout(model)
+def _build(model, friction) -> BaseParameters:
+    layout = parameter_layout(model, friction)
     p = layout.size
     samples = max(60, (6 * p) // model.n)
     rng = np.random.default_rng(20240607)
-    W = regressor(model, *sample_states(model, samples, rng)).reshape(-1, p)
+    W = regressor(model, *sample_states(model, samples, rng), friction).reshape(-1, p)
     norms = np.linalg.norm(W, axis=0)
     zero = norms <= ZERO * norms.max()
     live = np.flatnonzero(~zero)
@@ -166,7 +167,7 @@ def _build(model) -> BaseParameters:
     diag = np.abs(np.diag(R))
     rank = int(np.count_nonzero(diag > RANK_TOL * diag[0]))
     gap = float(diag[rank - 1] / diag[rank]) if rank < diag.size and diag[rank] > 0 else np.inf
-    order = [c for c in preferred_order(model) if not zero[c]]
+    order = [c for c in preferred_order(model, friction) if not zero[c]]
     kept = _greedy(Wn, order, tol=np.sqrt(RANK_TOL))
     if len(kept) != rank:
         kept = sorted(live[piv[:rank]].tolist())
@@ -188,6 +189,12 @@ def _build(model) -> BaseParameters:
         rank_gap=gap)
 
 
-def base_parameters(model) -> BaseParameters:
-    """Return the model's base parameters (computed once per model; see the module docstring)."""
-    return model_constant(model, "identification.base_parameters", _build)
+def base_parameters(model, friction=None) -> BaseParameters:
+    """
+    Return the model's base parameters (computed once per model; see the module docstring).
+
+    ``friction``: the friction kinds with columns (``parameters.py``); None: the model's own.
+    """
+    kinds = friction_kinds(model, friction)
+    return model_constant(model, ("identification.base_parameters", kinds),
+                          lambda m: _build(m, kinds))

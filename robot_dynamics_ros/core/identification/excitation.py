@@ -122,7 +122,7 @@ def _ratios(model, xs, n, L, frequency, t, limits):
                      np.abs(tau).max(axis=1) / limits.effort], axis=1)
 
 
-def _log_conditions(model, base, xs, n, L, frequency, t):
+def _log_conditions(model, base, xs, n, L, frequency, t, friction=None):
     """
     Return log cond(W_b) for several coefficient vectors (one batched regressor call).
 
@@ -132,7 +132,8 @@ def _log_conditions(model, base, xs, n, L, frequency, t):
     """
     q, qd, qdd = _stack(xs, n, L, frequency, t)
     K, S = q.shape[:2]
-    W = base.columns(regressor(model, q.reshape(-1, n), qd.reshape(-1, n), qdd.reshape(-1, n)))
+    W = base.columns(regressor(model, q.reshape(-1, n), qd.reshape(-1, n), qdd.reshape(-1, n),
+                               friction))
     W = W.reshape(K, S * n, base.count)
     lam = np.linalg.eigvalsh(np.einsum("kij,kil->kjl", W, W))
     return 0.5 * np.log(lam[:, -1] / np.maximum(lam[:, 0], 1e-32 * lam[:, -1]))
@@ -156,7 +157,8 @@ def design_excitation(
         position_margin: float = 0.05,
         seed: int = 0,
         maxiter: int = 100,
-        on_iteration=None) -> Excitation:
+        on_iteration=None,
+        friction=None) -> Excitation:
     """
     Return an excitation trajectory for ``model`` (see the module docstring).
 
@@ -165,7 +167,8 @@ def design_excitation(
     ``effort_scale`` of the model's; positions keep ``position_margin`` of each joint's range
     (ranges wider than 2 pi are taken as 2 pi around their middle).  ``on_iteration``: called
     with no argument after each optimiser iteration (at most ``maxiter`` times; for a progress
-    bar).
+    bar).  ``friction``: the friction kinds whose columns the base regressor has (as
+    ``identify``'s; None: the model's own).
     """
     n, L = model.n, int(harmonics)
     if L < 2 or period <= 0 or samples < 2 or maxiter < 1:
@@ -189,7 +192,7 @@ def design_excitation(
             f"range already needs {g0[j]:.3g} x its usable effort",
             joint=model.joint_names[j])
     frequency = 1.0 / period
-    base = base_parameters(model)
+    base = base_parameters(model, friction)
     t_obj = np.arange(samples) * period / samples
     t_con = np.arange(check_samples) * period / check_samples
 
@@ -197,7 +200,7 @@ def design_excitation(
 
     def objective(x):
         xs, h = _with_steps(x)
-        f = _log_conditions(model, base, xs, n, L, frequency, t_obj)
+        f = _log_conditions(model, base, xs, n, L, frequency, t_obj, friction)
         return float(f[0]), (f[1:] - f[0]) / h
 
     def constraint_values(xs):
@@ -216,7 +219,8 @@ def design_excitation(
         return _ratios(model, x[None], n, L, frequency, t_con, limits)[0].max(axis=1)
 
     def cond(x):
-        return float(np.exp(_log_conditions(model, base, x[None], n, L, frequency, t_obj)[0]))
+        return float(np.exp(_log_conditions(model, base, x[None], n, L, frequency, t_obj,
+                                            friction)[0]))
 
     rng = np.random.default_rng(seed)
     # start: random amplitudes scaled to a quarter of the position, velocity and acceleration

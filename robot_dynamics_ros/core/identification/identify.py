@@ -13,6 +13,19 @@ pi_b (``base_parameters.py``) by least squares (7.86), through a QR factorisatio
 * ``consistent=True``: the same weighted fit over physically consistent parameters only
   (``physical.consistent_fit``, an LMI-constrained problem after Wensing et al. 2017).
 
+**Friction and offsets.**  ``friction`` names the kinds fitted for every joint (a subset of
+``("viscous", "coulomb", "offset")``: Siciliano et al., Robotics: Modelling, Planning and Control,
+eq. 7.114, F_v qd + F_s sgn(qd), and the torque offset of the joint's sensor), whether or not the
+robot file has them; kinds the file has but ``friction`` leaves out are taken as known (their
+torques are subtracted from the measurements and the file keeps them).  ``None``: the model's own.
+
+**Is the fit determined by the data?**  The F test of the regression (does the motion explain the
+efforts better than per-joint constants?): F = ((S0 - S) / (b - c)) / (S / (N n - b)), S the
+weighted residual sum of squares, S0 that of per-joint means, c the number of offset columns;
+under "the efforts do not depend on the motion" F follows F(b - c, N n - b).  A p-value above
+``SIGNIFICANCE`` (1e-6) means the data do not determine the parameters (random efforts, the
+wrong field or joint order): ``result.determined`` is False and ``result.verdict`` says why.
+
 Standard deviations are those of the (weighted) least-squares estimator,
 cov = s^2 (R^T R)^-1 with s^2 = ||r_w||^2 / (N n - b), reported for the consistent solve as well
 (the constraint can only reduce the spread).  They assume independent errors: data filtered at a
@@ -24,6 +37,11 @@ estimated base parameters (``physical.closest_affine``: each parameter's change 
 size), and if that set is not a real body, the closest consistent set that reproduces them
 (``physical.closest_consistent``).  If there is none, ``result.model`` is None and an
 :class:`InconsistentParametersWarning` says which links are unphysical.
+
+The work is split for many recordings: :func:`joint_factors` reduces any block of samples to small
+per-joint triangular factors, and factors of several blocks merge by stacking
+(:func:`merge_factors`), so blocks may be processed apart (one per bag) and only the factors
+brought together.
 """
 from __future__ import annotations
 
@@ -32,12 +50,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.linalg
+import scipy.stats
 
-from ..algorithms import rnea
 from ..errors import InputError
 from ..inputs import joint_arrays
 from .base_parameters import BaseParameters, base_parameters
-from .parameters import consistency_problems, model_with_parameters, parameter_vector
+from .parameters import (consistency_problems, friction_kinds, known_friction,
+                         model_with_parameters, parameter_layout, parameter_vector,
+                         predicted_effort)
 from .physical import closest_affine, closest_consistent, consistent_fit
 from .regressor import regressor
 
@@ -45,6 +65,7 @@ EQUATIONS_PER_PARAMETER = 5
 CHUNK = 8192
 AUTO_ITERATIONS = 5
 SINGULAR = 1e-9
+SIGNIFICANCE = 1e-6
 
 
 class InconsistentParametersWarning(UserWarning):
@@ -70,6 +91,9 @@ class IdentificationResult:
     problems: tuple = ()             # why ``parameters`` is not physically consistent
     model: object = None             # RobotModel with ``parameters``, or None
     joint_names: tuple = field(default=())
+    friction: tuple = ()             # the friction kinds fitted
+    f_statistic: float = np.inf      # the regression's F test (module docstring)
+    p_value: float = 0.0
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -89,11 +113,28 @@ class IdentificationResult:
     def consistent(self) -> bool:
         return not self.problems
 
+    @property
+    def determined(self) -> bool:
+        """Tell whether the data determine the parameters (the F test, module docstring)."""
+        return bool(self.p_value <= SIGNIFICANCE)
+
+    @property
+    def verdict(self) -> str:
+        """Return why the fit is not determined by the data ('' when it is)."""
+        if self.determined:
+            return ""
+        return (f"the recorded efforts are not explained by the motion: the fit is no better "
+                f"than per-joint constants (F = {self.f_statistic:.3g}, p = {self.p_value:.2g}; "
+                f"relative standard deviations up to {100 * np.nanmax(self.relative_std):.3g} %), "
+                "so the data do not determine the parameters (is the effort field the joint "
+                "torques, in the robot's joint order and units?)")
+
     def report(self) -> str:
         """Return a table of the estimates and the per-joint torque errors."""
         lines = [f"{self.method.upper()} identification from {self.samples} samples: "
                  f"{self.base.count} base parameters, "
-                 f"condition number {self.condition_number:.4g}",
+                 f"condition number {self.condition_number:.4g}, friction fitted: "
+                 f"{', '.join(self.friction) or 'none'}",
                  f"{'base parameter':<22} {'input':>12} {'identified':>12} {'std':>10} "
                  f"{'rel. std':>9}"]
         for name, prior, est, std, rel in zip(self.names, self.prior, self.estimates, self.std,
@@ -105,8 +146,11 @@ class IdentificationResult:
             lines.append(
                 f"{name:<22} {self.initial_residual_rms[j]:12.5g} {self.residual_rms[j]:12.5g} "
                 f"{self.noise_std[j]:10.3g}")
+        lines.append(f"F test of the fit: F = {self.f_statistic:.4g}, p = {self.p_value:.3g}")
         if self.problems:
             lines.append("not physically consistent: " + "; ".join(self.problems))
+        if not self.determined:
+            lines.append("NOT DETERMINED: " + self.verdict)
         return "\n".join(lines)
 
 
@@ -131,23 +175,41 @@ def _row_weights(model, weights, n):
     return w
 
 
-def _joint_factors(model, base, q, qd, qdd, tau) -> np.ndarray:
+def joint_factors(model, base, friction, q, qd, qdd, tau) -> np.ndarray:
     """
-    Return each joint's triangular factor of its base regressor and torques.
+    Return each joint's triangular factor of its base regressor and torques, with two sums.
 
     Per joint j, the triangular factor R_j (b+1, b+1) of [W_j, tau_j] (W_j: joint j's rows of
     the base regressor), accumulated over chunks of samples, so that the whole regressor is
-    never held in memory.  Any row weighting then works on these factors alone.
+    never held in memory; any row weighting then works on these factors alone.  Returned as
+    (n, b + 3, b + 1): rows b+1 and b+2 hold, in their first two entries, the sample count and
+    the sum of tau_j (for the F test's per-joint means).
     """
     b, n = base.count, model.n
-    factors = np.zeros((n, b + 1, b + 1))
+    factors = np.zeros((n, b + 3, b + 1))
     for start in range(0, q.shape[0], CHUNK):
         stop = start + CHUNK
-        W = base.columns(regressor(model, q[start:stop], qd[start:stop], qdd[start:stop]))
+        W = base.columns(regressor(model, q[start:stop], qd[start:stop], qdd[start:stop],
+                                   friction))
         for j in range(n):
             rows = np.hstack([W[:, j, :], tau[start:stop, j, None]])
-            factors[j] = scipy.linalg.qr(np.vstack([factors[j], rows]), mode="r")[0][:b + 1]
+            factors[j, :b + 1] = scipy.linalg.qr(np.vstack([factors[j, :b + 1], rows]),
+                                                 mode="r")[0][:b + 1]
+    factors[:, b + 1, 0] = q.shape[0]
+    factors[:, b + 2, 0] = tau.sum(axis=0)
     return factors
+
+
+def merge_factors(parts) -> np.ndarray:
+    """Return the factors of several blocks of samples as if they had been one block."""
+    parts = list(parts)
+    b = parts[0].shape[2] - 1
+    out = np.zeros_like(parts[0])
+    for j in range(out.shape[0]):
+        stacked = np.vstack([p[j, :b + 1] for p in parts])
+        out[j, :b + 1] = scipy.linalg.qr(stacked, mode="r")[0][:b + 1]
+    out[:, b + 1:] = sum(p[:, b + 1:] for p in parts)
+    return out
 
 
 def _solve(factors: np.ndarray, w: np.ndarray, base, model):
@@ -158,8 +220,9 @@ def _solve(factors: np.ndarray, w: np.ndarray, base, model):
     per joint).  Stacking w_j [W_j, tau_j] is equivalent to stacking w_j R_j (same Gram
     matrix). Raises InputError naming the base parameters the data leave undetermined.
     """
-    b = factors.shape[1] - 1
-    R_aug = scipy.linalg.qr(np.concatenate(factors * w[:, None, None]), mode="r")[0][:b + 1]
+    b = factors.shape[2] - 1
+    R_aug = scipy.linalg.qr(np.concatenate(factors[:, :b + 1] * w[:, None, None]),
+                            mode="r")[0][:b + 1]
     R, Qty = R_aug[:b, :b], R_aug[:b, b]
     unexcited = _unexcited(base, R)
     if unexcited:
@@ -168,9 +231,13 @@ def _solve(factors: np.ndarray, w: np.ndarray, base, model):
             f"tell them apart): {', '.join(unexcited)}; move the joints they belong to "
             f"(e.g. an excitation trajectory from `robot-dynamics excite`)")
     theta = scipy.linalg.solve_triangular(R, Qty)
+    return theta, R, Qty, _residual_ss(factors, theta)
+
+
+def _residual_ss(factors, theta) -> np.ndarray:
+    b = factors.shape[2] - 1
     x = np.append(theta, -1.0)
-    residual_ss = np.array([float(np.sum((F @ x) ** 2)) for F in factors])
-    return theta, R, Qty, residual_ss
+    return np.array([float(np.sum((F[:b + 1] @ x) ** 2)) for F in factors])
 
 
 def _unexcited(base, R) -> list[str]:
@@ -182,6 +249,8 @@ def _unexcited(base, R) -> list[str]:
     scale = np.linalg.norm(R, axis=0)
     dead = [k for k in np.flatnonzero(scale <= 1e-300)]
     live = np.flatnonzero(scale > 1e-300)
+    if not live.size:
+        return list(base.names)
     _, s, Vt = np.linalg.svd(R[:, live] / scale[live])
     null = Vt[s < SINGULAR * s[0]]
     for v in null:
@@ -189,35 +258,13 @@ def _unexcited(base, R) -> list[str]:
     return [base.names[k] for k in sorted(set(dead))]
 
 
-def identify(model, q, qd, qdd, tau, weights=None,
-             consistent: bool = False) -> IdentificationResult:
-    """
-    Identify the base parameters of a model from measured motion and torques.
-
-    Identify ``model``'s base parameters from measured joint motion and torques (seed 002,
-    7.86).
-
-    ``q, qd, qdd, tau``: (N, n) arrays (positions, velocities, accelerations, joint torques or
-    forces: the effort the model's ``rnea`` computes, friction and rotors included).  ``weights``:
-    None (ordinary least squares), "auto" (per-joint noise estimated from the ordinary fit), or
-    (n,) per-joint weights 1/sigma_j.  ``consistent``: constrain the fit to physically consistent
-    parameters.  See the module docstring; raises :class:`InputError` for bad or insufficient
-    data, naming the base parameters the data do not excite.
-    """
-    q, qd, qdd, tau = _check_data(model, q, qd, qdd, tau)
-    base = base_parameters(model)
-    N, n, b = q.shape[0], model.n, base.count
-    if N * n < EQUATIONS_PER_PARAMETER * b:
-        raise InputError(
-            f"too few samples: {N} samples x {n} joints = {N * n} equations for {b} base "
-            f"parameters of '{model.name}'; need at least {EQUATIONS_PER_PARAMETER * b} "
-            f"({-(-EQUATIONS_PER_PARAMETER * b // n)} samples)")
-    factors = _joint_factors(model, base, q, qd, qdd, tau)
+def _weighted_fit(model, base, factors, weights, N):
+    """Return (theta, R, Qty, residual_ss, w, noise, method): the (weighted) least squares."""
+    n, b = model.n, base.count
     w = _row_weights(model, weights, n)
     theta, R, Qty, residual_ss = _solve(factors, w, base, model)
-    dof = N * n - b
     noise = np.sqrt(residual_ss / max(N - b / n, 1.0))
-    method = "ols"
+    method = "ols" if weights is None else "wls"
     if isinstance(weights, str) and weights == "auto":
         # the ordinary fit leaks the noisiest joint's errors into the others' residuals, so the
         # weights are refined until the noise estimates settle (a few iterations)
@@ -229,46 +276,113 @@ def identify(model, q, qd, qdd, tau, weights=None,
             noise = np.sqrt(residual_ss / max(N - b / n, 1.0))
             if settled:
                 break
-        method = "wls"
-    elif weights is not None:
-        method = "wls"
-    s2 = float(np.sum(residual_ss * w ** 2)) / dof
+    return theta, R, Qty, residual_ss, w, noise, method
+
+
+def _f_test(factors, residual_ss, w, b, offsets):
+    """
+    Return the F statistic and p-value of the fit against per-joint constants (module docstring).
+
+    S0 per joint: ||tau_j||^2 - (sum tau_j)^2 / N (the factor's last diagonal entry is
+    ||tau_j - projection||, so ||tau_j||^2 is the squared norm of its last column).
+    """
+    N = factors[0, b + 1, 0]
+    total = np.array([float(np.sum(F[:b + 1, b] ** 2)) for F in factors])
+    S0 = float(np.sum(w ** 2 * (total - factors[:, b + 2, 0] ** 2 / N)))
+    S = float(np.sum(w ** 2 * residual_ss))
+    n = factors.shape[0]
+    dof_model, dof_rest = b - offsets, N * n - b
+    if dof_model <= 0 or dof_rest <= 0 or S <= 0.0:
+        return np.inf, 0.0
+    F = max(S0 - S, 0.0) / dof_model / (S / dof_rest)
+    return float(F), float(scipy.stats.f.sf(F, dof_model, dof_rest))
+
+
+def identify(model, q, qd, qdd, tau, weights=None, consistent: bool = False,
+             friction=None) -> IdentificationResult:
+    """
+    Identify the base parameters of a model from measured motion and torques.
+
+    Identify ``model``'s base parameters from measured joint motion and torques (seed 002,
+    7.86).
+
+    ``q, qd, qdd, tau``: (N, n) arrays (positions, velocities, accelerations, measured joint
+    efforts: torques or forces, friction, rotors and the sensor's offset included).
+    ``weights``: None (ordinary least squares), "auto" (per-joint noise estimated from the
+    ordinary fit), or (n,) per-joint weights 1/sigma_j.  ``consistent``: constrain the fit to
+    physically consistent parameters.  ``friction``: the friction kinds fitted (module
+    docstring; None: the model's own).  Raises :class:`InputError` for bad or insufficient data,
+    naming the base parameters the data do not excite.
+    """
+    q, qd, qdd, tau = _check_data(model, q, qd, qdd, tau)
+    kinds = friction_kinds(model, friction)
+    base = base_parameters(model, kinds)
+    N, n, b = q.shape[0], model.n, base.count
+    if N * n < EQUATIONS_PER_PARAMETER * b:
+        raise InputError(
+            f"too few samples: {N} samples x {n} joints = {N * n} equations for {b} base "
+            f"parameters of '{model.name}'; need at least {EQUATIONS_PER_PARAMETER * b} "
+            f"({-(-EQUATIONS_PER_PARAMETER * b // n)} samples)")
+    fitted = tau - known_friction(model, qd, kinds)
+    factors = joint_factors(model, base, kinds, q, qd, qdd, fitted)
+    return solve_factors(model, factors, kinds, weights, consistent,
+                         initial=np.sqrt(np.mean((tau - predicted_effort(model, q, qd, qdd)) ** 2,
+                                                 axis=0)))
+
+
+def solve_factors(model, factors, friction, weights=None, consistent: bool = False,
+                  initial=None) -> IdentificationResult:
+    """
+    Return the identification from the joints' factors (:func:`joint_factors`, merged).
+
+    ``initial``: the input model's per-joint RMS error on the same samples (for the report).
+    """
+    kinds = friction_kinds(model, friction)
+    base = base_parameters(model, kinds)
+    b, N = base.count, int(factors[0, base.count + 1, 0])
+    if N * model.n < EQUATIONS_PER_PARAMETER * b:
+        raise InputError(f"too few samples: {N} samples x {model.n} joints for {b} base "
+                         f"parameters of '{model.name}'")
+    theta, R, Qty, residual_ss, w, noise, method = _weighted_fit(model, base, factors,
+                                                                 weights, N)
+    s2 = float(np.sum(residual_ss * w ** 2)) / (N * model.n - b)
     Rinv = scipy.linalg.solve_triangular(R, np.eye(b))
     std = np.sqrt(s2 * (Rinv ** 2).sum(axis=1))
-    prior = parameter_vector(model)
+    offsets = int(np.count_nonzero(parameter_layout(model, kinds).offset >= 0))
+    F, p = _f_test(factors, residual_ss, w, b, offsets)
+    prior = parameter_vector(model, kinds)
     K = base.combination
+    pi = closest_affine(model, K, theta, prior, kinds)
     if consistent:
         # chi-square units: divide by s so that the prior term's weight means the same everywhere
         s = np.sqrt(s2) if s2 > 0 else 1.0
-        pi = consistent_fit(model, R / s, Qty / s, K, prior)
+        pi = consistent_fit(model, R / s, Qty / s, K, prior, kinds, estimate=pi)
         if pi is None:
             raise InputError(
                 f"the physically consistent fit failed for '{model.name}' "
-                "(solver did not converge)")
+                "(the solver did not converge, or its answer was not a set of real bodies)")
         theta = K @ pi
-        x = np.append(theta, -1.0)
-        residual_ss = np.array([float(np.sum((F @ x) ** 2)) for F in factors])
+        residual_ss = _residual_ss(factors, theta)
         method = "consistent"
-    else:
-        pi = closest_affine(model, K, theta, prior)
-        if consistency_problems(model, pi):
-            pi = closest_consistent(model, K, theta, prior)
-            if pi is None:
-                pi = closest_affine(model, K, theta, prior)
-    problems = tuple(consistency_problems(model, pi, tolerance=1e-7))
+    elif consistency_problems(model, pi, friction=kinds):
+        pi = closest_consistent(model, K, theta, prior, kinds)
+        if pi is None:
+            pi = closest_affine(model, K, theta, prior, kinds)
+    problems = tuple(consistency_problems(model, pi, tolerance=1e-7, friction=kinds))
     identified = None
     if problems:
         warnings.warn(
             f"identified parameters of '{model.name}' are not physically consistent "
             f"({'; '.join(problems)}); no robot file is written from them: identify with "
-            f"consistent=True (--consistent)", InconsistentParametersWarning, stacklevel=2)
+            f"consistent=True (the default of `robot-dynamics identify`)",
+            InconsistentParametersWarning, stacklevel=2)
     else:
-        identified = model_with_parameters(model, pi)
-    tau0 = rnea(model, q, qd, qdd)
+        identified = model_with_parameters(model, pi, friction=kinds)
     return IdentificationResult(
         base=base, estimates=theta, std=std, prior=K @ prior,
         condition_number=float(np.linalg.cond(R)),
         residual_rms=np.sqrt(residual_ss / N),
-        initial_residual_rms=np.sqrt(np.mean((tau - tau0) ** 2, axis=0)),
+        initial_residual_rms=np.full(model.n, np.nan) if initial is None else initial,
         noise_std=noise, weights=w, method=method, samples=N, parameters=pi, problems=problems,
-        model=identified, joint_names=model.joint_names)
+        model=identified, joint_names=model.joint_names, friction=kinds, f_statistic=F,
+        p_value=p)

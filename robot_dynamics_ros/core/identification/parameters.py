@@ -10,8 +10,14 @@ to tip, one block:
 * ``Im``, the rotor inertia of joint i's motor (motor side, as ``motor.rotor_inertia`` in the robot
   file; the seed's I_mi, 7.66-7.67, grouped with link i as in 7.77), if joint i has a motor (a
   rotor inertia or a gear ratio other than 1 in the model);
-* ``Fv``, ``Fc``, viscous and Coulomb friction of joint i (joint side, 7.106), for every joint if
-  the model has any friction.
+* ``Fv``, ``Fc``, viscous and Coulomb friction of joint i (joint side, Siciliano et al.,
+  Robotics: Modelling, Planning and Control, eq. 7.114: F_v qd + F_s sgn(qd)), and ``Fo``, the
+  joint's torque offset (what its effort sensor or drive reports at zero torque: a sensor bias,
+  an amplifier offset), each for every joint when the ``friction`` kinds say so.  By default
+  (``friction=None``) they are the model's own: ``Fv``, ``Fc`` if it has friction, ``Fo`` if it
+  has an offset, so that ``Y pi`` is what the model says a sensor measures, ``rnea`` plus the
+  offset (:func:`predicted_effort`).  Identification passes the kinds it fits
+  (:data:`FRICTION_KINDS`, any subset).
 
 Names are ``<kind>[<joint name>]``, e.g. ``mx[elbow]``, ``Izz[shoulder]``, ``Im[wrist]``.
 
@@ -33,12 +39,16 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..algorithms import rnea
 from ..errors import InputError
 from ..model import RobotModel
 from ..model.cache import model_constant
 from ..model.inertia import check_physical_inertia, inertia_entries
 
 LINK_KINDS = ("m", "mx", "my", "mz", "Ixx", "Ixy", "Ixz", "Iyy", "Iyz", "Izz")
+# joint friction and offset terms: robot-file key, column name prefix
+FRICTION_KINDS = ("viscous", "coulomb", "offset")
+_FRICTION_PREFIX = {"viscous": "Fv", "coulomb": "Fc", "offset": "Fo"}
 # (row, column) of the tensor entry of each inertia parameter
 TENSOR_ENTRIES = ((0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2))
 
@@ -49,9 +59,11 @@ class ParameterLayout(NamedTuple):
     names: tuple[str, ...]
     link: np.ndarray        # (n, 10) column of each link parameter
     rotor: np.ndarray       # (n,) column of Im, -1 where the joint has no motor
-    viscous: np.ndarray     # (n,) column of Fv, -1 without friction
-    coulomb: np.ndarray     # (n,) column of Fc, -1 without friction
+    viscous: np.ndarray     # (n,) column of Fv, -1 without it
+    coulomb: np.ndarray     # (n,) column of Fc, -1 without it
+    offset: np.ndarray      # (n,) column of Fo, -1 without it
     block_start: np.ndarray  # (n,) first column of joint i's block
+    friction: tuple = ()    # the friction kinds present, in FRICTION_KINDS order
 
     @property
     def size(self) -> int:
@@ -63,11 +75,28 @@ def joint_has_motor(model, i: int) -> bool:
     return bool(model.rotor_inertia[i] != 0.0 or model.gear_ratio[i] != 1.0)
 
 
-def _build_layout(model) -> ParameterLayout:
+def model_friction(model) -> tuple[str, ...]:
+    """Return the friction kinds the model has (nonzero somewhere): the layout's default."""
+    kinds = ("viscous", "coulomb") if model.has_friction else ()
+    return kinds + (("offset",) if model.has_torque_offset else ())
+
+
+def friction_kinds(model, friction=None) -> tuple[str, ...]:
+    """Return ``friction`` checked and in canonical order (None: :func:`model_friction`)."""
+    if friction is None:
+        return model_friction(model)
+    unknown = sorted(set(friction) - set(FRICTION_KINDS))
+    if unknown or isinstance(friction, str):
+        raise InputError(f"friction: expected a subset of {list(FRICTION_KINDS)}, "
+                         f"got {friction!r}")
+    return tuple(k for k in FRICTION_KINDS if k in friction)
+
+
+def _build_layout(model, friction: tuple[str, ...]) -> ParameterLayout:
     names, n = [], model.n
     link = np.zeros((n, 10), dtype=int)
-    rotor, viscous, coulomb, start = (np.full(n, -1) for _ in range(4))
-    friction = model.has_friction
+    rotor, start = np.full(n, -1), np.full(n, -1)
+    columns = {kind: np.full(n, -1) for kind in FRICTION_KINDS}
     for i, joint in enumerate(model.joint_names):
         start[i] = len(names)
         link[i] = np.arange(len(names), len(names) + 10)
@@ -75,22 +104,29 @@ def _build_layout(model) -> ParameterLayout:
         if joint_has_motor(model, i):
             rotor[i] = len(names)
             names.append(f"Im[{joint}]")
-        if friction:
-            viscous[i], coulomb[i] = len(names), len(names) + 1
-            names += [f"Fv[{joint}]", f"Fc[{joint}]"]
-    for a in (link, rotor, viscous, coulomb, start):
+        for kind in friction:
+            columns[kind][i] = len(names)
+            names.append(f"{_FRICTION_PREFIX[kind]}[{joint}]")
+    for a in (link, rotor, start, *columns.values()):
         a.setflags(write=False)
-    return ParameterLayout(tuple(names), link, rotor, viscous, coulomb, start)
+    return ParameterLayout(tuple(names), link, rotor, columns["viscous"], columns["coulomb"],
+                           columns["offset"], start, friction)
 
 
-def parameter_layout(model) -> ParameterLayout:
-    """Return the model's parameter layout (computed once per model)."""
-    return model_constant(model, "identification.layout", _build_layout)
+def parameter_layout(model, friction=None) -> ParameterLayout:
+    """
+    Return the model's parameter layout (computed once per model and friction kinds).
+
+    ``friction``: the friction kinds with columns (module docstring); None: the model's own.
+    """
+    kinds = friction_kinds(model, friction)
+    return model_constant(model, ("identification.layout", kinds),
+                          lambda m: _build_layout(m, kinds))
 
 
-def parameter_names(model) -> tuple[str, ...]:
+def parameter_names(model, friction=None) -> tuple[str, ...]:
     """Return names of the columns of ``regressor(model, ...)`` (see the module docstring)."""
-    return parameter_layout(model).names
+    return parameter_layout(model, friction).names
 
 
 def link_parameters(mass: float, com, inertia) -> np.ndarray:
@@ -113,34 +149,71 @@ def origin_inertia(theta: np.ndarray) -> np.ndarray:
     return tensor
 
 
-def parameter_vector(model) -> np.ndarray:
+def friction_values(model) -> dict[str, np.ndarray]:
+    """Return the model's per-joint friction coefficients and offsets by kind."""
+    return {"viscous": model.viscous, "coulomb": model.coulomb, "offset": model.torque_offset}
+
+
+def parameter_vector(model, friction=None) -> np.ndarray:
     """Return the model's own pi, in the order of :func:`parameter_names` (a new array)."""
-    layout, ch = parameter_layout(model), model.chain
+    layout, ch = parameter_layout(model, friction), model.chain
     pi = np.zeros(layout.size)
+    values = friction_values(model)
     for i in range(model.n):
         pi[layout.link[i]] = link_parameters(ch.mass[i], ch.com[i], ch.inertia[i])
         if layout.rotor[i] >= 0:
             pi[layout.rotor[i]] = ch.rotor_inertia[i]
-        if layout.viscous[i] >= 0:
-            pi[layout.viscous[i]] = ch.viscous[i]
-            pi[layout.coulomb[i]] = ch.coulomb[i]
+    for kind in layout.friction:
+        pi[friction_columns(layout, kind)] = values[kind]
     return pi
 
 
-def _check_vector(model, pi) -> np.ndarray:
+def friction_columns(layout: ParameterLayout, kind: str) -> np.ndarray:
+    """Return the columns of one friction kind (one per joint; the layout must have the kind)."""
+    return {"viscous": layout.viscous, "coulomb": layout.coulomb, "offset": layout.offset}[kind]
+
+
+def predicted_effort(model, q, qd, qdd) -> np.ndarray:
+    """
+    Return what the model says the joints' effort sensors read: ``rnea`` plus the torque offset.
+
+    The offset is no torque on the robot (no dynamics uses it) but is part of every measured
+    effort, so predictions compared with measurements include it.
+    """
+    return rnea(model, q, qd, qdd) + model.torque_offset
+
+
+def known_friction(model, qd, fitted) -> np.ndarray:
+    """
+    Return the friction and offset torques of the kinds *not* in ``fitted``, from the model.
+
+    Identification fits some kinds; the others are known (the robot file's values) and are
+    taken off the measured efforts first, so the fitted model keeps them.
+    """
+    qd = np.asarray(qd, dtype=float)
+    values = friction_values(model)
+    terms = {"viscous": qd, "coulomb": np.sign(qd), "offset": np.ones_like(qd)}
+    total = np.zeros_like(qd)
+    for kind in FRICTION_KINDS:
+        if kind not in fitted:
+            total = total + values[kind] * terms[kind]
+    return total
+
+
+def _check_vector(model, pi, friction=None) -> np.ndarray:
     pi = np.asarray(pi, dtype=float)
-    size = parameter_layout(model).size
+    size = parameter_layout(model, friction).size
     if pi.shape != (size,):
         raise InputError(
             f"parameter vector: expected shape ({size},) for robot '{model.name}', got {pi.shape}")
     if not np.isfinite(pi).all():
         raise InputError(
             "parameter vector: non-finite value for "
-            f"{parameter_names(model)[np.argmin(np.isfinite(pi))]}")
+            f"{parameter_names(model, friction)[np.argmin(np.isfinite(pi))]}")
     return pi
 
 
-def consistency_problems(model, pi, tolerance: float = 1e-9) -> list[str]:
+def consistency_problems(model, pi, tolerance: float = 1e-9, friction=None) -> list[str]:
     """
     Return why a parameter vector is not physically consistent.
 
@@ -151,10 +224,10 @@ def consistency_problems(model, pi, tolerance: float = 1e-9) -> list[str]:
     about the centre of mass is positive semi-definite with principal moments obeying the triangle
     inequality (``model.inertia.check_physical_inertia``); equivalently its pseudo-inertia
     [[tr(I)/2 E - I, h], [h^T, m]] is positive semi-definite (Wensing et al. 2017).  Rotor inertias
-    and friction coefficients must not be negative.
+    and friction coefficients must not be negative (offsets may have either sign).
     """
-    pi = _check_vector(model, pi)
-    layout, problems = parameter_layout(model), []
+    pi = _check_vector(model, pi, friction)
+    layout, problems = parameter_layout(model, friction), []
     for i, joint in enumerate(model.joint_names):
         theta = pi[layout.link[i]]
         m, h = theta[0], theta[1:4]
@@ -181,7 +254,7 @@ def consistency_problems(model, pi, tolerance: float = 1e-9) -> list[str]:
     return problems
 
 
-def model_with_parameters(model, pi, name: str | None = None) -> RobotModel:
+def model_with_parameters(model, pi, name: str | None = None, friction=None) -> RobotModel:
     """
     Return a copy of the model with other dynamic parameters.
 
@@ -194,8 +267,8 @@ def model_with_parameters(model, pi, name: str | None = None) -> RobotModel:
     the model's :class:`RobotDescriptionError` if pi is not physically consistent (see
     :func:`consistency_problems`).
     """
-    pi = _check_vector(model, pi)
-    layout, ch = parameter_layout(model), model.chain
+    pi = _check_vector(model, pi, friction)
+    layout, ch = parameter_layout(model, friction), model.chain
     spec = model.to_dict()
     for i, joint in enumerate(spec["joints"]):
         theta = pi[layout.link[i]]
@@ -214,9 +287,8 @@ def model_with_parameters(model, pi, name: str | None = None) -> RobotModel:
         if layout.rotor[i] >= 0:
             joint["motor"] = {"rotor_inertia": float(pi[layout.rotor[i]]),
                               "gear_ratio": float(model.gear_ratio[i])}
-        if layout.viscous[i] >= 0:
-            joint["friction"] = {"viscous": float(pi[layout.viscous[i]]),
-                                 "coulomb": float(pi[layout.coulomb[i]])}
+        for kind in layout.friction:
+            joint["friction"][kind] = float(pi[friction_columns(layout, kind)[i]])
     spec["payload"] = None
     if name is not None:
         spec["name"] = name

@@ -27,12 +27,11 @@ from typing import NamedTuple
 import numpy as np
 import scipy.linalg
 
-from ..algorithms import rnea
 from ..errors import InputError
 from ..model.inertia import inertia_entries
 from .base_parameters import base_parameters
 from .identify import _check_data
-from .parameters import LINK_KINDS, origin_inertia, parameter_layout
+from .parameters import LINK_KINDS, origin_inertia, parameter_layout, predicted_effort
 from .regressor import regressor
 
 SINGULAR = 1e-9
@@ -103,7 +102,7 @@ def identify_payload(model, q, qd, qdd, tau, reference=None,
     Y = regressor(model, q, qd, qdd)
     if reference is None:
         A = Y[..., cols].reshape(N * n, 10)
-        y = (tau - rnea(model, q, qd, qdd)).reshape(N * n)
+        y = (tau - predicted_effort(model, q, qd, qdd)).reshape(N * n)
         payload_columns = np.arange(10)
     else:
         q0, qd0, qdd0, tau0 = _check_data(model, *reference)

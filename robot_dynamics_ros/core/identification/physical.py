@@ -54,9 +54,9 @@ CHECK = 1e-7              # accepted as solved: J~ >= CHECK E in the link's own 
 REFUSE = 1e-3             # below -REFUSE the solver failed (no projection)
 
 
-def pseudo_inertia_map(model) -> list[np.ndarray]:
+def pseudo_inertia_map(model, friction=None) -> list[np.ndarray]:
     """Return per link, the (16, p) matrix A with vec(J) = A pi (row-major 4 x 4)."""
-    layout = parameter_layout(model)
+    layout = parameter_layout(model, friction)
     p = layout.size
     maps = []
     for cols in layout.link:
@@ -76,27 +76,32 @@ def pseudo_inertia_map(model) -> list[np.ndarray]:
     return maps
 
 
-def parameter_scales(model, prior: np.ndarray) -> np.ndarray:
+def parameter_scales(model, prior: np.ndarray, friction=None, estimate=None) -> np.ndarray:
     """
     Return a scale per parameter for distances to the prior.
 
-    A scale per parameter for distances to the prior: |prior value| plus 1 % of the largest
-    prior value of the same kind (so that zero-valued parameters are not pinned).
+    A scale per parameter for distances to the prior: |prior value| (or |estimate|, an
+    unconstrained fit's full parameters, where that is larger: a robot file without friction
+    has zeros there) plus 1 % of the largest value of the same kind (so that zero-valued
+    parameters are not pinned).
     """
-    layout = parameter_layout(model)
+    layout = parameter_layout(model, friction)
     scales = np.abs(prior).astype(float)
+    if estimate is not None:
+        scales = np.maximum(scales, np.abs(estimate))
     groups = [layout.link[:, k] for k in range(10)]
-    groups += [c[c >= 0] for c in (layout.rotor, layout.viscous, layout.coulomb)]
+    groups += [c[c >= 0] for c in (layout.rotor, layout.viscous, layout.coulomb, layout.offset)]
     groups[1] = layout.link[:, 1:4].ravel()            # first moments together
     groups[4] = layout.link[:, 4:10].ravel()           # inertias together
+    reference = scales.copy()
     for cols in groups:
         if cols.size:
-            floor = 0.01 * np.abs(prior[cols]).max()
+            floor = 0.01 * reference[cols].max()
             scales[cols] += floor if floor > 0 else 1e-6
     return np.maximum(scales, 1e-12)
 
 
-def link_scales(model, prior: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def link_scales(model, prior: np.ndarray, friction=None) -> tuple[np.ndarray, np.ndarray]:
     """
     Return per link a mass M and a length L of the prior body, for dimensionless pseudo-inertias.
 
@@ -104,7 +109,7 @@ def link_scales(model, prior: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     origin), each at least 1 % of the robot's largest (so that a massless or tiny prior link is
     measured on the robot's scale); 1 kg and 0.1 m for a robot whose prior has no mass at all.
     """
-    J = np.array([(A @ prior).reshape(4, 4) for A in pseudo_inertia_map(model)])
+    J = np.array([(A @ prior).reshape(4, 4) for A in pseudo_inertia_map(model, friction)])
     mass = J[:, 3, 3]
     top = float(mass.max()) if mass.size else 0.0
     M = np.maximum(mass, 0.01 * top) if top > 0 else np.ones(len(J))
@@ -119,11 +124,12 @@ def _scaling(M: float, L: float) -> np.ndarray:
     return np.diag([1.0 / L, 1.0 / L, 1.0 / L, 1.0]) / np.sqrt(M)
 
 
-def _constraints(model, pi, prior):
+def _constraints(model, pi, prior, friction):
     import cvxpy as cp
-    layout = parameter_layout(model)
+    layout = parameter_layout(model, friction)
     cons = []
-    for A, M, L in zip(pseudo_inertia_map(model), *link_scales(model, prior)):
+    for A, M, L in zip(pseudo_inertia_map(model, friction),
+                       *link_scales(model, prior, friction)):
         T = _scaling(M, L)
         J = cp.reshape(np.kron(T, T) @ A @ pi, (4, 4), order="C")
         cons.append(0.5 * (J + J.T) - MARGIN * np.eye(4) >> 0)
@@ -144,7 +150,7 @@ def _solve(problem) -> bool:
     return problem.status in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE)
 
 
-def _scaled_variable(model, prior):
+def _scaled_variable(model, prior, friction, estimate):
     """
     Return (z, pi) with pi = pi0 + S z, S the parameter scales (each unknown of order one).
 
@@ -153,27 +159,30 @@ def _scaled_variable(model, prior):
     """
     import cvxpy as cp
     z = cp.Variable(prior.size)
-    return z, prior + cp.multiply(parameter_scales(model, prior), z)
+    return z, prior + cp.multiply(parameter_scales(model, prior, friction, estimate), z)
 
 
-def consistent_fit(model, R: np.ndarray, y: np.ndarray, K: np.ndarray, prior=None):
+def consistent_fit(model, R: np.ndarray, y: np.ndarray, K: np.ndarray, prior=None,
+                   friction=None, estimate=None):
     """
     Return the consistent parameters that fit best.
 
     The consistent pi minimising ||R K pi - y||^2 + mu ||D (pi - pi0)||^2, checked by
     :func:`checked_consistent`; None if the solver fails.  Posed as the minimum of the norm (a
     second-order cone), not of its square: a quadratic objective's Hessian has the squared
-    condition number of R, on which the solver stalled short of its tolerance.
+    condition number of R, on which the solver stalled short of its tolerance.  ``estimate``:
+    an unconstrained fit's full parameters, for the scales (:func:`parameter_scales`).
     """
     import cvxpy as cp
-    prior = parameter_vector(model) if prior is None else np.asarray(prior, float)
-    z, pi = _scaled_variable(model, prior)
+    prior = parameter_vector(model, friction) if prior is None else np.asarray(prior, float)
+    z, pi = _scaled_variable(model, prior, friction, estimate)
     objective = cp.norm(cp.hstack([R @ K @ pi - y, np.sqrt(MU) * z]), 2)
-    problem = cp.Problem(cp.Minimize(objective), _constraints(model, pi, prior))
-    return checked_consistent(model, pi.value) if _solve(problem) else None
+    problem = cp.Problem(cp.Minimize(objective), _constraints(model, pi, prior, friction))
+    return checked_consistent(model, pi.value, friction) if _solve(problem) else None
 
 
-def closest_consistent(model, K: np.ndarray, base_values: np.ndarray, prior=None):
+def closest_consistent(model, K: np.ndarray, base_values: np.ndarray, prior=None,
+                       friction=None):
     """
     Return the consistent parameters closest to the prior for given base parameters.
 
@@ -181,12 +190,13 @@ def closest_consistent(model, K: np.ndarray, base_values: np.ndarray, prior=None
     None if there is none.
     """
     import cvxpy as cp
-    prior = parameter_vector(model) if prior is None else np.asarray(prior, float)
-    z, pi = _scaled_variable(model, prior)
+    prior = parameter_vector(model, friction) if prior is None else np.asarray(prior, float)
+    z, pi = _scaled_variable(model, prior, friction, None)
     scale = np.maximum(np.abs(base_values), 1e-9)
-    cons = _constraints(model, pi, prior) + [cp.multiply(1.0 / scale, K @ pi - base_values) == 0]
+    cons = _constraints(model, pi, prior, friction) + [
+        cp.multiply(1.0 / scale, K @ pi - base_values) == 0]
     problem = cp.Problem(cp.Minimize(cp.norm(z, 2)), cons)
-    return checked_consistent(model, pi.value) if _solve(problem) else None
+    return checked_consistent(model, pi.value, friction) if _solve(problem) else None
 
 
 def _link_from_pseudo_inertia(J: np.ndarray) -> np.ndarray:
@@ -196,7 +206,7 @@ def _link_from_pseudo_inertia(J: np.ndarray) -> np.ndarray:
     return np.concatenate([[J[3, 3]], J[:3, 3], [I_O[r, k] for r, k in TENSOR_ENTRIES]])
 
 
-def checked_consistent(model, pi) -> np.ndarray | None:
+def checked_consistent(model, pi, friction=None) -> np.ndarray | None:
     """
     Return a solver's pi made safely consistent, or None (module docstring, step 2).
 
@@ -211,9 +221,9 @@ def checked_consistent(model, pi) -> np.ndarray | None:
     pi = np.array(pi, dtype=float)
     if not np.isfinite(pi).all():
         return None
-    layout = parameter_layout(model)
-    M, L = link_scales(model, pi)
-    for cols, A, m, length in zip(layout.link, pseudo_inertia_map(model), M, L):
+    layout = parameter_layout(model, friction)
+    M, L = link_scales(model, pi, friction)
+    for cols, A, m, length in zip(layout.link, pseudo_inertia_map(model, friction), M, L):
         T = _scaling(m, length)
         J = T @ (A @ pi).reshape(4, 4) @ T
         values, vectors = np.linalg.eigh(0.5 * (J + J.T))
@@ -226,21 +236,22 @@ def checked_consistent(model, pi) -> np.ndarray | None:
         pi[cols] = _link_from_pseudo_inertia(Tinv @ J @ Tinv)
     for cols in (layout.rotor, layout.viscous, layout.coulomb):
         cols = cols[cols >= 0]
-        if np.any(pi[cols] < -REFUSE * np.abs(pi[cols]).max()):
+        if cols.size and np.any(pi[cols] < -REFUSE * np.abs(pi[cols]).max()):
             return None
         pi[cols] = np.maximum(pi[cols], 0.0)
-    return None if consistency_problems(model, pi) else pi
+    return None if consistency_problems(model, pi, friction=friction) else pi
 
 
-def closest_affine(model, K: np.ndarray, base_values: np.ndarray, prior=None) -> np.ndarray:
+def closest_affine(model, K: np.ndarray, base_values: np.ndarray, prior=None,
+                   friction=None) -> np.ndarray:
     """
     Return the parameters closest to the prior for given base parameters.
 
     The pi closest to the prior (scaled as above) with K pi = base_values, no other condition:
     pi = pi0 + S K^T (K S K^T)^-1 (pi_b - K pi0), S = diag(scales^2).
     """
-    prior = parameter_vector(model) if prior is None else np.asarray(prior, float)
-    S = parameter_scales(model, prior) ** 2
+    prior = parameter_vector(model, friction) if prior is None else np.asarray(prior, float)
+    S = parameter_scales(model, prior, friction) ** 2
     KS = K * S
     correction = KS.T @ np.linalg.solve(KS @ K.T, base_values - K @ prior)
     return prior + correction

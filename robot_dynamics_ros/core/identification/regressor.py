@@ -16,7 +16,8 @@ Newton-Euler recursion of ``algorithms/rnea.py`` (seed 002, 7.107-7.114) split b
 
 Rotor i (seed 002, 7.111-7.114, with rotor i on link i-1 spinning at k_r qd_i about z_i) adds to
 column Im_i the direct term k_r (wd_{i-1} . z_i + k_r qdd_i) on tau_i and the moment
-k_r (qd_i w_{i-1} x z_i + qdd_i z_i) on link i-1.  Friction columns are qd_i and sgn(qd_i).
+k_r (qd_i w_{i-1} x z_i + qdd_i z_i) on link i-1.  Friction columns (7.114) are qd_i and
+sgn(qd_i) (sgn(0) = 0, as ``rnea``), and an offset's column is 1 on joint i.
 
 The batch runs in chunks of ``CHUNK`` samples, every quantity a numpy column of the chunk (as in
 ``rnea_batch.py``).
@@ -100,18 +101,17 @@ def _link_wrench_columns(w, wd, a):
     return np.array([[c[k] for c in cols] for k in range(6)])
 
 
-def _wrench_columns(model):
+def _wrench_columns(layout):
     """Return the columns that carry a wrench (link parameters and rotors), in pi's order."""
-    layout = parameter_layout(model)
     cols = np.sort(np.concatenate([layout.link.ravel(), layout.rotor[layout.rotor >= 0]]))
     return cols, np.searchsorted(cols, layout.block_start)
 
 
-def _chunk(model, q, qd, qdd, out):
-    layout = parameter_layout(model)
+def _chunk(model, q, qd, qdd, out, layout):
     joints = joint_constants(model)
     links = _forward(model, q, qd, qdd)
-    cols, first = model_constant(model, "identification.wrench_columns", _wrench_columns)
+    cols, first = model_constant(model, ("identification.wrench_columns", layout.friction),
+                                 lambda _: _wrench_columns(layout))
     # wrench of every column (6, columns, samples), carried from frame to frame towards the base;
     # samples last, so that each column's row of samples is contiguous
     M = np.zeros((6, cols.size, q.shape[0]))
@@ -134,7 +134,10 @@ def _chunk(model, q, qd, qdd, out):
             out[:, i, layout.rotor[i]] = kr * (pwd[2] + kr * qdd[:, i])
         if layout.viscous[i] >= 0:
             out[:, i, layout.viscous[i]] = qd[:, i]
+        if layout.coulomb[i] >= 0:
             out[:, i, layout.coulomb[i]] = np.sign(qd[:, i])
+        if layout.offset[i] >= 0:
+            out[:, i, layout.offset[i]] = 1.0
         if i == 0:
             break
         # hand the columns to frame i-1: Rz(theta) into X, moment shifted by p = (a, 0, d),
@@ -150,22 +153,25 @@ def _chunk(model, q, qd, qdd, out):
         F[3], F[4], F[5] = nx, ca * ny - sa * nz, sa * ny + ca * nz
 
 
-def regressor(model, q, qd, qdd) -> np.ndarray:
+def regressor(model, q, qd, qdd, friction=None) -> np.ndarray:
     """
     Return the regressor Y with tau = Y pi.
 
     Y with tau = Y pi (seed 002, 7.81): shape (n, p) for one configuration, (N, n, p) for a
     batch.
 
-    The columns are named by ``parameter_names(model)``; ``Y @ parameter_vector(model)`` equals
-    ``rnea(model, q, qd, qdd)``.  ``q, qd, qdd``: (n,) or (N, n).
+    The columns are named by ``parameter_names(model, friction)``; with the model's own
+    friction kinds (``friction=None``) ``Y @ parameter_vector(model)`` equals
+    ``predicted_effort(model, q, qd, qdd)`` (``rnea``, plus the torque offset if the model has
+    one).  ``q, qd, qdd``: (n,) or (N, n).
     """
     (q, qd, qdd), batched = joint_arrays(model, q=q, qd=qd, qdd=qdd)
     if not batched:
-        return regressor(model, q[None], qd[None], qdd[None])[0]
-    N, p = q.shape[0], parameter_layout(model).size
+        return regressor(model, q[None], qd[None], qdd[None], friction)[0]
+    layout = parameter_layout(model, friction)
+    N, p = q.shape[0], layout.size
     out = np.zeros((N, model.n, p))
     for start in range(0, N, CHUNK):
         stop = min(start + CHUNK, N)
-        _chunk(model, q[start:stop], qd[start:stop], qdd[start:stop], out[start:stop])
+        _chunk(model, q[start:stop], qd[start:stop], qdd[start:stop], out[start:stop], layout)
     return out
