@@ -16,7 +16,9 @@ so it need not delay the signal.  Here:
    phase), then second-order central differences; ``savgol``: a Savitzky-Golay fit of degree 4
    whose window gives the same cut-off (Schafer 2011: f_c = (d + 1) / (3.2 M - 4.6) x f_s / 2 for
    half-width M), differentiated analytically;
-4. for identification (:func:`identification_data`) the torques are *not* filtered: tau = Y pi
+4. for identification (:func:`identification_data`) the filtered q, qd, qdd are evaluated back
+   at the recorded stamps (cubic splines of the smooth filtered signals) and the torques are
+   *not* filtered or interpolated: tau = Y pi
    holds sample by sample, and white torque noise stays white (independent errors, as the
    least-squares standard deviations assume) only if it is left alone.  Filtering tau would also
    need the same filter on every column of Y (Gautier's parallel filtering), since friction's
@@ -25,7 +27,8 @@ so it need not delay the signal.  Here:
    last 2 / f_c seconds are dropped (filter start-up), and so are the samples within 0.25 / f_c
    of a velocity reversal and those where a joint moves at under 2 % of its peak speed (Coulomb
    friction's jump, or sticking, makes the acceleration jump there, which no low-pass estimate
-   follows); every ``decimate``-th sample is kept.
+   follows), counting only joints that move (a range of at least 0.01 rad or m: a joint held
+   still only has noise for a velocity); every ``decimate``-th sample is kept.
 """
 from __future__ import annotations
 
@@ -41,8 +44,9 @@ SIGNAL_OVER_NOISE = 100.0     # power ratio, 20 dB
 ORDER = 4
 # cut-off / highest frequency seen: a 4th-order filtfilt passes 0.25 f_c to 3e-5
 CUTOFF_MARGIN = 4.0
-REVERSAL_WINDOW = 0.25    # samples left out on each side of a reversal, in 1 / f_c
+REVERSAL_WINDOW = 0.25     # samples left out on each side of a reversal, in 1 / f_c
 SLOW = 0.02               # speed below which a joint may stick, fraction of its peak
+STILL = 0.01              # a joint whose positions span less (rad or m) is held still
 METHODS = ("butterworth", "savgol")
 
 
@@ -69,6 +73,13 @@ class IdentificationData(NamedTuple):
     cutoff: float
     sample_rate: float     # of the input, Hz
     decimation: int
+    index: np.ndarray = np.zeros(0, dtype=int)    # of each sample in the recording
+    bad_torques: int = 0   # samples left out for a non-finite torque
+
+    def subset(self, rows) -> "IdentificationData":
+        """Return the samples ``rows`` (indices or a mask) of these."""
+        return self._replace(t=self.t[rows], q=self.q[rows], qd=self.qd[rows],
+                             qdd=self.qdd[rows], tau=self.tau[rows], index=self.index[rows])
 
 
 def _as_series(t, x, name):
@@ -186,51 +197,113 @@ def derivatives(t, q, qd=None, cutoff: float | None = None,
     return Derivatives(t, qf, qdf, qddf, float(cutoff), fs, method)
 
 
-def reversal_mask(qd: np.ndarray, half_width: int) -> np.ndarray:
+def moving_joints(q: np.ndarray) -> np.ndarray:
+    """Return which joints move: a range of filtered positions of at least ``STILL`` (rad or m)."""
+    return np.ptp(q, axis=0) >= STILL
+
+
+def reversal_mask(qd: np.ndarray, half_width, moving=None) -> np.ndarray:
     """
     Return the samples near a velocity reversal of any joint, or slower than 2 % of its peak.
 
     Coulomb friction jumps by 2 F_s where a joint's velocity changes sign, so its acceleration
     jumps too, and no low-pass estimate of the acceleration follows the jump: near a reversal the
     estimated qdd is wrong by about 2 F_s / B_jj whatever the filter.  Identification drops those
-    samples, ``half_width`` on each side (the usual practice, e.g. Gautier's), and the samples
-    where a joint moves at less than ``SLOW`` of its peak speed (where it may stick).
+    samples, ``half_width`` on each side (samples; one number, or one per joint), the usual
+    practice (e.g. Gautier's), and the samples where a joint moves at less than ``SLOW`` of its
+    peak speed (where it may stick).  Only the ``moving`` joints count (default all): a joint held
+    still has a velocity that is noise around zero, reversing all the time, and would leave no
+    sample at all.
     """
-    sign = np.sign(qd)
-    flips = np.flatnonzero(np.any(sign[1:] != sign[:-1], axis=1))
-    # a joint that sticks (stick-slip) has friction anywhere in [-F_s, F_s]: slow samples go too
-    mask = np.any(np.abs(qd) < SLOW * np.abs(qd).max(axis=0), axis=1)
-    for k in flips:
-        mask[max(k - half_width, 0):k + half_width + 2] = True
+    n = qd.shape[1]
+    moving = np.ones(n, dtype=bool) if moving is None else np.asarray(moving, bool)
+    widths = np.broadcast_to(np.asarray(half_width, dtype=int), (n,))
+    mask = np.zeros(qd.shape[0], dtype=bool)
+    for j in np.flatnonzero(moving):
+        sign = np.sign(qd[:, j])
+        # a joint that sticks (stick-slip) has friction anywhere in [-F_s, F_s]: slow samples go
+        mask |= np.abs(qd[:, j]) < SLOW * np.abs(qd[:, j]).max()
+        for k in np.flatnonzero(sign[1:] != sign[:-1]):
+            mask[max(k - widths[j], 0):k + widths[j] + 2] = True
     return mask
+
+
+def step_settling(error: float) -> float:
+    """
+    Return how long after a step (in 1 / f_c) the zero-phase filter is within ``error`` of it.
+
+    The 4th-order Butterworth run forwards and backwards (``lowpass``), measured on a unit step:
+    within 0.1 from 0.22 / f_c, 0.05 from 0.62 / f_c, 0.01 from 1.2 / f_c.  Identification uses
+    it to leave out, around a joint's velocity reversals, the samples where the filtered
+    acceleration still carries more of the Coulomb jump than the torque noise.
+    """
+    profile = _step_profile()
+    beyond = np.flatnonzero(profile > error)
+    return float(beyond[-1] + 1) / STEP_RESOLUTION if beyond.size else 0.0
+
+
+_PROFILE: list = []
+STEP_RESOLUTION = 200     # samples per 1 / f_c in the step response table
+
+
+def _step_profile() -> np.ndarray:
+    """Return the largest step error at or beyond each distance from the step (table, cached)."""
+    if not _PROFILE:
+        half = 8 * STEP_RESOLUTION
+        x = np.zeros(2 * half)
+        x[half:] = 1.0
+        error = np.abs(lowpass(x, float(STEP_RESOLUTION), 1.0) - x)
+        distance = np.maximum(error[half:], error[:half][::-1])
+        _PROFILE.append(np.maximum.accumulate(distance[::-1])[::-1])
+    return _PROFILE[0]
+
+
+def _at_stamps(d: Derivatives, t: np.ndarray):
+    """Return the filtered q, qd, qdd at the recorded stamps (cubic splines of smooth signals)."""
+    if d.t.size == t.size and np.array_equal(d.t, t):
+        return d.q, d.qd, d.qdd
+    return tuple(scipy.interpolate.CubicSpline(d.t, x, axis=0)(t) for x in (d.q, d.qd, d.qdd))
 
 
 def identification_data(t, q, tau, qd=None, cutoff: float | None = None,
                         method: str = "butterworth", decimate: int = 1,
-                        exclude_reversals: bool = True) -> IdentificationData:
+                        exclude_reversals: bool = True,
+                        reversal_window=REVERSAL_WINDOW) -> IdentificationData:
     """
     Turn positions (and velocities) and torques recorded at ``t`` into samples for identify.
 
-    The filter start-up (2 / f_c at each end) is dropped, and with ``exclude_reversals`` the
-    samples within 0.25 / f_c of a velocity reversal or slower than 2 % of their joint's peak
-    speed (:func:`reversal_mask`); then every
-    ``decimate``-th sample is kept.
+    The positions are filtered on a uniform clock and the filtered q, qd, qdd evaluated back at
+    the recorded stamps, where the torques were measured (the raw torques are never
+    interpolated).  Samples with a non-finite torque (marked bad by the caller) are left out and
+    counted.  The filter start-up (2 / f_c at each end) is dropped, and with
+    ``exclude_reversals`` the samples within 0.25 / f_c of a velocity reversal of a moving joint
+    or slower than 2 % of its peak speed (:func:`reversal_mask`; ``reversal_window``: in
+    1 / f_c, one number or one per joint); then every ``decimate``-th sample is kept.
     """
-    t, tau = _as_series(t, tau, "torques")
+    t, q = _as_series(t, q, "positions")
+    tau = np.asarray(tau, dtype=float)
+    tau = tau[:, None] if tau.ndim == 1 else tau
+    if tau.shape[0] != t.size:
+        raise InputError(f"torques: {tau.shape[0]} samples for {t.size} time stamps")
     if int(decimate) < 1:
         raise InputError(f"decimate: must be a positive integer, got {decimate}")
     d = derivatives(t, q, qd, cutoff, method)
-    tau_u = uniform_clock(t, tau)[1] if d.t.size != t.size or not np.array_equal(d.t, t) else tau
-    edge = int(np.ceil(2.0 * d.sample_rate / d.cutoff))
-    if d.t.size - 2 * edge < 16:
+    edge = 2.0 / d.cutoff
+    keep = (t >= d.t[0] + edge) & (t <= d.t[-1] - edge)
+    if np.count_nonzero(keep) < 16:
         raise InputError(
             f"recording too short: {d.t.size} samples at {d.sample_rate:.6g} Hz leave "
-            f"{max(d.t.size - 2 * edge, 0)} after dropping the filter start-up "
-            f"({edge} samples each end at a cut-off of {d.cutoff:.3g} Hz)")
-    keep = np.zeros(d.t.size, dtype=bool)
-    keep[edge:d.t.size - edge] = True
+            f"{np.count_nonzero(keep)} after dropping the filter start-up "
+            f"({edge:.3g} s at each end at a cut-off of {d.cutoff:.3g} Hz)")
     if exclude_reversals:
-        keep &= ~reversal_mask(d.qd, int(np.ceil(REVERSAL_WINDOW * d.sample_rate / d.cutoff)))
-    keep = np.flatnonzero(keep)[::int(decimate)]
-    return IdentificationData(d.t[keep], d.q[keep], d.qd[keep], d.qdd[keep], tau_u[keep],
-                              d.cutoff, d.sample_rate, int(decimate))
+        half = np.ceil(np.asarray(reversal_window, float) * d.sample_rate / d.cutoff)
+        near = reversal_mask(d.qd, half, moving_joints(d.q))
+        nearest = np.clip(np.rint((t - d.t[0]) * d.sample_rate).astype(int), 0, d.t.size - 1)
+        keep &= ~near[nearest]
+    bad = ~np.isfinite(tau).all(axis=1)
+    keep &= ~bad
+    index = np.flatnonzero(keep)[::int(decimate)]
+    fq, fqd, fqdd = _at_stamps(d, t)
+    return IdentificationData(t[index], fq[index], fqd[index], fqdd[index], tau[index],
+                              d.cutoff, d.sample_rate, int(decimate), index,
+                              int(np.count_nonzero(bad)))
