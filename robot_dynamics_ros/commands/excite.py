@@ -6,6 +6,11 @@ and torque limits that minimises the base regressor's condition number
 (``core/identification/excitation.py``), writes it as a trajectory file (positions, velocities,
 accelerations at ``--rate`` Hz over ``--periods`` periods, starting and ending at rest) that the
 nodes, ``robot-dynamics scale`` and the simulator run, and prints the condition number.
+
+The base regressor is that of what ``robot-dynamics identify`` fits by default: a rotor on every
+joint, viscous friction and a torque offset (Coulomb friction, sgn(qd), is left out of the design:
+its column jumps where a velocity crosses zero, which the optimiser's finite-difference gradients
+cannot follow; any motion in both directions excites it).
 """
 from __future__ import annotations
 
@@ -15,6 +20,7 @@ import yaml
 from tqdm import tqdm
 
 from ..core.identification import design_excitation
+from ..core.identification.pipeline import with_rotors
 from .conversion import add_output_arguments, write_output
 from .robot_argument import add_robot_argument, load_robot
 
@@ -53,7 +59,9 @@ def run(args) -> int:
     # the optimiser may stop before maxiter: the bar shows iterations done out of the most
     with tqdm(total=args.maxiter, desc="SLSQP iterations", unit="it", leave=False,
               disable=args.no_progress) as bar:
-        excitation = design_excitation(model, period=args.period, harmonics=args.harmonics,
+        excitation = design_excitation(with_rotors(model), period=args.period,
+                                       harmonics=args.harmonics,
+                                       friction=("viscous", "offset"),
                                        acceleration_limit=acceleration,
                                        velocity_scale=args.velocity_scale,
                                        effort_scale=args.effort_scale, seed=args.seed,

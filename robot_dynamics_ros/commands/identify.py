@@ -1,16 +1,19 @@
 """
-robot-dynamics identify <robot> <bag> -o identified.yaml: a corrected robot file from a recording.
+robot-dynamics identify <robot> <bag>... -o identified.yaml: a corrected robot file from bags.
 
-Reads sensor_msgs/JointState (position, effort, and velocity if recorded) from a rosbag2 bag
-(MCAP or SQLite3, ``robot_dynamics_ros.bags``), estimates velocities and accelerations by
-zero-phase filtering with a cut-off chosen from the data, identifies the base parameters by
-(weighted) least squares, optionally constrained to physical consistency, and writes a robot YAML
-with the input's kinematics, limits and names and the identified dynamic parameters (read back
-and checked before it is written, atomically).  With ``--payload`` only a payload on the last
-link is identified (the robot file is trusted, or ``--reference`` gives a recording without the
-payload) and written as the file's ``payload``.  Prints each base parameter with its standard
-deviation and the torque RMS per joint before (input model) and after, on the recording and on
-``--validate``, and plots measured against predicted torques.
+Reads sensor_msgs/JointState (position, effort, and velocity if recorded) from rosbag2 bags (MCAP
+or SQLite3, ``robot_dynamics_ros.bags``; several bags: their samples are stacked), turns motor
+currents into torques if asked (``--torque-constant``), leaves out bad samples by count, and runs
+``core.identification.pipeline.identify_recordings``: the acceleration filter chosen from the data
+and checked on a held-out share, rotors, viscous and Coulomb friction and torque offsets fitted
+for every joint, the fit constrained to physically consistent parameters.  Prints each base
+parameter with its standard deviation, the F test, the cut-off check and per-joint torque errors
+of the starting and the identified file on the held-out samples (and on ``--validate`` bags),
+then writes the robot file (YAML, or URDF with the package's extension for ``.urdf``) with the
+input's kinematics, limits and names, read back and checked, atomically, and a plot.  Nothing is
+written when the data do not determine the parameters (unless ``--force``) or with ``--ols``
+(plain least squares, for inspection).  With ``--payload`` only a payload on the last link is
+identified.
 """
 from __future__ import annotations
 
@@ -20,156 +23,270 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core import RobotModel, rnea
+from ..core import RobotModel
 from ..core.errors import InputError
-from ..core.identification import (InconsistentParametersWarning, identification_data, identify,
-                                   identify_payload, parameter_vector)
+from ..core.identification import (FRICTION_KINDS, InconsistentParametersWarning,
+                                   identification_data, identify_payload, parameter_vector,
+                                   predicted_effort)
+from ..core.identification.drives import gains_from_constants, gains_from_file
+from ..core.identification.pipeline import (IdentificationOptions, Recording, bad_efforts,
+                                            identify_recordings, prepare_validation)
+from ..core.identification.validation import rms, validation_report
 from ..core.model.dh_description import modified_dh_description, robot_yaml_text
 from ..core.model.urdf import is_urdf
+from ..core.model.urdf_export import urdf_text
 from ..core.yaml_loader import parse_yaml
-from .conversion import add_output_arguments, write_output
+from .conversion import write_output
+from .identify_plot import plot
 from .robot_argument import add_robot_argument, load_robot
 
-HELP = ("identify the robot's dynamic parameters (or a payload) from a bag of joint states and "
+HELP = ("identify the robot's dynamic parameters (or a payload) from bags of joint states and "
         "write the corrected robot file")
+FRICTION_CHOICES = {"none": (), "viscous": ("viscous",), "coulomb": ("coulomb",),
+                    "coulomb_viscous": ("viscous", "coulomb")}
 
 
 def add_arguments(parser):
     add_robot_argument(parser)
-    parser.add_argument("bag", help="rosbag2 bag directory (MCAP or SQLite3) with joint states")
-    add_output_arguments(parser, "identified robot YAML")
+    parser.add_argument("bags", nargs="+", metavar="BAG",
+                        help="rosbag2 bag directories (MCAP or SQLite3) with joint states; "
+                             "several: their samples are stacked")
+    parser.add_argument("-o", "--output", help="identified robot file to write (.yaml, or .urdf "
+                                               "with the package's extension elements)")
+    parser.add_argument("--force", action="store_true",
+                        help="overwrite an existing output, and write a fit even when the data do "
+                             "not determine the parameters")
     parser.add_argument("--topic", default="/joint_states",
                         help="JointState topic (default /joint_states)")
+    parser.add_argument("--ols", action="store_true",
+                        help="plain least squares without the consistency constraint: report "
+                             "only (with why the parameters are not real bodies), no file written")
     parser.add_argument("--consistent", action="store_true",
-                        help="constrain the fit to physically consistent parameters (LMI, cvxpy)")
+                        help="physically consistent fit (the default; kept for old scripts)")
+    parser.add_argument("--friction", choices=sorted(FRICTION_CHOICES), default="coulomb_viscous",
+                        help="joint friction fitted (default coulomb_viscous: F_v qd + F_c "
+                             "sgn(qd)); kinds not fitted keep the robot file's values")
+    parser.add_argument("--no-offset", action="store_true",
+                        help="do not fit a torque offset per joint (the robot file's is kept)")
+    parser.add_argument("--rotors", choices=("all", "file"), default="all",
+                        help="rotor inertia fitted for every joint (all, default) or only where "
+                             "the robot file has a motor")
+    parser.add_argument("--torque-constant", nargs="+", metavar="K",
+                        help="efforts are motor currents: per-joint torque constants (1 value or "
+                             "one per joint, times the file's gear ratios), or a YAML file of "
+                             "drive gains (doc/identification.md)")
+    parser.add_argument("--holdout", type=float, default=0.2,
+                        help="share of each bag held out to check the filter and the result "
+                             "(default 0.2; 0: none)")
+    parser.add_argument("--validate", metavar="BAG", nargs="+", default=[],
+                        help="other recordings to check the result on")
+    parser.add_argument("--weights", choices=("auto", "none"), default="auto",
+                        help="per-joint weights from the noise estimates (auto, default) or none")
+    parser.add_argument("--cutoff", type=float, default=None,
+                        help="low-pass cut-off in Hz (default: chosen from the data and checked "
+                             "on the held-out samples)")
+    parser.add_argument("--filter", choices=("butterworth", "savgol"), default="butterworth")
+    parser.add_argument("--decimate", type=int, default=1,
+                        help="keep every k-th sample (default 1)")
     parser.add_argument("--payload", action="store_true",
                         help="identify only a payload on the last link and write it as `payload`")
     parser.add_argument("--reference", metavar="BAG",
                         help="with --payload: a recording without the payload (else the robot "
                              "file's parameters are trusted)")
-    parser.add_argument("--validate", metavar="BAG",
-                        help="another recording to check the result on")
-    parser.add_argument("--weights", choices=("auto", "none"), default="auto",
-                        help="per-joint weights from the noise estimates (auto, default) or none")
-    parser.add_argument("--cutoff", type=float, default=None,
-                        help="low-pass cut-off in Hz (default: chosen from the data)")
-    parser.add_argument("--filter", choices=("butterworth", "savgol"), default="butterworth")
-    parser.add_argument("--decimate", type=int, default=1,
-                        help="keep every k-th sample (default 1)")
     parser.add_argument("--plot", metavar="PNG",
                         help="measured vs predicted torques (default: the output with .png)")
 
 
-def _recording(model, bag, topic, args, what):
+def _gains(model, args):
+    if not args.torque_constant:
+        return None
+    values = args.torque_constant
+    if len(values) == 1 and Path(values[0]).suffix in (".yaml", ".yml"):
+        return gains_from_file(model, values[0])
+    try:
+        numbers = [float(v) for v in values]
+    except ValueError:
+        raise InputError(f"--torque-constant: expected numbers or one YAML file, got "
+                         f"{' '.join(values)}") from None
+    return gains_from_constants(model, numbers)
+
+
+def _recording(model, bag, args, gains, what) -> Recording:
     from ..bags import load_joint_states
-    states = load_joint_states(bag, topic, joint_names=model.joint_names, progress=True)
+    states = load_joint_states(bag, args.topic, joint_names=model.joint_names, progress=True,
+                               skip_invalid=True)
+    dropped = sum(states.rejected.values())
     if states.position.shape[0] == 0:
-        raise InputError(f"{what} {bag}: no joint states on {topic}")
-    missing = np.isnan(states.effort).any(axis=1)
-    if missing.all():
-        raise InputError(f"{what} {bag}: the joint states on {topic} have no effort field "
-                         f"(identification needs the measured joint torques)")
-    if missing.any():
-        k = int(np.argmax(missing))
-        raise InputError(f"{what} {bag}: {int(missing.sum())} of {missing.size} joint states on "
-                         f"{topic} lack a finite effort for some joint (first: message {k}, "
-                         f"t = {states.time[k] * 1e-9:.9f} s)")
+        if dropped:     # read again, stopping at the first message, to say what is wrong with it
+            load_joint_states(bag, args.topic, joint_names=model.joint_names)
+        raise InputError(f"{what} {bag}: no joint states on {args.topic}")
+    if np.isnan(states.effort).all():
+        raise InputError(f"{what} {bag}: the joint states on {args.topic} have no effort field "
+                         f"(identification needs the measured joint torques or currents)")
     stamp = states.stamp if np.all(np.diff(states.stamp) > 0) else states.time
-    t = (stamp - stamp[0]) * 1e-9
+    tau = states.effort if gains is None else gains.torques(states.effort)
+    bad, message = bad_efforts(model, tau)
+    tau = np.where(bad[:, None], np.nan, tau)
+    notes = [f"{dropped} joint states dropped ({_reasons(states.rejected)})"] if dropped else []
+    notes += [message] if message else []
+    total = states.position.shape[0] + dropped
+    if dropped + int(bad.sum()) > total // 2:
+        raise InputError(f"{what} {bag}: more than half of the joint states are unusable: "
+                         + "; ".join(notes))
+    for note in notes:
+        print(f"{what} {bag}: {note}", file=sys.stderr)
     velocity = states.velocity if np.isfinite(states.velocity).all() else None
-    data = identification_data(t, states.position, states.effort, velocity, args.cutoff,
-                               args.filter, args.decimate)
-    print(f"{what} {bag}: {states.position.shape[0]} joint states, "
-          f"{data.sample_rate:.6g} Hz, cut-off {data.cutoff:.3g} Hz "
-          f"({'measured velocities' if velocity is not None else 'velocities from positions'}), "
-          f"{data.q.shape[0]} samples used (filter start-up and velocity reversals left out)",
-          file=sys.stderr)
-    return data
+    return Recording(str(bag), (stamp - stamp[0]) * 1e-9, states.position, velocity, tau)
 
 
-def _rms(a):
-    return np.sqrt(np.mean(a ** 2, axis=0))
+def _reasons(rejected: dict) -> str:
+    return ", ".join(f"{reason}: {count}" for reason, count in sorted(rejected.items()))
 
 
-def _table(title, names, before, after):
-    lines = [title, f"  {'joint':<20} {'RMS before':>12} {'RMS after':>12}"]
-    lines += [f"  {n:<20} {b:12.5g} {a:12.5g}" for n, b, a in zip(names, before, after)]
-    return "\n".join(lines)
+def _options(args, gains) -> IdentificationOptions:
+    if not 0.0 <= args.holdout < 1.0:
+        raise InputError(f"--holdout: must be at least 0 and below 1, got {args.holdout}")
+    friction = FRICTION_CHOICES[args.friction] + (() if args.no_offset else ("offset",))
+    return IdentificationOptions(
+        consistent=not args.ols, weights="auto" if args.weights == "auto" else None,
+        friction=tuple(k for k in FRICTION_KINDS if k in friction), rotors=args.rotors == "all",
+        gear_ratios=gains.gear_ratios if gains is not None else {}, cutoff=args.cutoff,
+        method=args.filter, decimate=args.decimate, holdout=args.holdout)
 
 
-def plot(path, model, data, predicted_before, predicted_after):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    n = model.n
-    fig, axes = plt.subplots(n, 1, figsize=(9, 1.8 * n), sharex=True)
-    for j, ax in enumerate(np.atleast_1d(axes)):
-        ax.plot(data.t, data.tau[:, j], color="0.6", lw=0.8, label="measured")
-        ax.plot(data.t, predicted_before[:, j], color="C3", lw=0.8, ls="--", label="input model")
-        ax.plot(data.t, predicted_after[:, j], color="C0", lw=1.0, label="identified")
-        ax.set_ylabel(f"{model.joint_names[j]}\nN m")
-        if j == 0:
-            ax.legend(loc="upper right", fontsize=7, ncol=3)
-    np.atleast_1d(axes)[-1].set_xlabel("time [s]")
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
+def _describe(fit, recordings, args) -> None:
+    for rec, cutoff in zip(recordings, fit.cutoffs):
+        print(f"bag {rec.name}: {rec.t.size} joint states over {rec.t[-1]:.4g} s, "
+              f"{'measured velocities' if rec.qd is not None else 'velocities from positions'},"
+              f" {args.filter} cut-off {cutoff:.3g} Hz", file=sys.stderr)
+    print(f"{fit.training.q.shape[0]} samples fitted, "
+          f"{0 if fit.held_out is None else fit.held_out.q.shape[0]} held out (filter start-up, "
+          f"velocity reversals and slow samples left out)")
+    if fit.check is not None:
+        print(fit.check.table(fit.model.joint_names))
 
 
 def run(args) -> int:
     model = load_robot(args)
+    if args.payload:
+        return _run_payload(model, args)
+    if not args.output and not args.ols:
+        raise InputError("identify: give the output robot file with -o/--output")
+    gains = _gains(model, args)
+    recordings = [_recording(model, bag, args, gains, "bag") for bag in args.bags]
+    options = _options(args, gains)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", InconsistentParametersWarning)
+        fit = identify_recordings(model, recordings, options)
+    _describe(fit, recordings, args)
+    result = fit.result
+    print(result.report())
+    if fit.holdout is not None:
+        print(fit.holdout.table())
+    validations = _validate(model, fit, args, gains, options)
+    if args.ols:
+        for w in caught:
+            print(f"note: {w.message}", file=sys.stderr)
+        print("--ols: plain least squares for inspection; no robot file written", file=sys.stderr)
+        return 0
+    if not result.determined and not args.force:
+        raise InputError(result.verdict + "; nothing written (--force writes it anyway)")
+    if result.model is None:
+        raise InputError("the identified parameters are not physically consistent: "
+                         + "; ".join(result.problems))
+    code = _write(model, result.model, args)
+    if code == 0:
+        png = args.plot or str(Path(args.output).with_suffix(".png"))
+        plot(png, model, result.model, fit, validations)
+        print(f"wrote {png} (measured vs predicted torques)", file=sys.stderr)
+    return code
+
+
+def _validate(model, fit, args, gains, options) -> list:
+    reports = []
+    if not args.validate or fit.result.model is None:
+        return reports
+    factor = 1.0 if fit.check is None else fit.check.factors[fit.check.chosen]
+    for bag in args.validate:
+        data = prepare_validation(_recording(model, bag, args, gains, "validation bag"),
+                                  factor, options)
+        report = validation_report(f"validation bag {bag}", model, fit.result.model, data)
+        print(report.table())
+        reports.append((report, data))
+    return reports
+
+
+def _write(model, identified, args) -> int:
+    urdf = Path(args.output).suffix.lower() == ".urdf"
+    what = "physically consistent parameters, friction and torque offsets"
+    note = f"{model.name}: {what} identified by `robot-dynamics identify` from " + \
+        ", ".join(Path(b).name for b in args.bags)
+    if urdf:
+        text = urdf_text(identified, note)
+        reloaded = RobotModel.from_urdf(text, tip_link="tool0")
+    else:
+        spec = modified_dh_description(identified) if is_urdf(args.robot) else \
+            identified.to_dict()
+        text = robot_yaml_text(spec, note + ".")
+        reloaded = RobotModel.from_dict(parse_yaml(text), "identified robot file")
+    _check_reloaded(identified, reloaded)
+    code = write_output(args, text, (args.robot, *args.bags))
+    if code == 0:
+        print(f"wrote {args.output}", file=sys.stderr)
+    return code
+
+
+def _check_reloaded(identified, reloaded) -> None:
+    """Refuse to write a file that does not read back as the identified model."""
+    rng = np.random.default_rng(0)
+    low = np.where(np.isfinite(identified.lower), identified.lower, -np.pi)
+    high = np.where(np.isfinite(identified.upper), identified.upper, np.pi)
+    q = rng.uniform(low, high, (20, identified.n))
+    qd, qdd = rng.uniform(-1, 1, (2, 20, identified.n))
+    a = predicted_effort(identified, q, qd, qdd)
+    b = predicted_effort(reloaded, q, qd, qdd)
+    if np.abs(a - b).max() > 1e-9 * max(1.0, np.abs(a).max()):
+        raise InputError("the identified robot file does not read back the same (nothing "
+                         "written)")
+
+
+def _payload_data(model, bag, args, what):
+    rec = _recording(model, bag, args, _gains(model, args), what)
+    data = identification_data(rec.t, rec.q, rec.tau, rec.qd, args.cutoff, args.filter,
+                               args.decimate)
+    print(f"{what} {bag}: {rec.t.size} joint states, {data.sample_rate:.6g} Hz, cut-off "
+          f"{data.cutoff:.3g} Hz, {data.q.shape[0]} samples used", file=sys.stderr)
+    return data
+
+
+def _run_payload(model, args) -> int:
     if not args.output:
         raise InputError("identify: give the output robot file with -o/--output")
-    data = _recording(model, args.bag, args.topic, args, "bag")
-    weights = "auto" if args.weights == "auto" else None
-    if args.payload:
-        reference = None
-        if args.reference:
-            ref = _recording(model, args.reference, args.topic, args, "reference bag")
-            reference = (ref.q, ref.qd, ref.qdd, ref.tau)
-        payload = identify_payload(model, data.q, data.qd, data.qdd, data.tau, reference=reference)
-        identified = model.with_payload(**payload.as_dict())
-        print(f"payload: mass {payload.mass:.6g} kg, "
-              f"centre of mass {np.round(payload.com, 6).tolist()} m "
-              f"(tool frame), inertia about it {np.round(payload.inertia, 8).tolist()} kg m^2")
-        print(f"  std of (m, m c, I) in joint frame '{model.joint_names[-1]}': "
-              f"{np.array2string(payload.std, precision=3)}")
-        after = _rms(data.tau - rnea(identified, data.q, data.qd, data.qdd))
-    else:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", InconsistentParametersWarning)
-            result = identify(model, data.q, data.qd, data.qdd, data.tau, weights=weights,
-                              consistent=args.consistent)
-        print(result.report())
-        if result.model is None:
-            for w in caught:
-                print(f"warning: {w.message}", file=sys.stderr)
-            raise InputError("the identified parameters are not physically consistent, so no "
-                             "robot file can hold them: run again with --consistent")
-        identified = result.model
-        after = result.residual_rms
-    before = _rms(data.tau - rnea(model, data.q, data.qd, data.qdd))
-    print(_table("torque RMS error on the identification data [N m or N]:", model.joint_names,
-                 before, after))
-    if args.validate:
-        val = _recording(model, args.validate, args.topic, args, "validation bag")
-        print(_table("torque RMS error on the validation data [N m or N]:", model.joint_names,
-                     _rms(val.tau - rnea(model, val.q, val.qd, val.qdd)),
-                     _rms(val.tau - rnea(identified, val.q, val.qd, val.qdd))))
+    data = _payload_data(model, args.bags[0], args, "bag")
+    reference = None
+    if args.reference:
+        ref = _payload_data(model, args.reference, args, "reference bag")
+        reference = (ref.q, ref.qd, ref.qdd, ref.tau)
+    payload = identify_payload(model, data.q, data.qd, data.qdd, data.tau, reference=reference)
+    identified = model.with_payload(**payload.as_dict())
+    print(f"payload: mass {payload.mass:.6g} kg, "
+          f"centre of mass {np.round(payload.com, 6).tolist()} m "
+          f"(tool frame), inertia about it {np.round(payload.inertia, 8).tolist()} kg m^2")
+    print(f"  std of (m, m c, I) in joint frame '{model.joint_names[-1]}': "
+          f"{np.array2string(payload.std, precision=3)}")
+    before = rms(data.tau - predicted_effort(model, data.q, data.qd, data.qdd))
+    after = rms(data.tau - predicted_effort(identified, data.q, data.qd, data.qdd))
+    print("torque RMS error on the recording [N m or N]:")
+    for name, b, a in zip(model.joint_names, before, after):
+        print(f"  {name:<20} {b:12.5g} {a:12.5g}")
     spec = modified_dh_description(identified) if is_urdf(args.robot) else identified.to_dict()
-    what = ("payload" if args.payload
-            else ("physically consistent " if args.consistent else "") + "parameters")
-    text = robot_yaml_text(spec, f"{model.name}: {what} identified by `robot-dynamics identify` "
-                                 f"from {Path(args.bag).name}.")
+    text = robot_yaml_text(spec, f"{model.name}: payload identified by `robot-dynamics identify`"
+                                 f" from {Path(args.bags[0]).name}.")
     reloaded = RobotModel.from_dict(parse_yaml(text), "identified robot file")
     if not np.allclose(parameter_vector(reloaded), parameter_vector(identified),
                        rtol=1e-9, atol=1e-12):
         raise InputError("the identified robot file does not read back the same (nothing written)")
-    code = write_output(args, text, (args.robot, args.bag))
+    code = write_output(args, text, (args.robot, *args.bags))
     if code == 0:
         print(f"wrote {args.output}", file=sys.stderr)
-        png = args.plot or str(Path(args.output).with_suffix(".png"))
-        plot(png, model, data, rnea(model, data.q, data.qd, data.qdd),
-             rnea(identified, data.q, data.qd, data.qdd))
-        print(f"wrote {png} (measured vs predicted torques)", file=sys.stderr)
     return code

@@ -1,0 +1,372 @@
+"""
+Identification from recordings with nothing to tune: filter, hold out, check, fit, validate.
+
+:func:`identify_recordings` is what ``robot-dynamics identify`` runs on the joint states of one or
+more recordings (their rows are stacked: least squares does not need them to be contiguous):
+
+1. **Rotors.**  With ``rotors`` every joint gets a rotor inertia column, also where the robot file
+   has no motor (a drive's reflected inertia k_r^2 I_m is a large part of a geared joint's
+   inertia): such a joint is given the motor model of ``with_rotors`` (gear ratio from the
+   drive-gain file, else ``DEFAULT_GEAR_RATIO``; beyond k_r^2 I_m qdd the rotor's terms scale
+   with 1 / k_r, so its exact value barely matters, and the file written holds exactly the
+   rotor that was fitted).
+2. **Acceleration estimation.**  Each recording's cut-off is chosen from its spectrum
+   (``filtering.choose_cutoff``) and then *checked on held-out data*: the fit is repeated with
+   the cut-off scaled by each of ``CUTOFF_FACTORS`` and the one whose weighted least-squares fit
+   predicts the held-out samples best is kept (the same samples for every candidate: the ones
+   every candidate keeps).  A cut-off too low distorts the motion, one too high lets encoder
+   noise into qdd (errors in the regressor bias the fit): the held-out torque error sees both.
+3. **Held-out share.**  ``holdout`` of each recording (``validation.holdout_mask``: the last
+   fifth of five stretches of time by default) is left out of every fit and used for the checks
+   and the report; the written model is the one fitted to the rest, so the report describes it.
+4. **Fit**: ``identify.solve_factors`` (consistent by default, weighted, friction and offsets
+   fitted), then per-joint errors of the starting and the identified model on the held-out
+   samples (``validation.validation_report``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import numpy as np
+
+from ..errors import InputError
+from ..model import RobotModel
+from .base_parameters import base_parameters
+from .filtering import IdentificationData, derivatives, identification_data
+from .identify import (EQUATIONS_PER_PARAMETER, _weighted_fit, joint_factors, merge_factors,
+                       solve_factors)
+from .parameters import (FRICTION_KINDS, friction_kinds, joint_has_motor, known_friction,
+                         predicted_effort)
+from .regressor import regressor
+from .validation import holdout_mask, rms, validation_report
+
+CUTOFF_FACTORS = (0.5, 0.71, 1.0, 1.41, 2.0)
+MIN_FACTOR = 1.0 / 16.0
+DEFAULT_GEAR_RATIO = 100.0
+NYQUIST_SHARE = 0.45          # cut-offs stay below this share of the sample rate
+WINDOWS = (0.25, 0.5, 1.0)    # reversal windows tried, in 1 / f_c
+WINDOW = 0.25                 # the one the cut-off search uses and the others must beat
+SIGNIFICANT = 2.0             # standard errors by which a candidate must beat the reference
+EFFORT_MARGIN = 10.0          # efforts beyond this times the effort limit are unusable samples
+MAX_EFFORT = 1e9              # the robot files' bound on efforts, where no limit is known
+
+
+class Recording(NamedTuple):
+    """One recording's raw samples: stamps (s), positions, velocities or None, efforts."""
+
+    name: str
+    t: np.ndarray
+    q: np.ndarray
+    qd: np.ndarray | None
+    tau: np.ndarray               # joint torques or forces; NaN where a sample is bad
+
+
+@dataclass(frozen=True)
+class IdentificationOptions:
+    """What :func:`identify_recordings` does (the command's defaults)."""
+
+    consistent: bool = True
+    weights: object = "auto"
+    friction: tuple = FRICTION_KINDS
+    rotors: bool = True
+    gear_ratios: dict = field(default_factory=dict)    # joint name -> k_r for added rotors
+    cutoff: float | None = None                        # Hz; None: chosen and checked
+    method: str = "butterworth"
+    decimate: int = 1
+    holdout: float = 0.2
+
+
+class CutoffCheck(NamedTuple):
+    """The cut-off candidates and their held-out errors (module docstring, step 2)."""
+
+    factors: tuple
+    cutoffs: list                 # per candidate: the cut-off of each recording (Hz)
+    heldout_rms: list             # per candidate: per-joint held-out RMS error
+    score: list                   # per candidate: sum over joints of (RMS / noise)^2
+    chosen: int
+    windows: object = None        # WindowCheck at the chosen cut-off
+
+    def table(self, joint_names) -> str:
+        """Return the check as printed by ``robot-dynamics identify``."""
+        lines = ["acceleration filter: cut-off checked on the held-out samples "
+                 "(held-out torque RMS per joint):"]
+        for k, factor in enumerate(self.factors):
+            mark = "  <- chosen" if k == self.chosen else ""
+            cut = ", ".join(f"{c:.3g}" for c in self.cutoffs[k])
+            errs = _errors_text(self.heldout_rms[k])
+            lines.append(f"  x{factor:<6.3g} {cut:>10} Hz  {errs}{mark}")
+        if self.windows is not None:
+            w = self.windows
+            lines.append("  samples left out around velocity reversals, checked the same way:")
+            for k, width in enumerate(w.windows):
+                mark = "  <- chosen" if k == w.chosen else ""
+                errs = _errors_text(w.heldout_rms[k])
+                lines.append(f"  +-{width:<4g} / f_c      {errs}{mark}")
+        return "\n".join(lines)
+
+
+class WindowCheck(NamedTuple):
+    """The reversal windows tried at the chosen cut-off and their held-out errors."""
+
+    windows: tuple                # in 1 / f_c
+    heldout_rms: list
+    score: list
+    chosen: int
+
+
+def _errors_text(errors) -> str:
+    return "(no common held-out samples)" if errors is None else " ".join(
+        f"{e:.4g}" for e in errors)
+
+
+class RecordingsFit(NamedTuple):
+    """What :func:`identify_recordings` found."""
+
+    model: RobotModel             # the model identified against (rotors added)
+    result: object                # IdentificationResult
+    training: IdentificationData  # the samples fitted (all recordings)
+    held_out: IdentificationData | None
+    cutoffs: list                 # the cut-off used for each recording (Hz)
+    check: CutoffCheck | None
+    holdout: object               # ValidationReport on the held-out samples, or None
+
+
+def bad_efforts(model, tau) -> tuple[np.ndarray, str]:
+    """
+    Return which samples have an unusable effort, and a message naming the joints and counts.
+
+    Unusable: not finite, or beyond ``EFFORT_MARGIN`` times the joint's effort limit (when the
+    model knows it; else beyond the robot files' bound on efforts): a value no drive produced, a
+    corrupt or uninitialised field.  Such samples are left out of the fit (positions are kept for
+    the filter), never clipped.
+    """
+    tau = np.asarray(tau, dtype=float)
+    limit = np.where(np.isfinite(model.effort_limit) & (model.effort_limit > 0),
+                     EFFORT_MARGIN * model.effort_limit, MAX_EFFORT)
+    with np.errstate(invalid="ignore"):
+        bad_entries = ~(np.abs(tau) <= limit)
+    bad = bad_entries.any(axis=1)
+    if not bad.any():
+        return bad, ""
+    counts = [f"'{name}': {int(c)}" for name, c in zip(model.joint_names, bad_entries.sum(axis=0))
+              if c]
+    return bad, (f"{int(bad.sum())} of {bad.size} samples left out for an effort that is not "
+                 f"finite or beyond {EFFORT_MARGIN:g} x the joint's effort limit "
+                 f"(by joint: {', '.join(counts)})")
+
+
+def with_rotors(model, gear_ratios=None) -> RobotModel:
+    """Return the model with a motor on every joint (rotor inertia 0 where the file has none)."""
+    gear_ratios = gear_ratios or {}
+    spec = model.to_dict()
+    for i, joint in enumerate(spec["joints"]):
+        if not joint_has_motor(model, i):
+            ratio = float(gear_ratios.get(joint["name"], DEFAULT_GEAR_RATIO))
+            joint["motor"] = {"rotor_inertia": 0.0, "gear_ratio": ratio}
+    return RobotModel.from_dict(spec, f"{model.name} (with rotors)")
+
+
+def _concat(parts) -> IdentificationData:
+    first = parts[0]
+    joined = {f: np.concatenate([getattr(p, f) for p in parts])
+              for f in ("t", "q", "qd", "qdd", "tau", "index")}
+    return first._replace(**joined, bad_torques=sum(p.bad_torques for p in parts))
+
+
+class _Candidate(NamedTuple):
+    """One cut-off factor's data and weighted least-squares fit (module docstring, step 2)."""
+
+    factor: float
+    cutoffs: list            # per recording, Hz
+    training: list           # per recording
+    held: list               # per recording (None where nothing is held out)
+    factors: np.ndarray      # QR factors of the training samples (identify.joint_factors)
+    theta: np.ndarray        # weighted least-squares base parameters
+    noise: np.ndarray        # per-joint noise estimate
+
+
+class _Search:
+    """The cut-off candidates of a set of recordings, evaluated on demand."""
+
+    def __init__(self, model, kinds, recordings, options):
+        self.model, self.kinds, self.recordings, self.options = model, kinds, recordings, options
+        self.base = base_parameters(model, kinds)
+        spectral = [derivatives(r.t, r.q, r.qd, options.cutoff, options.method)
+                    for r in recordings]
+        self.spectral = [d.cutoff for d in spectral]
+        self.top = [NYQUIST_SHARE * d.sample_rate for d in spectral]
+        self.done: dict = {}
+
+    def cutoffs(self, factor: float) -> list:
+        return [min(factor * c, t) for c, t in zip(self.spectral, self.top)]
+
+    def capped(self, factor: float) -> bool:
+        """Tell whether every recording's cut-off is at the Nyquist cap at this factor."""
+        return all(factor * c >= t for c, t in zip(self.spectral, self.top))
+
+    def usable(self, factor: float, windows=WINDOW) -> bool:
+        """Tell whether this candidate leaves enough samples to determine the parameters."""
+        try:
+            self(factor, windows)
+        except InputError:
+            return False
+        return True
+
+    def __call__(self, factor: float, windows=WINDOW) -> _Candidate:
+        key = (factor, tuple(np.atleast_1d(windows).tolist()))
+        if key not in self.done:
+            self.done[key] = self._evaluate(factor, windows)
+        return self.done[key]
+
+    def _evaluate(self, factor: float, windows) -> _Candidate:
+        options, model, kinds = self.options, self.model, self.kinds
+        training, held = [], []
+        for r, c in zip(self.recordings, self.cutoffs(factor)):
+            data = identification_data(r.t, r.q, r.tau, r.qd, c, options.method,
+                                       options.decimate, reversal_window=windows)
+            mask = holdout_mask(data.t, options.holdout, r.t[0], r.t[-1])
+            training.append(data.subset(~mask))
+            held.append(data.subset(mask) if mask.any() else None)
+        parts = [joint_factors(model, self.base, kinds, d.q, d.qd, d.qdd,
+                               d.tau - known_friction(model, d.qd, kinds)) for d in training]
+        factors = merge_factors(parts)
+        count = int(factors[0, -2, 0])
+        if count * model.n < EQUATIONS_PER_PARAMETER * self.base.count:
+            raise InputError(f"only {count} samples left to fit at a cut-off of "
+                             f"{', '.join(f'{c:.3g}' for c in self.cutoffs(factor))} Hz (filter "
+                             "start-up, velocity reversals and slow samples left out)")
+        theta, *_, noise, _ = _weighted_fit(model, self.base, factors, options.weights, count)
+        return _Candidate(factor, self.cutoffs(factor), training, held, factors, theta, noise)
+
+    def heldout(self, candidates) -> list:
+        """
+        Return each candidate's held-out residuals (samples, joints) on common samples.
+
+        The held-out samples every candidate keeps, so that they are compared on the same ones;
+        None if there are none.
+        """
+        sets = [[] for _ in candidates]
+        for i in range(len(self.recordings)):
+            parts = [c.held[i] for c in candidates]
+            if any(p is None for p in parts):
+                continue
+            common = parts[0].index
+            for p in parts[1:]:
+                common = np.intersect1d(common, p.index)
+            for k, p in enumerate(parts):
+                sets[k].append(p.subset(np.searchsorted(p.index, common)))
+        if not sets[0] or sum(p.t.size for p in sets[0]) < self.model.n:
+            return None
+        residuals = []
+        for c, parts in zip(candidates, sets):
+            held = _concat(parts)
+            W = self.base.columns(regressor(self.model, held.q, held.qd, held.qdd, self.kinds))
+            residuals.append(held.tau - W @ c.theta - known_friction(self.model, held.qd,
+                                                                     self.kinds))
+        return residuals
+
+
+def _pick(search, candidates, noise, reference: int):
+    """
+    Return the candidate to keep, the scores and the held-out RMS errors of all.
+
+    Score: the mean over held-out samples of sum_j (r_j / sigma_j)^2.  The lowest score wins only
+    if it beats the reference candidate's significantly: the paired difference of the per-sample
+    scores is more than ``SIGNIFICANT`` standard errors (the same samples, so the comparison is
+    not blurred by their scatter); else the reference stands.
+    """
+    residuals = search.heldout(candidates)
+    if residuals is None:
+        return reference, [np.nan] * len(candidates), [None] * len(candidates)
+    per_sample = [np.sum((r / noise) ** 2, axis=1) for r in residuals]
+    scores = [float(np.mean(p)) for p in per_sample]
+    best = int(np.argmin(scores))
+    difference = per_sample[reference] - per_sample[best]
+    error = np.std(difference) / np.sqrt(max(difference.size - 1, 1))
+    keep = best if difference.mean() > SIGNIFICANT * error else reference
+    return keep, scores, [rms(r) for r in residuals]
+
+
+def _check_cutoff(search: _Search) -> tuple[_Candidate, CutoffCheck]:
+    """
+    Return the chosen candidate and the check (module docstring, step 2).
+
+    ``CUTOFF_FACTORS`` first; while the best is the lowest or the highest factor tried, the
+    search steps on by sqrt(2) that way (to ``MIN_FACTOR``, until the cut-off reaches the
+    Nyquist cap, or until a cut-off leaves too few samples to fit).  The best held-out score
+    replaces the spectral cut-off if significantly better (:func:`_pick`).
+    """
+    factors = [f for f in CUTOFF_FACTORS if f <= 1.0 or not search.capped(f / np.sqrt(2))]
+    factors = [f for f in factors if f == 1.0 or search.usable(f)]
+    while True:
+        candidates = [search(f) for f in factors]
+        scores = _pick(search, candidates, search(1.0).noise, factors.index(1.0))[1]
+        best = int(np.nanargmin(scores)) if not np.all(np.isnan(scores)) else factors.index(1.0)
+        lower, upper = factors[0] / np.sqrt(2), factors[-1] * np.sqrt(2)
+        if best == 0 and lower >= MIN_FACTOR and search.usable(lower):
+            factors.insert(0, lower)
+        elif (best == len(factors) - 1 and not search.capped(factors[-1])
+              and search.usable(upper)):
+            factors.append(upper)
+        else:
+            break
+    chosen, scores, errors = _pick(search, candidates, search(1.0).noise, factors.index(1.0))
+    return candidates[chosen], CutoffCheck(tuple(factors), [c.cutoffs for c in candidates],
+                                           errors, scores, chosen)
+
+
+def _check_window(search: _Search, chosen: _Candidate):
+    """
+    Return the candidate at the chosen cut-off with the reversal window checked, and the check.
+
+    ``WINDOWS`` (in 1 / f_c) around velocity reversals are tried at the chosen cut-off and scored
+    like the cut-offs, on the held-out samples all of them keep (those far from reversals, where
+    every estimate of qdd is good): a narrow window fits more samples, a wide one fewer samples
+    whose accelerations the Coulomb jumps have not spoilt (``filtering.step_settling``).
+    """
+    windows = tuple(w for w in WINDOWS if w == WINDOW or search.usable(chosen.factor, w))
+    candidates = [search(chosen.factor, w) for w in windows]
+    pick, scores, errors = _pick(search, candidates, chosen.noise, windows.index(WINDOW))
+    return candidates[pick], WindowCheck(windows, errors, scores, pick)
+
+
+def identify_recordings(model, recordings, options=None) -> RecordingsFit:
+    """
+    Identify ``model`` from recordings (module docstring); ``model``: the starting robot file.
+
+    Returns the fit, the samples used, the cut-off check and the held-out report.  Raises
+    :class:`InputError` for recordings that cannot be used (named).
+    """
+    options = options or IdentificationOptions()
+    if not 0.0 <= options.holdout < 1.0:
+        raise InputError(f"holdout: must be in [0, 1), got {options.holdout}")
+    working = with_rotors(model, options.gear_ratios) if options.rotors else model
+    kinds = friction_kinds(working, options.friction)
+    search = _Search(working, kinds, recordings, options)
+    if options.cutoff is not None or options.holdout <= 0.0:
+        chosen, check = search(1.0), None
+    else:
+        chosen, check = _check_cutoff(search)
+    if check is not None:
+        chosen, windows = _check_window(search, chosen)
+        check = check._replace(windows=windows)
+    fitted = _concat(chosen.training)
+    held_parts = [h for h in chosen.held if h is not None]
+    held = _concat(held_parts) if held_parts else None
+    initial = rms(fitted.tau - predicted_effort(model, fitted.q, fitted.qd, fitted.qdd))
+    result = solve_factors(working, chosen.factors, kinds, options.weights, options.consistent,
+                           initial=initial)
+    report = None
+    if held is not None and result.model is not None:
+        report = validation_report("held-out samples", model, result.model, held)
+    return RecordingsFit(working, result, fitted, held, chosen.cutoffs, check, report)
+
+
+def prepare_validation(recording: Recording, factor: float, options) -> IdentificationData:
+    """Return a validation recording's samples, filtered at its spectral cut-off x ``factor``."""
+    spectral = derivatives(recording.t, recording.q, recording.qd, options.cutoff,
+                           options.method)
+    cutoff = min(factor * spectral.cutoff, NYQUIST_SHARE * spectral.sample_rate)
+    return identification_data(recording.t, recording.q, recording.tau, recording.qd, cutoff,
+                               options.method, options.decimate)
