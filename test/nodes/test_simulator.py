@@ -162,8 +162,15 @@ def test_gravity_compensation_alone_holds_the_arm(ros_env, ros_client, tmp_path)
 def test_without_commands_zero_torque_is_said_once_and_noise_is_added(
         ros_env, ros_client, tmp_path):
     namespace = private_namespace("free")
+    # a robot file whose effort sensors have offsets: published, never applied
+    spec = RobotModel.named("puma560").to_dict()
+    offsets = [0.5, -1.0, 0.25, 0.0, 0.1, -0.1]
+    for joint, offset in zip(spec["joints"], offsets):
+        joint["friction"]["offset"] = offset
+    robot_file = tmp_path / "puma560_offsets.yaml"
+    robot_file.write_text(yaml.safe_dump(spec))
     sim = NodeProcess.node(SIM, ros_env, tmp_path, "dynamics_simulator", namespace,
-                           {"robot_description": "puma560", "publish_rate": 200.0,
+                           {"robot_description": str(robot_file), "publish_rate": 200.0,
                             "command_timeout": 0.05, "noise.position": 1e-3,
                             "noise.seed": 3})
     try:
@@ -189,6 +196,10 @@ def test_without_commands_zero_torque_is_said_once_and_noise_is_added(
         sim.stop()
     positions = np.array([m.position for m in states.messages])
     assert positions.std(axis=0).min() > 2e-4          # noise of 1e-3 rad on every joint
+    # each effort is the applied torque (zero, then the command) plus the sensor's offset
+    applied = np.array([m.effort for m in states.messages]) - offsets
+    held = np.all(np.abs(applied - command.data) < 1e-9, axis=1)
+    assert np.all(held | np.all(np.abs(applied) < 1e-9, axis=1)) and held.sum() > 50
 
 
 def test_hold_until_command_keeps_time_still_until_the_controller_speaks(
