@@ -7,10 +7,12 @@ and torque limits that minimises the base regressor's condition number
 accelerations at ``--rate`` Hz over ``--periods`` periods, starting and ending at rest) that the
 nodes, ``robot-dynamics scale`` and the simulator run, and prints the condition number.
 
-The base regressor is that of what ``robot-dynamics identify`` fits by default: a rotor on every
-joint, viscous friction and a torque offset (Coulomb friction, sgn(qd), is left out of the design:
-its column jumps where a velocity crosses zero, which the optimiser's finite-difference gradients
-cannot follow; any motion in both directions excites it).
+The base regressor is that of what ``robot-dynamics identify`` fits by default, a rotor on every
+joint and viscous friction, but for the Coulomb friction and offset columns: sgn(qd) and 1, which
+any motion in both directions excites.  Left in, their constant-size columns beside the rotors'
+k_r^2 qdd dominate the (unscaled) condition number, and sgn(qd) jumps where the optimiser's
+finite differences cannot follow: on the Puma the design then stopped at 1.8e6 using 11 % of
+the velocity limits (5.3e3 and 42 % without them, 40 iterations).
 """
 from __future__ import annotations
 
@@ -61,7 +63,7 @@ def run(args) -> int:
               disable=args.no_progress) as bar:
         excitation = design_excitation(with_rotors(model), period=args.period,
                                        harmonics=args.harmonics,
-                                       friction=("viscous", "offset"),
+                                       friction=("viscous",),
                                        acceleration_limit=acceleration,
                                        velocity_scale=args.velocity_scale,
                                        effort_scale=args.effort_scale, seed=args.seed,
