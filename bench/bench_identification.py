@@ -1,17 +1,23 @@
 """
-Speed of identification on the Puma 560: regressor of 100,000 samples and the least-squares fit.
+Speed of identification on the Puma 560: the regressor, the fits, and the command's pipeline.
 
     .venv/bin/python bench/bench_identification.py [--quick]
 
-Data: 100,000 states of a random multi-sine (full model: rotors and friction, 52 base parameters),
-torques of a perturbed robot plus 1 % noise.  Prints, best of ``--repeat`` runs:
+Data: N states of a random multi-sine (default 100,000 at 1 kHz), efforts of a 'real' Puma
+(other inertias, friction 1-2 % of the effort limits, torque offsets; ``real_robot``) plus 1 %
+noise, encoder noise 1e-5 rad.  Timed, best of ``--repeat`` runs, as ratios to references run in
+the same process:
 
-  * ``regressor`` of all samples, (100000, 6, 78), in one batched call;
-  * ``identify`` (ordinary least squares: regressor in chunks, per-joint QR factors, fit,
-    standard deviations, the full parameter set) and with weights="auto";
-  * the baselines timed in the same run: the same number of ``rnea`` calls as one batch, and as
-    single calls in a Python loop (timed on 10,000 and scaled);
-  * ``identify(consistent=True)`` (the LMI-constrained fit with cvxpy + Clarabel) for reference.
+  * the reference: ``rnea`` of the N samples as one batch; and Pinocchio's
+    ``computeJointTorqueRegressor`` (4.x, C++) called once per sample from Python on the same
+    robot's rigid URDF (timed on 10,000 samples and scaled), against our rigid ``regressor`` of
+    all N samples in one batched call (the regressor has its own Newton-Euler recursion, kept for
+    this batched speed);
+  * ``regressor`` with what the command fits (rotors, viscous, Coulomb, offsets);
+  * ``identify`` with those columns: ordinary, weights="auto", consistent (cvxpy + Clarabel);
+  * ``identify_recordings``: what ``robot-dynamics identify`` runs after reading the bag: the
+    filter at every candidate cut-off and reversal window, the checks on the held-out share, the
+    consistent fit (from raw stamps, positions and efforts).
 
 Target (issue 12): regressor of 100,000 Puma samples and identification under 10 s.
 """
@@ -27,12 +33,16 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "test"))
+sys.path.insert(0, str(ROOT / "test" / "support"))
 
-from identification_data import multisine, perturbed  # noqa: E402
+from identification_data import multisine, real_robot  # noqa: E402
 from robot_dynamics_ros.core import RobotModel, rnea  # noqa: E402
 from robot_dynamics_ros.core.identification import (  # noqa: E402
-    InconsistentParametersWarning, base_parameters, identify, regressor)
+    FRICTION_KINDS, InconsistentParametersWarning, base_parameters, identify, predicted_effort,
+    regressor)
+from robot_dynamics_ros.core.identification.pipeline import (  # noqa: E402
+    Recording, identify_recordings, with_rotors)
+from robot_dynamics_ros.core.model.urdf_export import urdf_text  # noqa: E402
 
 
 def best(fn, repeat: int) -> float:
@@ -44,6 +54,21 @@ def best(fn, repeat: int) -> float:
     return min(times)
 
 
+def pinocchio_regressor_time(model, q, qd, qdd, samples: int):
+    """Return Pinocchio's time for ``samples`` single-sample regressors, or None without it."""
+    try:
+        import pinocchio as pin
+    except ImportError:
+        return None
+    pmodel = pin.buildModelFromXML(urdf_text(model.rigid()))
+    data = pmodel.createData()
+
+    def run():
+        for k in range(samples):
+            pin.computeJointTorqueRegressor(pmodel, data, q[k], qd[k], qdd[k])
+    return best(run, 1)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--samples", type=int, default=100_000)
@@ -52,36 +77,60 @@ def main() -> int:
     args = parser.parse_args()
     if args.quick:
         args.samples, args.repeat = 10_000, 1
-    model = RobotModel.named("puma560")
-    true = perturbed(model, [1.0, 1.1, 0.9, 1.2, 0.8, 1.3])
+    file_model = RobotModel.named("puma560")
+    model = with_rotors(file_model)
+    real = real_robot(file_model, payload=False)
     N = args.samples
-    t = np.linspace(0.0, N / 1000.0, N)
-    q, qd, qdd = multisine(model, t, np.random.default_rng(0))
-    tau = rnea(true, q, qd, qdd) + np.random.default_rng(1).normal(size=q.shape) * \
-        0.01 * model.effort_limit
-    base_parameters(model)      # per-model constant, computed once (not part of the timing)
+    t = np.arange(N) / 1000.0
+    rng = np.random.default_rng(1)
+    q, qd, qdd = multisine(model, t, np.random.default_rng(0), period=8.0)
+    tau = predicted_effort(real, q, qd, qdd) + rng.normal(size=q.shape) * 0.01 * \
+        model.effort_limit
+    measured_q = q + rng.normal(size=q.shape) * 1e-5
+    rigid = model.rigid()
+    for m, kinds in ((model, FRICTION_KINDS), (rigid, ())):
+        base_parameters(m, kinds)       # per-model constants, computed once (not timed)
 
     t_rnea = best(lambda: rnea(model, q, qd, qdd), args.repeat)
+    t_rigid = best(lambda: regressor(rigid, q, qd, qdd), args.repeat)
     loop = min(N, 10_000)
-    t_loop = best(lambda: [rnea(model, q[k], qd[k], qdd[k]) for k in range(loop)], 1) * N / loop
-    t_reg = best(lambda: regressor(model, q, qd, qdd), args.repeat)
+    t_pin = pinocchio_regressor_time(model, q, qd, qdd, loop)
+    t_reg = best(lambda: regressor(model, q, qd, qdd, FRICTION_KINDS), args.repeat)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", InconsistentParametersWarning)
-        t_ols = best(lambda: identify(model, q, qd, qdd, tau), args.repeat)
-        t_wls = best(lambda: identify(model, q, qd, qdd, tau, weights="auto"), args.repeat)
-        t_cons = best(lambda: identify(model, q, qd, qdd, tau, consistent=True), 1)
-    p, b = regressor(model, q[0], qd[0], qdd[0]).shape[1], base_parameters(model).count
-    print(f"Puma 560 (rotors, friction): {N:,} samples, {p} parameters, {b} base parameters")
-    print(f"  rnea, one batch               {t_rnea:8.3f} s   (baseline)")
-    print(f"  rnea, {N:,} single calls  {t_loop:8.3f} s   ({t_loop / t_rnea:.0f} x batch)")
-    print(f"  regressor, one batch          {t_reg:8.3f} s   "
-          f"({t_reg / t_rnea:.0f} x batched rnea, "
-          f"{t_reg / t_loop:.2f} x the rnea loop)")
-    print(
-        f"  identify (OLS)                {t_ols:8.3f} s   ({t_ols / t_rnea:.0f} x batched rnea)")
-    print(f"  identify (weights='auto')     {t_wls:8.3f} s")
-    print(f"  regressor + identify (OLS)    {t_reg + t_ols:8.3f} s   (target: under 10 s)")
-    print(f"  identify (consistent=True)    {t_cons:8.3f} s")
+        t_ols = best(lambda: identify(model, q, qd, qdd, tau, friction=FRICTION_KINDS),
+                     args.repeat)
+        t_wls = best(lambda: identify(model, q, qd, qdd, tau, weights="auto",
+                                      friction=FRICTION_KINDS), args.repeat)
+        t_cons = best(lambda: identify(model, q, qd, qdd, tau, weights="auto", consistent=True,
+                                       friction=FRICTION_KINDS), 1)
+        fit = []
+        t_pipe = best(lambda: fit.append(identify_recordings(
+            file_model, [Recording("bench", t, measured_q, None, tau)])), 1)
+    p = len(regressor(model, q[0], qd[0], qdd[0], FRICTION_KINDS)[0])
+    b = base_parameters(model, FRICTION_KINDS).count
+    check = fit[0].check
+    print(f"Puma 560 with rotors, viscous and Coulomb friction, offsets: {N:,} samples, "
+          f"{p} parameters, {b} base parameters")
+    print(f"  rnea, one batch (reference)          {t_rnea:8.3f} s")
+    print(f"  regressor, rigid, one batch          {t_rigid:8.3f} s   "
+          f"({t_rigid / t_rnea:.1f} x batched rnea)")
+    if t_pin is not None:
+        scaled = t_pin * N / loop
+        print(f"  Pinocchio computeJointTorqueRegressor, {N:,} single calls (from {loop:,}) "
+              f"{scaled:8.3f} s   (ours batched: {scaled / t_rigid:.2f} x faster)")
+    print(f"  regressor, with rotors and friction  {t_reg:8.3f} s   "
+          f"({t_reg / t_rnea:.1f} x batched rnea)")
+    print(f"  identify, ordinary                   {t_ols:8.3f} s   "
+          f"({t_ols / t_rnea:.1f} x batched rnea)")
+    print(f"  identify, weights='auto'             {t_wls:8.3f} s   "
+          f"({t_wls / t_rnea:.1f} x)")
+    print(f"  identify, weights='auto', consistent {t_cons:8.3f} s   "
+          f"({t_cons / t_rnea:.1f} x)")
+    print(f"  identify_recordings (the command's defaults, {len(check.factors)} cut-offs and "
+          f"{len(check.windows.windows)} windows tried) {t_pipe:8.3f} s   "
+          f"({t_pipe / t_rnea:.1f} x)")
+    print(f"  regressor + consistent identify      {t_reg + t_cons:8.3f} s   (target: under 10 s)")
     return 0
 
 
