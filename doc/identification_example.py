@@ -1,7 +1,7 @@
 """
-The README's identification example, end to end: a Puma 560 whose file is wrong.
+The identification page's example (doc/identification.md): a Puma 560 whose file is wrong.
 
-    .venv/bin/python docs/identification_example.py [workdir]
+    .venv/bin/python doc/identification_example.py [workdir]
 
 1. The "real" robot is the shipped Puma 560 with other link masses (-20 % .. +30 %), centres of
    mass moved by up to 2 cm and 30 % more friction; its file (config/robots/puma560.yaml) is the
@@ -11,8 +11,9 @@ The README's identification example, end to end: a Puma 560 whose file is wrong.
    control with the file's model tracking that trajectory; joint positions with 1e-5 rad of
    encoder noise and the applied torques with 1 % of each effort limit of noise are recorded as a
    bag at 1 kHz (and a second run on another trajectory for validation).
-4. ``robot-dynamics identify`` turns the bag into a corrected robot file; the torque errors of the
-   file and of the identified model are printed, on both recordings.
+4. ``robot-dynamics identify`` (its defaults: consistent, friction and offsets, the filter checked
+   on a held-out share) turns the bag into a corrected robot file; the torque errors of the file
+   and of the identified model are printed, on the held-out share and on the validation run.
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "test"))
+sys.path.insert(0, str(ROOT / "test" / "support"))
 
 from identification_data import perturbed  # noqa: E402
 from robot_dynamics_ros.bags import write_joint_states  # noqa: E402
@@ -73,7 +74,7 @@ def main() -> int:
         print(f"{name}: simulated {trajectory.duration:.0f} s, tracking error {error:.2e} rad")
         runs[name] = work / f"{name}_bag"
     out = work / "puma560_identified.yaml"
-    subprocess.run(CLI + ["identify", "puma560", str(runs["excitation"]), "--consistent",
+    subprocess.run(CLI + ["identify", "puma560", str(runs["excitation"]),
                           "--validate", str(runs["validation"]), "-o", str(out), "--force"],
                    check=True)
     identified = RobotModel.from_yaml(out)
