@@ -18,9 +18,6 @@ jittered stamps) this script
    (its rigid-body parameters, reflected rotor inertias and friction F_v qd + F_c sgn(qd) + F_0,
    as ``validate_dynamic_params.m`` evaluates them) on those samples, and on the other
    recordings (each model on the same filtered samples).
-
-The URDF (``URe/urdf/ur10e.urdf``) declares ``xmlns:xacro`` without using it; it is removed here
-(older readers of this package took the declaration for unexpanded xacro).
 """
 from __future__ import annotations
 
@@ -88,8 +85,7 @@ def main() -> int:
     work = Path(sys.argv[2]) if len(sys.argv) > 2 else Path(tempfile.mkdtemp(prefix="ur10e_"))
     work.mkdir(parents=True, exist_ok=True)
     gains, rigid, armature, friction = _published(clone)
-    urdf_text = (clone / "URe/urdf/ur10e.urdf").read_text().replace(
-        ' xmlns:xacro="http://ros.org/wiki/xacro"', "")
+    urdf_text = (clone / "URe/urdf/ur10e.urdf").read_text()
     urdf = work / "ur10e.urdf"
     urdf.write_text(urdf_text)
     model = RobotModel.from_urdf(urdf)
