@@ -1,7 +1,7 @@
 """
 Closed-loop tracking: the simulated Puma 560 under computed torque from inverse_dynamics_node.
 
-    python3 bench/bench_closed_loop.py [--plot bench/results/closed_loop.png]
+    python3 bench/bench_closed_loop.py [--plot doc/images/closed_loop.png]
 
 dynamics_simulator_node (1 kHz RK4, lockstep, /clock) and inverse_dynamics_node (mode
 computed_torque, Kp = 100, Kd = 20, use_sim_time) run as separate processes over DDS, as the

@@ -18,7 +18,7 @@ Printed next to the seeds' own formulas: seed 000 Table 3 (FGL: L-E, N-E, G-D), 
 multiplications at n = 6), seed 004 (Renaud: 181/127 for his customised 6R; counted here on
 config/robots/renaud6r.yaml, his geometry, and next to it the code generator's count,
 ``robot-dynamics codegen``).  Writes doc/formulation_counts.md (the tables) and
-bench/results/formulations_time.png (time against n), unless --no-write or --quick.
+doc/images/formulations_time.png (time against n), unless --no-write or --quick.
 """
 from __future__ import annotations
 
@@ -301,7 +301,7 @@ def markdown(rows, renaud6r, mixed, generated) -> str:
             "timed in the same run.  These reference implementations favour readability "
             "(numpy 3-vectors",
             "and 4x4 matrices); `rnea` is the production algorithm.  Plot: "
-            "`bench/results/formulations_time.png`.",
+            "`doc/images/formulations_time.png`.",
             "",
             "| n | rnea (us) | " + " | ".join(FORMULATIONS) + " |",
             "|---" * (len(FORMULATIONS) + 2) + "|"]
@@ -347,8 +347,8 @@ def main(argv=None) -> int:
     print(text)
     if not (args.no_write or args.quick):  # a quick run must not replace the full table
         (ROOT / "docs" / "formulations.md").write_text(text)
-        plot(rows, ROOT / "bench" / "results" / "formulations_time.png")
-        print("wrote doc/formulation_counts.md and bench/results/formulations_time.png")
+        plot(rows, ROOT / "doc" / "images" / "formulations_time.png")
+        print("wrote doc/formulation_counts.md and doc/images/formulations_time.png")
     return 0
 
 
