@@ -8,8 +8,9 @@ Reads sensor_msgs/JointState (``joint_states_topic``) and trajectory_msgs/JointT
 (``reference_topic``) in recorded order, without DDS, and writes a new bag with, for every valid
 joint state and with its header stamp and recorded time:
 
-* ``gravity_effort`` -- what gravity_compensation_node publishes: g(q) (seed 002, 7.39), plus
-  F_v qd + F_s sgn(qd) with ``friction_compensation``, within the effort limits as the node's
+* ``gravity_effort`` -- what gravity_compensation_node publishes: g(q) (Siciliano et al. 2009, eq.
+  7.39), plus F_v qd + F_s sgn(qd) with ``friction_compensation``, within the effort limits as the
+  node's
   ``effort_limit_policy`` (clamp by default; counted per joint in the report);
 * ``feedforward_effort`` -- what inverse_dynamics_node publishes while a reference is active:
   the reference sampled as joint_trajectory_controller samples it (``core.Reference``: start

@@ -1,5 +1,5 @@
 """
-Code generation: straight-line Python for one robot's dynamics (Renaud, seed 004).
+Code generation: straight-line Python for one robot's dynamics (Renaud 1987).
 
 The functions are rnea, nonlinear_effects, gravity_torques and mass_matrix, with operation counts.
 

@@ -1,10 +1,10 @@
 """
 A small DAG of named scalar expressions: the analytical form of Renaud's principles.
 
-Renaud (seed 004, 004:39-41 and 004:403-405) evaluates the model "under an analytical form":
-additions of 0 and multiplications by 0 or 1 are deleted, and every sub-expression that costs an
-operation gets a name that is reused, never expanded again.  This module does exactly that, for
-scalars:
+Renaud (Renaud 1987, introduction and end of the extrinsic calculation) evaluates the model "under
+an analytical form": additions of 0 and multiplications by 0 or 1 are deleted, and every
+sub-expression that costs an operation gets a name that is reused, never expanded again.  This
+module does exactly that, for scalars:
 
 * constant folding: ``x + 0 = x``, ``x * 0 = 0``, ``x * 1 = x``, ``x * -1 = -x``, constants combine
   (``c1 * (c2 * x) = (c1 c2) x``), ``x - x = 0``;

@@ -7,10 +7,11 @@ Each function gets its own expression DAG (so each has its own operation count):
 * ``nonlinear_effects(q, qd)``: the same with qdd = 0 as constants;
 * ``gravity_torques(q)``: the same with qd = qdd = 0 as constants (everything velocity- or
   acceleration-dependent folds away), no friction (sgn(0) = 0);
-* ``mass_matrix(q)``: column j is the torque for qdd = e_j with qd = 0 and no gravity (seed 000/001
-  "strobing", notes Sect. 0 point 5); only the lower triangle is built (rows i >= j only need the
-  backward pass from the tip down to joint j) and mirrored.  The unit accelerations are constants,
-  so each column only costs the links from j outward.
+* ``mass_matrix(q)``: column j is the torque for qdd = e_j with qd = 0 and no gravity (the
+  "strobing" identity behind Milićević et al.'s and Turney et al. 1980's tables); only the lower
+  triangle is built (rows i >= j only need the backward pass from the tip down to joint j) and
+  mirrored.  The unit accelerations are constants, so each column only costs the links from j
+  outward.
 """
 from __future__ import annotations
 
@@ -166,7 +167,7 @@ def _docstring(model, grouping, source, counts, step_lines, world_g) -> str:
             "do not edit.\n\n"
             f"Source: {source or '<in memory>'}; {model.n} joints "
             f"({', '.join(model.joint_types)}), {model.convention} DH.\n"
-            "Renaud's quasi-minimal Newton-Euler (seed 004, steps (0)-(10)) with augmented "
+            "Renaud's quasi-minimal Newton-Euler (Renaud 1987, steps (0)-(10)) with augmented "
             "bodies and\n"
             f"{grouping!r} parameter grouping; inertial parameters, gravity {world_g} m/s^2 "
             "(world frame),\n"

@@ -77,7 +77,7 @@ class GeneratedModel:
         """
         Return qdd = M(q)^-1 (tau - n(q, qd)).
 
-        Seed 001 Sect. 7, TML's forward-dynamics recipe.
+        Turney et al. 1980, Sect. 7, TML's forward-dynamics recipe.
         """
         (q, qd, tau), batched = joint_arrays(self.model, q=q, qd=qd, tau=tau)
         rhs = tau - self.nonlinear_effects(q, qd)

@@ -4,18 +4,20 @@ Numeric constants of a generated model: Renaud's augmented bodies, then grouped 
 Inputs are the model's internal modified-DH chain (``model.chain``, so standard-DH files work
 too).  Per link i (1-based in the comments, 0-based in the code):
 
-* moments at O_i in frame i (seed 004, 004:120-124): u^i = m^i d_ii and
+* moments at O_i in frame i (Renaud 1987, intrinsic calculation): u^i = m^i d_ii and
   k^i = phi^i - m^i d^_ii d^_ii = phi^i + m^i (|d|^2 E - d d^T);
-* augmented body i (004:126-139; step (0), 004:345-349, with the erratum p_{i,i+1}(i)):
+* augmented body i (Renaud 1987, definition of augmented body i; step (0), with the correction
+  p_{i,i+1}(i) of doc/references.md):
   m*i = sum_{j>=i} m^j, u*i = u^i + m*(i+1) p_{i,i+1}(i), k*i = k^i - m*(i+1) p^ p^.
   When joint i+1 is prismatic, p_{i,i+1}(i) = p0 + q_{i+1} zeta (zeta = z_{i+1}(i)) depends on the
   joint variable; the constant part is folded here and the q-dependent part is kept as
   coefficients (``u_q``, ``k_q``, ``k_qq``) that the emitter evaluates on line (step (0) on line).
 
 ``grouping="full"`` then regroups constants between neighbouring links, generalising Renaud's
-y5 - z6 observation (004:448, 004:454-456; the "exhaustive gathering" of base parameters is the
-later work of Khalil, Gautier and Bennis, not in the seeds).  Every transfer moves a mass
-distribution that has the same motion on both links, so every torque is unchanged exactly:
+y5 - z6 observation (Renaud 1987, example and conclusion; the "exhaustive gathering" of base
+parameters is the later work of Khalil, Gautier and Bennis, not in the source texts).  Every
+transfer moves a mass distribution that has the same motion on both links, so every torque is
+unchanged exactly:
 
 * revolute joint j: a distribution on the axis of joint j moves identically with link j and
   link j-1.  Two such pieces are moved from augmented body j to j-1 (or dropped, for j = 1, onto
@@ -31,7 +33,8 @@ distribution that has the same motion on both links, so every torque is unchange
   distribution with second moment k*j (all of it) can ride on link j-1 instead:
   k_{j-1} += R_{j-1,j} k*j R_{j-1,j}^T and k*j = 0.
 
-``grouping="augmented"`` stops after the augmented bodies: Renaud's own table (004:416-428).
+``grouping="augmented"`` stops after the augmented bodies: Renaud's own table (Renaud 1987,
+example).
 """
 from __future__ import annotations
 
@@ -68,7 +71,7 @@ class Link:
     u_q: np.ndarray | None = None    # u*i += q_{i+1} u_q          (joint i+1 prismatic)
     k_q: np.ndarray | None = None    # k*i += q_{i+1} k_q + q_{i+1}^2 k_qq
     k_qq: np.ndarray | None = None
-    rotor: float = 0.0  # I_m k_r (seed 002, 7.111/7.113)
+    rotor: float = 0.0  # I_m k_r (Siciliano et al. 2009, eqs. 7.111/7.113)
     gear: float = 1.0   # k_r
     viscous: float = 0.0
     coulomb: float = 0.0

@@ -1,15 +1,16 @@
 """
 Renaud's extrinsic algorithm, steps (0)-(10), emitted on the expression DAG.
 
-Seed 004, 004:314-405, as verified in notes seed-000-001-004 Sect. 3.5 (OCR errata fixed there:
+Renaud 1987, extrinsic calculation, with the corrections of doc/references.md (checked numerically:
 sigma-bar in (3b), sigma_i t_i in (5)/(6c)/(7a), e_i(i-1) and n_i(i-1) in (7b)/(9b), and
 Gamma^i = Z^t (sigma-bar n + sigma f) in (10)).  Vectors are tuples of three DAG nodes in the frame
 named in the comments; tensors are 3x3 tuples.  Quantities are intrinsic (the recursions of
-004 Sect. 3.4) and projected on the frame where they are cheapest, R_{i,i-1} being applied as
-Rz(-theta_i) after Rx(-alpha_{i-1}), which is a free permutation/negation when alpha_{i-1} is a
-multiple of pi/2 (its sine and cosine are snapped to exact 0/+-1, see parameters.py).
+Renaud 1987's intrinsic calculation) and projected on the frame where they are cheapest, R_{i,i-1}
+being applied as Rz(-theta_i) after Rx(-alpha_{i-1}), which is a free permutation/negation when
+alpha_{i-1} is a multiple of pi/2 (its sine and cosine are snapped to exact 0/+-1, see
+parameters.py).
 
-Additions to Renaud's rigid model, from seed 002 (as the core's rnea):
+Additions to Renaud's rigid model, from Siciliano et al. 2009 (as the core's rnea):
 * rotor i on link i-1 spinning at k_r qd_i about z_i: tau_i += I_m k_r (wd_{i-1} . z_i + k_r qdd_i)
   (7.111/7.114), and link i-1's moment gets I_m k_r (qdd_i z_i + qd_i w_{i-1} x z_i) (7.113);
 * friction: tau_i += F_v qd_i + F_s sgn(qd_i) (7.114).
@@ -136,7 +137,8 @@ class RenaudEmitter:
         zero3 = (g.zero,) * 3
         g.label = "trig"
         trig = [self.joint_trig(links[i], q[i]) for i in range(n)]
-        # Initial conditions (004:355, erratum): w_0 = a_0 = 0, alpha_0 = g Z, i.e. minus gravity.
+        # Initial conditions (Renaud 1987, corrected as in doc/references.md): w_0 = a_0 = 0,
+        # alpha_0 = g Z, i.e. minus gravity.
         w, acc, alpha = (zero3, zero3,
                          self.const_vec(-self.gravity_base if gravity else np.zeros(3)))
         b = None
@@ -198,7 +200,8 @@ class RenaudEmitter:
                 moment = self.vadd(moment, self.cross(p_next, e_next))
             torque = force[2] if link.prismatic else moment[2]                   # (10)
             g.label = "rotor"
-            if link.rotor != 0.0:  # seed 002, 7.111/7.114: I_m k_r (wd_{i-1} . z_i + k_r qdd_i)
+            # Siciliano et al. 2009, eqs. 7.111/7.114: I_m k_r (wd_{i-1} . z_i + k_r qdd_i)
+            if link.rotor != 0.0:
                 rotor = g.const(link.rotor)
                 torque = g.add(torque, g.mul(rotor, g.add(ap[2],
                                                           g.mul(g.const(link.gear), qdd[i]))))

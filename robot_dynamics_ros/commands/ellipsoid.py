@@ -1,12 +1,13 @@
 """
 robot-dynamics ellipsoid <robot> --q ...: the dynamic manipulability ellipsoid at a configuration.
 
-Prints the semi-axes, their directions and the gravity-induced centre of seed 002's ellipsoid
-(7.148) for the tool point's acceleration.  Planar arms (all joint axes along one world axis) use
-the two coordinates of their plane; spatial arms the three of the position, or ``--task``.  With
+Prints the semi-axes, their directions and the gravity-induced centre of Siciliano et al. 2009's
+ellipsoid (7.148) for the tool point's acceleration.  Planar arms (all joint axes along one world
+axis) use the two coordinates of their plane; spatial arms the three of the position, or
+``--task``.  With
 ``--plot`` a planar arm is drawn in its plane with the ellipse at its tip, with and without
-gravity, as seed 002's Fig. 7.15; a spatial arm as three 2-D projections (x-y, x-z, y-z) of the
-arm and of the ellipsoid (its shadows).
+gravity, as Siciliano et al. 2009's Fig. 7.15; a spatial arm as three 2-D projections (x-y, x-z,
+y-z) of the arm and of the ellipsoid (its shadows).
 """
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ from ..core.task_space import dynamic_manipulability, projected_ellipse
 from ..core.task_space.task import parse_task, planar_task_rows, ROW_NAMES
 from .robot_argument import add_robot_argument, load_robot
 
-HELP = "dynamic manipulability ellipsoid at a configuration (seed 002, 7.148), optionally plotted"
+HELP = ("dynamic manipulability ellipsoid at a configuration (Siciliano et al. 2009, eq. 7.148), "
+        "optionally plotted")
 AXES = "xyz"
 
 
@@ -110,7 +112,8 @@ def plot(model, q, ellipsoid, path: str) -> None:
         ax.grid(True, lw=0.3)
     axes[0][0].legend(loc="best", fontsize=8)
     torque = "torque / effort limit" if ellipsoid.torque_limited else "torque in N m"
-    fig.suptitle(f"{model.name}: dynamic manipulability ellipsoid (seed 002, 7.148)\n"
+    fig.suptitle(f"{model.name}: dynamic manipulability ellipsoid "
+                 "(Siciliano et al. 2009, eq. 7.148)\n"
                  f"unit norm of {torque}; drawn at 1 m = {1.0 / scale:.3g} m/s^2", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=90)

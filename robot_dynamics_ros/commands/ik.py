@@ -4,8 +4,8 @@ robot-dynamics ik <robot> --xyz X Y Z [--rpy R P Y]: inverse kinematics of a too
 Solves numerically (damped least squares within the joint limits, with restarts;
 ``core.task_space.inverse_kinematics``) for the pose of the tool (or ``--frame``) given as a
 position and roll-pitch-yaw angles (R = Rz(yaw) Ry(pitch) Rx(roll), as in URDF); without
-``--rpy`` only the position is solved for.  ``--all`` lists the closed-form solutions of seed
-003's 5R-1P arm instead.  Exits with 1 when the target is not reached.
+``--rpy`` only the position is solved for.  ``--all`` lists the closed-form solutions of Asada &
+Slotine 1986's 5R-1P arm instead.  Exits with 1 when the target is not reached.
 """
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def add_arguments(parser):
     parser.add_argument("--restarts", type=int, default=20, help="random restarts (default 20)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the restarts (default 0)")
     parser.add_argument("--all", action="store_true",
-                        help="all closed-form solutions (seed 003's 5R-1P arm only)")
+                        help="all closed-form solutions (Asada & Slotine 1986's 5R-1P arm only)")
 
 
 def run(args) -> int:
@@ -73,7 +73,8 @@ def _print_configuration(model, q, label="q"):
 
 def _closed_form(model, target) -> int:
     solutions = closed_form_ik_5r1p(model, target)
-    print(f"{model.name}: {len(solutions.q)} closed-form solutions (seed 003, 2-42 - 2-63)")
+    print(f"{model.name}: {len(solutions.q)} closed-form solutions "
+          "(Asada & Slotine 1986, eqs. 2-42 - 2-63)")
     for k, (q, inside) in enumerate(zip(solutions.q, solutions.within_limits)):
         print(f"solution {k + 1}" + ("" if inside else " (outside the joint limits)"))
         _print_configuration(model, q)

@@ -1,9 +1,9 @@
 """
 robot-dynamics scale: re-time a trajectory (or time a geometric path) within the limits.
 
-``robot-dynamics scale <robot> <trajectory.yaml>`` scales a timed trajectory (uniform, seed 002
-Sect. 7.7, or time-optimal); ``robot-dynamics scale <robot> --path <waypoints.yaml>`` times a
-geometric path (time-optimal; format in doc/scaling.md and core/trajectories/topp/path.py).
+``robot-dynamics scale <robot> <trajectory.yaml>`` scales a timed trajectory (uniform, Siciliano et
+al. 2009 Sect. 7.7, or time-optimal); ``robot-dynamics scale <robot> --path <waypoints.yaml>``
+times a geometric path (time-optimal; format in doc/scaling.md and core/trajectories/topp/path.py).
 Prints the
 scale factor or the new duration, the peak torque and velocity per joint against their limits
 and, for the time-optimal law, the binding limit of each stretch of the path; ``--plot`` writes

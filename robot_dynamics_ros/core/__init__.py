@@ -3,7 +3,7 @@ ROS-free dynamics core: robot models and the algorithms on them.
 
 Layout (see README.md, "Where things are"): ``model/`` the constant model and how it is built,
 ``algorithms/`` one file per algorithm, ``trajectories/`` sampling and re-timing of trajectories,
-``formulations/`` the seeds' formulations side by side, ``simulation/`` forward-dynamics
+``formulations/`` the source texts' formulations side by side, ``simulation/`` forward-dynamics
 simulation, ``task_space/`` inverse kinematics and task-space dynamics; ``errors.py`` the error
 hierarchy.
 """

@@ -9,7 +9,7 @@ and replaced as a whole (never mutated) when the payload changes, so a callback 
 Implementations:
 
 * ``"generated"`` (the default): the straight-line model that ``robot-dynamics codegen`` writes
-  (Renaud's quasi-minimal form, seed 004), generated and compiled in memory for this exact model
+  (Renaud's quasi-minimal form, Renaud 1987), generated and compiled in memory for this exact model
   (payload included) in a few tens of milliseconds; equal to the core to 1e-12 and 5-20x faster
   per call (gravity: ~3 us instead of ~80 us on the Puma).  Where generation is refused
   (CodegenError) the core is used and ``fallback_reason`` says why.
@@ -108,7 +108,7 @@ class Dynamics:
         raise AttributeError(f"Dynamics is immutable ({name})")
 
     def friction_torques(self, qd):
-        """F_v qd + F_s sgn(qd): the joint friction of the robot file (seed 002, 7.114)."""
+        """F_v qd + F_s sgn(qd): the joint friction of the robot file (Siciliano et al. 2009, eq. 7.114)."""
         return friction_torques(self.model, qd)
 
     def holding_torques(self, q, qd=None):

@@ -13,8 +13,8 @@ trajectory_scaler_node: retimes joint trajectories so that no joint exceeds its 
                                        scale_factor, duration)
 
 Parameters (tables ``common`` and ``trajectory_scaler``, doc/parameters.md): ``method``
-``uniform`` (seed 002, Sect. 7.7: q(t / c) with the smallest c >= 1) or ``time_optimal``
-(minimum-time law along the same path); ``effort_margin`` / ``velocity_margin`` /
+``uniform`` (Siciliano et al. 2009, Sect. 7.7: q(t / c) with the smallest c >= 1) or
+``time_optimal`` (minimum-time law along the same path); ``effort_margin`` / ``velocity_margin`` /
 ``acceleration_margin``: fraction of each effort / velocity / acceleration limit that may be used
 (e.g. 0.9); ``acceleration_limit``: 0 for the robot file's ``limits.acceleration`` (none where
 absent), > 0 to override it for every joint; ``joint_limits``: a MoveIt ``joint_limits.yaml``

@@ -1,14 +1,17 @@
 """
-The Coriolis and centrifugal matrix C(q, qd), Christoffel choice (seed 002, 7.44-7.46).
+The Coriolis and centrifugal matrix C(q, qd), Christoffel choice.
+
+Siciliano et al. 2009, eqs. 7.44-7.46.
 
 C is assembled from world-frame spatial quantities (``spatial.py``) with composite sums over the
 links outboard of each joint, so each entry is one small product; it is O(n^2) per configuration
 and vectorised over a batch.
 
-Motors (seed 002, 7.22-7.30): rotor i on link i-1 spinning at k_r qd_i about joint axis z_i, its
-locked inertia already in link i-1, adds kinetic energy
+Motors (Siciliano et al. 2009, eqs. 7.22-7.30): rotor i on link i-1 spinning at k_r qd_i about
+joint axis z_i, its locked inertia already in link i-1, adds kinetic energy
     T_m,i = 1/2 I_m (w_{i-1} . z_i + k_r qd_i)^2 - 1/2 I_m (w_{i-1} . z_i)^2,
-i.e. k_r^2 I_m on the diagonal and k_r I_m z_i . z_j off it (seed 002, Example 7.2's b12 term).
+i.e. k_r^2 I_m on the diagonal and k_r I_m z_i . z_j off it (Siciliano et al. 2009, Example 7.2's
+b12 term).
 """
 from __future__ import annotations
 
@@ -23,8 +26,8 @@ def _body_christoffel(M, V, S, Sdot) -> np.ndarray:
     J^T (M Jdot + B(V) J) for bodies with inertia M, velocity V and Jacobian columns S, Sdot.
 
     B(V) = 1/2 [(V x*) M - M (V x) + (M V) x-bar*] makes C qd the Coriolis/centrifugal force and
-    C + C^T = Bdot (Echeandia and Wensing 2021), i.e. C is the Christoffel choice (seed 002,
-    7.44-7.46).
+    C + C^T = Bdot (Echeandia and Wensing 2021), i.e. C is the Christoffel choice (Siciliano et al.
+    2009, eqs. 7.44-7.46).
     """
     Vx = motion_cross(V)
     Bv = 0.5 * (-np.swapaxes(Vx, -1, -2) @ M - M @ Vx
@@ -34,7 +37,7 @@ def _body_christoffel(M, V, S, Sdot) -> np.ndarray:
 
 def coriolis_matrix(model, q, qd) -> np.ndarray:
     """
-    Return C(q, qd) from the Christoffel symbols (seed 002, 7.44-7.46).
+    Return C(q, qd) from the Christoffel symbols (Siciliano et al. 2009, eqs. 7.44-7.46).
 
     Bdot - 2C is skew-symmetric and C(q, qd) qd + g(q) + friction = nonlinear_effects(q, qd).
     Shape (n, n) or (N, n, n).

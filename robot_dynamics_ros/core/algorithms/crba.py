@@ -1,14 +1,15 @@
 """
 Composite-rigid-body algorithm on scalar components (Featherstone's CRBA).
 
-In the spirit of seed 002 Sect. 7.6: B(q) without n calls of inverse dynamics.
+In the spirit of Siciliano et al. 2009, Sect. 7.6: B(q) without n calls of inverse dynamics.
 
 Each composite body i (links i..n) is kept in its own frame as (mass m, first moment h = m c,
 inertia I about the frame origin).  Column i of B is the wrench F_i = Ic_i S_i needed to give joint
 i a unit acceleration, carried down the chain by the same frame change as the RNEA's backward pass;
-B_ji is its projection on joint j's axis.  Rotor spin (seed 002, 7.113-7.114) adds k_r^2 I_m on
-the diagonal and the reaction k_r I_m z_i on link i-1, exactly the RNEA's rotor terms with
-qdd = e_i.  Like ``rnea.py``, components are floats (single call) or numpy columns (a batch).
+B_ji is its projection on joint j's axis.  Rotor spin (Siciliano et al. 2009, eqs. 7.113-7.114)
+adds k_r^2 I_m on the diagonal and the reaction k_r I_m z_i on link i-1, exactly the RNEA's rotor
+terms with qdd = e_i.  Like ``rnea.py``, components are floats (single call) or numpy columns (a
+batch).
 """
 from __future__ import annotations
 
@@ -110,7 +111,7 @@ def _columns(model, q, xp):
 
 def mass_matrix(model, q) -> np.ndarray:
     """
-    Return B(q), the joint-space inertia matrix (seed 002, 7.32), rotors included.
+    Return B(q), the joint-space inertia matrix (Siciliano et al. 2009, eq. 7.32), rotors included.
 
     By the composite-rigid-body algorithm, O(n^2).  Shape (n, n), or (N, n, n) for a batch (N, n).
     """

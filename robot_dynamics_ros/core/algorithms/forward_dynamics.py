@@ -1,4 +1,4 @@
-"""Forward dynamics: the joint accelerations that given torques produce (seed 002, 7.115-7.116)."""
+"""Forward dynamics: accelerations from torques (Siciliano et al. 2009, eq. 7.115)."""
 from __future__ import annotations
 
 import numpy as np
@@ -13,8 +13,8 @@ def forward_dynamics(model, q, qd, tau, f_ext=None) -> np.ndarray:
     """
     Return the joint accelerations qdd = B^{-1} (tau - n(q, qd) - J^T f_ext).
 
-    Seed 002, 7.115-7.116, by a Cholesky factorisation of B (rotors and friction included).
-    Shapes (n,) or (N, n).
+    Siciliano et al. 2009, eqs. 7.115-7.116, by a Cholesky factorisation of B (rotors and friction
+    included). Shapes (n,) or (N, n).
 
     Raises ``SingularityError`` where B is singular (a joint that moves no mass or inertia).
     """

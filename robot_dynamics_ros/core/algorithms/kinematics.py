@@ -1,7 +1,7 @@
 """
 Forward kinematics, frames, Jacobians of any frame and point, the twist and Jdot qd.
 
-Seed 003 ch. 2-3; seed 002, 7.16-7.19.
+Asada & Slotine 1986, ch. 2-3; Siciliano et al. 2009, eqs. 7.16-7.19.
 
 All Cartesian results are in the world frame: the frame in which the file's gravity is given and
 in which ``base`` places the robot (the robot's frame 0 when the file has no base transform).
@@ -23,7 +23,7 @@ def joint_transforms(model, q: np.ndarray) -> np.ndarray:
     ct, st = np.cos(theta), np.sin(theta)
     ca, sa = np.cos(ch.alpha_prev), np.sin(ch.alpha_prev)
     T = np.zeros(q.shape + (4, 4))
-    # Rx(alpha_{i-1}) Tx(a_{i-1}) Rz(theta_i) Tz(d_i)   (seed 004, T_{i-1,i})
+    # Rx(alpha_{i-1}) Tx(a_{i-1}) Rz(theta_i) Tz(d_i)   (Renaud 1987, T_{i-1,i})
     T[..., 0, 0], T[..., 0, 1], T[..., 0, 3] = ct, -st, ch.a_prev
     T[..., 1, 0], T[..., 1, 1], T[..., 1, 2], T[..., 1, 3] = ca * st, ca * ct, -sa, -sa * d
     T[..., 2, 0], T[..., 2, 1], T[..., 2, 2], T[..., 2, 3] = sa * st, sa * ct, ca, ca * d
@@ -161,8 +161,8 @@ def _columns(model, z, p, target, link):
     """
     Return the geometric Jacobian's columns at ``target`` as (linear, angular), (..., n, 3).
 
-    [z_i x (target - p_i); z_i] for a revolute joint, [z_i; 0] for a prismatic one (seed 002,
-    7.18-7.19); joints after ``link`` do not move it.
+    [z_i x (target - p_i); z_i] for a revolute joint, [z_i; 0] for a prismatic one (Siciliano et
+    al. 2009, eqs. 7.18-7.19); joints after ``link`` do not move it.
     """
     revolute = ~model.chain.prismatic[:, None]
     moves = (np.arange(model.n) < link)[:, None]
@@ -180,9 +180,9 @@ def jacobian(model, q, frame=None, point=None, reference="world") -> np.ndarray:
     (default), the base, a joint name or an index (see :func:`resolve_frame`).  ``reference``:
     ``"world"`` (world axes; the default, and what ``jacobian(model, q)`` has always returned: the
     tool point) or ``"local"`` (the frame's own axes, Pinocchio's LOCAL).  Column i is
-    [z_i x (p - p_i); z_i] for a revolute joint and [z_i; 0] for a prismatic one (seed 002,
-    7.18-7.19; seed 003, 3-26/3-27 with 3-29 corrected: r_{i-1,e} = p_e - o_{i-1}); joints
-    beyond the frame's link give zero columns.
+    [z_i x (p - p_i); z_i] for a revolute joint and [z_i; 0] for a prismatic one (Siciliano et al.
+    2009, eqs. 7.18-7.19; Asada & Slotine 1986, eqs. 3-26/3-27 with 3-29 corrected:
+    r_{i-1,e} = p_e - o_{i-1}); joints beyond the frame's link give zero columns.
     """
     (q,), _ = joint_arrays(model, q=q)
     link, offset, _ = resolve_frame(model, frame)
@@ -199,7 +199,7 @@ def end_effector_twist(model, q, qd, frame=None, point=None, reference="world") 
     """
     Return the twist [v; w] = J(q) qd of a frame (the tool by default): shape (6,) or (N, 6).
 
-    Seed 002's (3.4) v_e = J qd; the arguments are those of :func:`jacobian`.
+    Siciliano et al. 2009's (3.4) v_e = J qd; the arguments are those of :func:`jacobian`.
     """
     (q, qd), _ = joint_arrays(model, q=q, qd=qd)
     return np.einsum("...ij,...j->...i", jacobian(model, q, frame, point, reference), qd)
@@ -209,11 +209,11 @@ def jacobian_dot_qd(model, q, qd, frame=None, point=None, reference="world") -> 
     """
     Return Jdot(q, qd) qd for the Jacobian of :func:`jacobian` with the same arguments.
 
-    The term of the frame's acceleration [a; wd] = J qdd + Jdot qd (seed 002, 3.98; the
-    resolved-acceleration term of seed 003 Sect. 3.3): in world axes, the acceleration of the
-    point and of the link at qdd = 0 (:func:`acceleration_bias`).  In the frame's axes
-    (``reference="local"``), J_local = R^T J gives R^T (Jdot qd - w x J qd) (the angular rows:
-    R^T wd, as w x w = 0).  Shape (6,) or (N, 6).
+    The term of the frame's acceleration [a; wd] = J qdd + Jdot qd (Siciliano et al. 2009, eq.
+    3.98; the resolved-acceleration term of Asada & Slotine 1986, Sect. 3.3): in world axes, the
+    acceleration of the point and of the link at qdd = 0 (:func:`acceleration_bias`).  In the
+    frame's axes (``reference="local"``), J_local = R^T J gives R^T (Jdot qd - w x J qd) (the
+    angular rows: R^T wd, as w x w = 0).  Shape (6,) or (N, 6).
     """
     (q, qd), _ = joint_arrays(model, q=q, qd=qd)
     link, offset, _ = resolve_frame(model, frame)
@@ -242,11 +242,11 @@ def acceleration_bias(axes, rates, tx, ty, tz):
     ``axes``: per joint (prismatic, zx, zy, zz, px, py, pz), the world axis z_i and a point p_i
     on it; ``rates``: the joint velocities.  Components are floats (one configuration) or numpy
     columns (a batch); results are triples of them.  The velocity v and acceleration a of a point
-    o of the current link and the link's w and wd are carried from joint to joint (seed 003,
-    5-80 - 5-91, and seed 002, 7.93-7.103, with qdd = 0): moving the point by r on a link,
-    v += w x r and a += wd x r + w x (w x r); at a revolute joint wd += w x (qd z) and
-    w += qd z; at a prismatic one a += 2 w x (qd z) (Coriolis) and v += qd z.  With qdd = 0, a
-    and wd are Jdot qd.
+    o of the current link and the link's w and wd are carried from joint to joint (Asada & Slotine
+    1986, eqs. 5-80 - 5-91, and Siciliano et al. 2009, eqs. 7.93-7.103, with qdd = 0): moving the
+    point by r on a link, v += w x r and a += wd x r + w x (w x r); at a revolute joint
+    wd += w x (qd z) and w += qd z; at a prismatic one a += 2 w x (qd z) (Coriolis) and
+    v += qd z.  With qdd = 0, a and wd are Jdot qd.
     """
     vx = vy = vz = ax = ay = az = wx = wy = wz = dx = dy = dz = 0.0
     ox, oy, oz = axes[0][4:] if axes else (tx, ty, tz)

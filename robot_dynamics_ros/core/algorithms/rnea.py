@@ -1,5 +1,5 @@
 """
-Recursive Newton-Euler inverse dynamics in link frames (seed 002, eqs. 7.107-7.114).
+Recursive Newton-Euler inverse dynamics in link frames (Siciliano et al. 2009, eqs. 7.107-7.114).
 
 This file is the recursion as the textbook writes it, for one configuration, on Python floats (no
 numpy call per operation: about 15 us for six joints).  A batch (N, n) runs the same recursion on
@@ -11,9 +11,10 @@ or slides along, the local z of frame i; T_{i-1,i} = Rx(alpha_{i-1}) Tx(a_{i-1})
 Tz(d_i).  Each parent-to-child rotation is done in two steps, first Rx(-alpha) into the
 intermediate frame X, where the offset between origins is simply (a, 0, d), then Rz(-theta).
 
-Gravity enters as an upward acceleration of the base, pdd_0 = -g (seed 002, L1108 corrected;
-seed 000 Table 2).  Motors follow seed 002: rotor i sits on link i-1 and spins about joint axis i
-at k_r,i qd_i; the link data include the locked rotor, and the spin adds
+Gravity enters as an upward acceleration of the base, pdd_0 = -g (Siciliano et al. 2009, Sect.
+7.5.2; Milićević et al., Table 2).  Motors follow Siciliano et al. 2009: rotor i sits on link i-1
+and spins about joint axis i at k_r,i qd_i; the link data include the locked rotor, and the spin
+adds
   k_r,i I_m,i (qdd_i z + qd_i w_{i-1} x z)   to the moment balance of link i-1   (7.113)
   k_r,i I_m,i (wd_{i-1} . z + k_r,i qdd_i)    to tau_i                             (7.111), (7.114)
 Friction adds F_v qd + F_s sgn(qd) on the joint side (7.114).
@@ -149,8 +150,9 @@ def wrench_in_last_frame(model, q, f_ext, batched):
     Convert f_ext to the force and moment on the last link, internal frame n, about its origin.
 
     f_ext: wrench [f; mu] exerted BY the end effector ON the environment, world frame, moment
-    about the tool point (seed 002, h_e in 7.42) -> force and moment on the last link in internal
-    frame n about its origin (the terminal condition of 7.112-7.113), as six components.
+    about the tool point (Siciliano et al. 2009, h_e in 7.42) -> force and moment on the last link
+    in internal frame n about its origin (the terminal condition of 7.112-7.113), as six
+    components.
     """
     from .kinematics import internal_frames
     T = model.chain.base @ internal_frames(model, q)[..., -1, :, :]
@@ -189,13 +191,13 @@ def rnea(model, q, qd, qdd, gravity=None, f_ext=None):
 
 
 def gravity_torques(model, q, gravity=None):
-    """g(q): the joint torques that hold the robot still against gravity (seed 002, 7.39)."""
+    """g(q): the torques that hold the robot against gravity (Siciliano et al. 2009, eq. 7.39)."""
     (q,), _ = joint_arrays(model, q=q)
     zeros = np.zeros_like(q)
     return rnea(model, q, zeros, zeros, gravity=gravity)
 
 
 def nonlinear_effects(model, q, qd, gravity=None):
-    """n(q, qd) = C(q, qd) qd + F_v qd + F_s sgn(qd) + g(q) (seed 002, 7.116 without h_e)."""
+    """n(q, qd) = C qd + F_v qd + F_s sgn(qd) + g(q) (Siciliano et al. 2009, eq. 7.116, h_e 0)."""
     (q, qd), _ = joint_arrays(model, q=q, qd=qd)
     return rnea(model, q, qd, np.zeros_like(q), gravity=gravity)

@@ -1,14 +1,14 @@
 """
 The RNEA of ``rnea.py`` on a batch: every component a numpy column of N samples.
 
-The recursion is ``rnea._recursion`` step for step (same equations, seed 002 7.107-7.114, same
-order of operations); what differs is that a component which is zero for every sample, as the
-angular velocity components at a fixed base or the centre-of-mass components of a link whose
-CoM lies on its joint axis, stays the Python float 0.0, and the products and sums with it are
-skipped (``_m``, ``_a``, ``_s``, ``_rz_inv``).  In a batch each skipped operation is a whole array
-operation, so this halves the cost on typical arms (Puma 560: 0.65 -> 0.32 us per configuration);
-on single calls the checks would cost more than they save, which is why ``rnea.py`` has none.
-The results equal the textbook recursion's up to the sign of zeros.
+The recursion is ``rnea._recursion`` step for step (same equations, Siciliano et al. 2009, eqs.
+7.107-7.114, same order of operations); what differs is that a component which is zero for every
+sample, as the angular velocity components at a fixed base or the centre-of-mass components of a
+link whose CoM lies on its joint axis, stays the Python float 0.0, and the products and sums with
+it are skipped (``_m``, ``_a``, ``_s``, ``_rz_inv``).  In a batch each skipped operation is a whole
+array operation, so this halves the cost on typical arms (Puma 560: 0.65 -> 0.32 us per
+configuration); on single calls the checks would cost more than they save, which is why ``rnea.py``
+has none. The results equal the textbook recursion's up to the sign of zeros.
 
 Large batches run in chunks of ``CHUNK`` rows: the recursion keeps ~15 columns per joint alive,
 and beyond a few MB of them the allocator returns the memory to the system after every call, so

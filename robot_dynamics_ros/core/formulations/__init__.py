@@ -1,16 +1,21 @@
 """
-The seeds' inverse-dynamics formulations side by side, one module each.
+The source texts' inverse-dynamics formulations side by side, one module each.
 
-=======================  =================================================  ============  =====
-module                   formulation                                        frames        joints
-=======================  =================================================  ============  =====
-``lagrange_euler``       Lagrange-Euler, 4x4 U_ij, U_ijk, J_i (000 2.1-2.15)  standard DH   R, P
-``newton_euler_base``    Newton-Euler in base coordinates (000 Table 1)     standard DH   R, P
-``newton_euler_link``    N-E in link coordinates (000 Table 2 = LWP)        standard DH   R, P
-``modified_newton_euler``  Turney-Mudge-Lee modified N-E (001 Sect. 5)      standard DH   R, P*
-``dalembert``            generalized d'Alembert (000 Sect. 4)               standard DH   R only
-``renaud``               augmented-body N-E, steps (0)-(10) (004)           modified DH   R, P
-=======================  =================================================  ============  =====
+The references are those of doc/references.md (Milićević et al.: M; Turney et al. 1980: TML).
+
+=========================  ==========================================  ===========  ======
+module                     formulation                                 frames       joints
+=========================  ==========================================  ===========  ======
+``lagrange_euler``         Lagrange-Euler, 4x4 U_ij, U_ijk, J_i (M,     standard DH  R, P
+                           eqs. 2.1-2.15)
+``newton_euler_base``      Newton-Euler in base coordinates (M,         standard DH  R, P
+                           Table 1)
+``newton_euler_link``      N-E in link coordinates (M, Table 2 = LWP)   standard DH  R, P
+``modified_newton_euler``  modified N-E (TML, Sect. 5)                  standard DH  R, P*
+``dalembert``              generalized d'Alembert (M, Sect. 4)          standard DH  R only
+``renaud``                 augmented-body N-E, steps (0)-(10)           modified DH  R, P
+                           (Renaud 1987)
+=========================  ==========================================  ===========  ======
 
 (* prismatic joints are our extension of TML's revolute-only derivation.)  Each module has
 ``inverse_dynamics(model, q, qd, qdd, gravity=None, f_ext=None)`` for one configuration; it returns

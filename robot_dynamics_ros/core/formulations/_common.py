@@ -1,20 +1,22 @@
 """
 What every formulation shares: the two DH views of a model, input conversion, 3-vector helpers.
 
-**Standard-DH view** (seeds 000, 001, 002, 003): frame i at the distal end of link i, joint i
-about z_{i-1}, i-1A_i = Rz(theta_i) Tz(d_i) Tx(a_i) Rx(alpha_i) (000 eq. 2.1).  A standard-DH model
-is used as written.  A modified-DH model (internal frames F_i on joint axis i, ``model.chain``) is
-converted exactly: S_i = F_i Tx(a_i) Rx(alpha_i) with (a_i, alpha_i) taken from the *next* row
-(a_i := a_prev[i+1], alpha_i := alpha_prev[i+1]; zero for the last link), and the fixed offset
-Rx(alpha_0) Tx(a_0) of the first row goes into the base: S_0 = base Rx(alpha_0) Tx(a_0).  Link
-centres of mass and inertias are re-expressed in S_i once.
+**Standard-DH view** (Milićević et al., Turney et al. 1980, Siciliano et al. 2009, Asada &
+Slotine 1986): frame i at the distal end of link i, joint i
+about z_{i-1}, i-1A_i = Rz(theta_i) Tz(d_i) Tx(a_i) Rx(alpha_i) (Milićević et al., eq. 2.1).  A
+standard-DH model is used as written.  A modified-DH model (internal frames F_i on joint axis i,
+``model.chain``) is converted exactly: S_i = F_i Tx(a_i) Rx(alpha_i) with (a_i, alpha_i) taken from
+the *next* row (a_i := a_prev[i+1], alpha_i := alpha_prev[i+1]; zero for the last link), and the
+fixed offset Rx(alpha_0) Tx(a_0) of the first row goes into the base: S_0 = base Rx(alpha_0)
+Tx(a_0).  Link centres of mass and inertias are re-expressed in S_i once.
 
-**Modified-DH view** (seed 004): ``model.chain`` itself, which is that same conversion in the
+**Modified-DH view** (Renaud 1987): ``model.chain`` itself, which is that same conversion in the
 other direction for standard-DH models (see ``core/model.py``).
 
 All formulations compute the *rigid-body* torque: rotor inertia, gear ratios and friction in the
 model are ignored, i.e. the result equals ``rnea(model.rigid(), ...)``.  (Rotors and friction are
-the main ``rnea``'s job; FGL's viscous b_i qd_i of 000 Tables 1-2 is the same friction term.)
+the main ``rnea``'s job; FGL's viscous b_i qd_i of Milićević et al., Tables 1-2 is the same
+friction term.)
 
 Everything here is plain float precomputation; the recursions themselves live in the formulation
 modules and are written on numpy arrays whose entries may be floats or counting scalars
@@ -128,12 +130,12 @@ def cos_sin(angle):
 
 
 def rotation_standard(ct, st, ca, sa) -> np.ndarray:
-    """i-1R_i of standard DH (seed 000 eq. 2.1, 000:134; seed 001 eq. 1.10)."""
+    """i-1R_i of standard DH (Milićević et al., eq. 2.1; Turney et al. 1980, eq. 1.10)."""
     return np.array([[ct, -st * ca, st * sa], [st, ct * ca, -ct * sa], [0.0, sa, ca]])
 
 
 def rotation_modified(ct, st, ca, sa) -> np.ndarray:
-    """R_{i-1,i} of modified DH (seed 004, T_{i-1,i} at 004:316-329)."""
+    """R_{i-1,i} of modified DH (Renaud 1987, T_{i-1,i} of the extrinsic calculation)."""
     return np.array([[ct, -st, 0.0], [ca * st, ca * ct, -sa], [sa * st, sa * ct, ca]])
 
 
@@ -195,7 +197,7 @@ def dot(u, v):
 
 def skew(v) -> np.ndarray:
     """
-    Return the cross-product tensor v^ (seed 004, 004:74).
+    Return the cross-product tensor v^ (Renaud 1987, operations on vectors and tensors).
 
     skew(v) @ x == cross(v, x).
     """
@@ -206,8 +208,8 @@ def acceleration_tensor(w, dw) -> np.ndarray:
     """
     Return the matrix A with A b = dw x b + w x (w x b).
 
-    A b is the acceleration of a point at b on a body turning at w, dw (TML's A_i, seed 001
-    Sect. 5; Renaud's b = a^ + w^ w^, seed 004 step (4)); 15 additions and 6 products.
+    A b is the acceleration of a point at b on a body turning at w, dw (TML's A_i, Turney et al.
+    1980 Sect. 5; Renaud's b = a^ + w^ w^, Renaud 1987, step (4)); 15 additions and 6 products.
     """
     xx, yy, zz = w[0] * w[0], w[1] * w[1], w[2] * w[2]
     xy, xz, yz = w[0] * w[1], w[0] * w[2], w[1] * w[2]

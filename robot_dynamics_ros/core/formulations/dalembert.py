@@ -1,8 +1,8 @@
 """
-Generalized d'Alembert equations (seed 000 Sect. 4, eqs. 4.1-4.5), revolute joints only.
+Generalized d'Alembert equations (Milićević et al., Sect. 4, eqs. 4.1-4.5), revolute joints only.
 
 Closed-form equations of motion in the base frame (frame 0 of the standard-DH view), keeping the
-rotational and translational effects apart (000:219-222; notes seed-000-001-004 Sect. 1.5):
+rotational and translational effects apart (Milićević et al., Sect. 4):
 
     sum_j D_ij qdd_j + h_i^tran + h_i^rot + c_i = tau_i                                   (4.1)
     D_ij = sum_{s>=j} (sR0 z_{i-1})ᵀ I_s (sR0 z_{j-1})                          [rotational]
@@ -16,10 +16,12 @@ rotational and translational effects apart (000:219-222; notes seed-000-001-004 
 with sR0 = sR_0 = 0R_s^T, W_k = sum_{p<=k} qd_p z_{p-1} (angular velocity of link k) and
 K_k = sum_{p=2..k} W_{p-1} × qd_p z_{p-1} (its velocity-product angular acceleration);
 c̄_s = r̄_s - p_{s-1}; g is the actual gravity vector (pointing down).  Eqs. 4.3-4.4 are garbled
-or missing in seed 000 (000:210); these are the verified FGL forms of the notes.  The end-effector
+or missing in our copy of Milićević et al. (eqs. 4.3-4.4); these are Fu, Gonzalez & Lee 1987's
+forms, checked numerically.  The end-effector
 wrench adds J^T f_ext with the Jacobian columns [z_{i-1} × (p_tool - p_{i-1}); z_{i-1}].
 
-Seed 000 states the method for rotary joints (000:191); a prismatic joint raises InputError.
+Milićević et al. states the method for rotary joints (Sect. 4); a prismatic joint raises
+InputError.
 """
 from __future__ import annotations
 
@@ -34,8 +36,9 @@ view_of = standard_view
 def check_revolute(model) -> None:
     prismatic = [name for name, t in zip(model.joint_names, model.joint_types) if t == "prismatic"]
     if prismatic:
-        raise InputError(f"robot '{model.name}': the generalized d'Alembert equations (seed 000 "
-                         f"Sect. 4) are for revolute joints only; prismatic joint(s) {prismatic}")
+        raise InputError(f"robot '{model.name}': the generalized d'Alembert equations "
+                         f"(Milićević et al., Sect. 4) are for revolute joints only; "
+                         f"prismatic joint(s) {prismatic}")
 
 
 def _kinematics(view, q):

@@ -1,13 +1,16 @@
 """
-Lagrange-Euler with 4x4 homogeneous matrices (seed 000 eqs. 2.1-2.15; seed 001 Sect. 2).
+Lagrange-Euler with 4x4 homogeneous matrices.
 
-Standard DH, i-1A_i = Rz(theta) Tz(d) Tx(a) Rx(alpha) (000 eq. 2.1), 0A_i = 0A_1 ... i-1A_i, and
-(notes seed-000-001-004 Sect. 1.2):
+Milićević et al., eqs. 2.1-2.15; Turney et al. 1980, Sect. 2.
+
+Standard DH, i-1A_i = Rz(theta) Tz(d) Tx(a) Rx(alpha) (Milićević et al., eq. 2.1), 0A_i = 0A_1 ...
+i-1A_i, and (Milićević et al., eqs. 2.1-2.15; corrections in doc/references.md):
 
     U_ij  = d 0A_i / dq_j   = 0A_{j-1} Q_j j-1A_i                          (j <= i, else 0)
     U_ijk = d U_ij / dq_k   = 0A_{j-1} Q_j j-1A_{k-1} Q_k k-1A_i           (i >= k >= j;
                                                                             symmetric in j, k)
-    J_i = ∫ r̃ r̃ᵀ dm = [[½ tr(I_O) E - I_O, m s], [m sᵀ, m]]                (001 eq. 1.28)
+    J_i = ∫ r̃ r̃ᵀ dm = [[½ tr(I_O) E - I_O, m s], [m sᵀ, m]]                (Turney et al. 1980,
+    eq. 1.28)
 
 with Q = d/dq of the joint's generator (rotation about z, or translation along z), J_i the
 pseudo-inertia of link i about o_i, and
@@ -23,8 +26,8 @@ taken as Tr(X J Uᵀ) = sum(X * (U J)) with U J formed once per (j, i) (J is sym
 end-effector wrench adds J^T f_ext with the tool-point Jacobian built from the same U_nj:
 linear column (U_nj p̃_tool)[:3], angular column vee(U_nj[:3,:3] 0R_nᵀ).
 
-This is the O(n^4) evaluation (000 Table 3; 001:27 on why it is slow); h_ikm equals the
-Christoffel symbols of the first kind of D (notes Sect. 1.7).
+This is the O(n^4) evaluation (Milićević et al., Table 3; Turney et al. 1980, Sect. 2 on why it is
+slow); h_ikm equals the Christoffel symbols of the first kind of D (checked in the tests).
 """
 from __future__ import annotations
 
@@ -42,7 +45,7 @@ Q_PRISMATIC = np.array([[0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0],
 
 
 def link_transform(ct, st, ca, sa, a, d) -> np.ndarray:
-    """i-1A_i (000 eq. 2.1)."""
+    """i-1A_i (Milićević et al., eq. 2.1)."""
     return np.array([[ct, -st * ca, st * sa, a * ct],
                      [st, ct * ca, -ct * sa, a * st],
                      [0.0, sa, ca, d],
@@ -50,7 +53,7 @@ def link_transform(ct, st, ca, sa, a, d) -> np.ndarray:
 
 
 def pseudo_inertia(view, i) -> np.ndarray:
-    """J_i about the frame-i origin (000 Sect. 1.2; 001 eqs. 1.24-1.28)."""
+    """Pseudo-inertia J_i (Milićević et al., Sect. 2; Turney et al. 1980, eqs. 1.24-1.28)."""
     m, s = view.mass[i], view.com[i]
     I_o = parallel_axis(view.inertia[i], m, s)
     J = np.empty((4, 4))
@@ -66,7 +69,7 @@ def _trace(X, UJ):
 
 
 class _Kinematics:
-    """0A_i, j-1A_i, U_ij and U_ijk for one configuration (indices 1-based as in the seed)."""
+    """0A_i, j-1A_i, U_ij and U_ijk for one configuration (indices 1-based as in the paper)."""
 
     def __init__(self, view, q):
         n = self.n = view.n
@@ -85,7 +88,7 @@ class _Kinematics:
         self._U2 = {}
 
     def U2(self, i, j, k):
-        """U_ijk (000 Sect. 1.2), 0 unless i >= j, k; computed once (U_ijk = U_ikj)."""
+        """U_ijk (Milićević et al., Sect. 2), 0 unless i >= j, k; computed once (U_ijk = U_ikj)."""
         j, k = min(j, k), max(j, k)
         key = (i, j, k)
         if key not in self._U2:
@@ -103,7 +106,7 @@ def terms(view, inp):
 
     D = np.empty((n, n), dtype=object)
     for i in range(1, n + 1):
-        for k in range(i, n + 1):                                         # D symmetric (000:113)
+        for k in range(i, n + 1):                                         # D symmetric (eq. 2.13)
             D[i - 1, k - 1] = D[k - 1, i - 1] = sum(_trace(kin.U[j, k], UJ[j, i])
                                                     for j in range(k, n + 1))
 

@@ -1,14 +1,14 @@
 """
-Recursive Newton-Euler in base coordinates (FGL Table 1; seed 002 eqs. 7.93-7.106).
+Recursive Newton-Euler in base coordinates (FGL Table 1; Siciliano et al. 2009, eqs. 7.93-7.106).
 
-Seed 000 Table 1 (000:163-173, reconstructed in notes seed-000-001-004 Sect. 1.3) without the
-viscous b_i qd_i, i.e. seed 002's base-frame RNEA (7.93)-(7.106) without rotors.  All vectors are
-in the base frame (frame 0 of the standard-DH view): z_{i-1}, p_i* = o_i - o_{i-1}, s̄_i, and the
-inertia I_i = 0R_i ^iI_i 0R_i^T change with q, which is what makes this form dearer than Table 2
-(000:177).
+Milićević et al., Table 1 (rebuilt from the damaged table and checked numerically) without the
+viscous b_i qd_i, i.e. Siciliano et al. 2009's base-frame RNEA (7.93)-(7.106) without rotors.  All
+vectors are in the base frame (frame 0 of the standard-DH view): z_{i-1}, p_i* = o_i - o_{i-1},
+s̄_i, and the inertia I_i = 0R_i ^iI_i 0R_i^T change with q, which is what makes this form dearer
+than Table 2 (Milićević et al., Sect. 3).
 
 Backward moment about o_{i-1}: n_i = n_{i+1} + p_i* × f_{i+1} + (p_i* + s̄_i) × F_i + M_i, with
-p_i* (not p_{i+1}*) in the second term, because f_{i+1} acts at o_i (notes Sect. 1.3).
+p_i* (not p_{i+1}*) in the second term, because f_{i+1} acts at o_i (checked numerically).
 Gravity: v̇_0 = -g (upward).  f_{n+1}, n_{n+1}: the end-effector wrench, moment about o_n.
 """
 from __future__ import annotations
@@ -21,10 +21,11 @@ view_of = standard_view
 
 
 def torques(view, inp) -> list:
-    """Return tau of 000 Table 1 for one configuration (entries may be counting scalars)."""
+    """Return tau of Milićević et al., Table 1, for one configuration (entries may be counting)."""
     n = view.n
     theta, d = joint_angles(view, inp.q)
-    # Kinematics in the base frame: 0R_i, z_{i-1}, p_i* = 0R_{i-1} (a cos, a sin, d) (000 eq. 2.1).
+    # Kinematics in the base frame: 0R_i, z_{i-1}, p_i* = 0R_{i-1} (a cos, a sin, d) (Milićević et
+    # al., eq. 2.1).
     R0, z, p_star = [np.eye(3)], [], []
     for i in range(n):
         ct, st = cos_sin(theta[i])
@@ -32,7 +33,8 @@ def torques(view, inp) -> list:
         p_star.append(R0[i] @ np.array([view.a[i] * ct, view.a[i] * st, d[i]]))
         R0.append(R0[i] @ rotation_standard(ct, st, view.cos_alpha[i], view.sin_alpha[i]))
 
-    # Forward pass, i = 1..n (000 Table 1; 002 eqs. 7.93, 7.100-7.102).
+    # Forward pass, i = 1..n (Milićević et al., Table 1; Siciliano et al. 2009, eqs. 7.93,
+    # 7.100-7.102).
     w, dw, dv = np.zeros(3), np.zeros(3), -inp.gravity
     w_, dw_, s_, a_com = [], [], [], []
     for i in range(n):
@@ -48,7 +50,7 @@ def torques(view, inp) -> list:
         w_.append(w), dw_.append(dw), s_.append(s)
         a_com.append(cross(dw, s) + cross(w, cross(w, s)) + dv)       # ā_i
 
-    # Backward pass, i = n..1 (000 Table 1; 002 eqs. 7.104-7.106).
+    # Backward pass, i = n..1 (Milićević et al., Table 1; Siciliano et al. 2009, eqs. 7.104-7.106).
     Rn = R0[n]
     f = np.zeros(3) if inp.force is None else Rn @ inp.force
     moment = (np.zeros(3) if inp.moment is None

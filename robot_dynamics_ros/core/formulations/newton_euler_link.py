@@ -1,16 +1,18 @@
 """
 Recursive Newton-Euler in link coordinates: FGL Table 2 = Luh-Walker-Paul (standard DH).
 
-Seed 000 Table 2 (000:175-187, reconstructed in notes seed-000-001-004 Sect. 1.4), the same
-recursion as Luh, Walker & Paul 1980 (notes seed-003 Sect. 1.7, "LWP in link coordinates") and
-seed 002 eqs. 7.107-7.114 without rotors.  Every vector of link i is kept in frame i, so the
-inertia ^iI_i, the centre of mass ^is_i and ^ip_i* = (a_i, d_i sin alpha_i, d_i cos alpha_i)
-are constants (for a prismatic joint d_i = q_i) and the cost is linear in n (000:177).
+Milićević et al., Table 2 (rebuilt from the damaged table and checked numerically), the same
+recursion as Luh, Walker & Paul 1980 (Asada & Slotine 1986, Sect. 5.3, "LWP in link coordinates")
+and Siciliano et al. 2009, eqs. 7.107-7.114 without rotors.  Every vector of link i is kept in
+frame i, so the inertia ^iI_i, the centre of mass ^is_i and ^ip_i* = (a_i, d_i sin alpha_i, d_i cos
+alpha_i) are constants (for a prismatic joint d_i = q_i) and the cost is linear in n (Milićević et
+al., Sect. 3).
 
-Gravity is an upward base acceleration, v̇_0 = -g (000:187; seed 002 L1108 corrected).  The
-end-effector wrench enters as f_{n+1}, n_{n+1} in frame n (moment about o_n), as the wrench the
-hand exerts on the environment (seed 002, C8).  The moment arrangement of 000 Table 2,
-p × f_{i+1} + (p + s) × F_i, equals LWP's -s × f_{i+1} + (p + s) × f_i.
+Gravity is an upward base acceleration, v̇_0 = -g (Milićević et al., Table 2; Siciliano et al.
+2009, Sect. 7.5.2).  The end-effector wrench enters as f_{n+1}, n_{n+1} in frame n (moment about
+o_n), as the wrench the hand exerts on the environment (h_e of Siciliano et al. 2009, eq. 7.42).
+The moment arrangement of Milićević et al., Table 2, p × f_{i+1} + (p + s) × F_i, equals LWP's -s ×
+f_{i+1} + (p + s) × f_i.
 """
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ Z0 = np.array([0.0, 0.0, 1.0])
 
 
 def torques(view, inp) -> list:
-    """Return tau of 000 Table 2 for one configuration (entries may be counting scalars)."""
+    """Return tau of Milićević et al., Table 2, for one configuration (entries may be counting)."""
     n = view.n
     theta, d = joint_angles(view, inp.q)
     R_prev, p_star, z_axis = [], [], []      # iR_{i-1}, ^ip_i*, iR_{i-1} z0 (constants but d)
@@ -34,7 +36,7 @@ def torques(view, inp) -> list:
         p_star.append(np.array([view.a[i], d[i] * sa, d[i] * ca]))
         z_axis.append(np.array([0.0, sa, ca]))
 
-    # Forward pass, i = 1..n (000 Table 2; 002 eqs. 7.107-7.110).
+    # Forward pass, i = 1..n (Milićević et al., Table 2; Siciliano et al. 2009, eqs. 7.107-7.110).
     w, dw, dv = np.zeros(3), np.zeros(3), -inp.gravity
     w_, dw_, a_com = [], [], []
     for i in range(n):

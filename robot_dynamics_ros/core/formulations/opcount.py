@@ -6,15 +6,18 @@ number-like objects.  Run on :class:`Counted` entries (numpy ``object`` arrays),
 computes the same torque while each ``*`` and ``+``/``-`` between values that depend on
 ``(q, qd, qdd)`` (or on the wrench) is tallied.
 
-What is counted, and what is not (the seeds count the same way, 000 Table 3 and 001 Tables 1-4):
+What is counted, and what is not (the source texts count the same way, Milićević et al., Table 3
+and Turney et al. 1980, Tables 1-4):
 
 * robot constants (DH parameters, masses, first and second moments, products of them) are plain
   floats: arithmetic among them is precomputation and is free;
 * multiplying by an exact 0 or +-1 and adding an exact 0 are free (folded away), so structural
   zeros of the algorithm (z0 = (0, 0, 1), the last row of a homogeneous matrix, the base at rest,
   zero DH parameters of a particular robot) cost nothing, as in Renaud's "analytical" principle
-  (seed 004, 004:39-41).  A sign change is free (001:57 does not count the Q matrices);
-* sines and cosines of the joint angles are tallied separately (``trig``); the seeds leave them
+  (Renaud 1987, introduction).  A sign change is free (Turney et al. 1980, Table 2 does not count
+the Q matrices);
+* sines and cosines of the joint angles are tallied separately (``trig``); the source texts leave
+them
   out.
 
 The counts are therefore those of *this code* with constant folding; they are not hand-optimised.
@@ -175,9 +178,9 @@ def count_operations(formulation, model, q, qd, qdd) -> tuple[OpCount, np.ndarra
     """
     Operations of one inverse-dynamics evaluation of ``formulation`` (a module of this package).
 
-    Free motion (no wrench, as in the seeds' counts), the model's gravity as a constant.  The joint
-    state is counted; the robot's constants are not.  Returns the tally and the torque it computed
-    (which must equal the float evaluation).
+    Free motion (no wrench, as in the source texts' counts), the model's gravity as a constant.
+    The joint state is counted; the robot's constants are not.  Returns the tally and the torque it
+    computed (which must equal the float evaluation).
     """
     from ._common import Inputs, prepare   # _common imports Counted from here
 

@@ -1,19 +1,19 @@
 """
-Renaud's Newton-Euler with augmented bodies, steps (0)-(10) (seed 004, 004:314-405).
+Renaud's Newton-Euler with augmented bodies, steps (0)-(10) (Renaud 1987, extrinsic calculation).
 
 Modified DH frames (Khalil-Kleinfinger): frame i on joint axis i, T_{i-1,i} = Rx(alpha_{i-1})
 Tx(a_{i-1}) Rz(theta_i) Tz(r_i).  The model's internal chain ``model.chain`` is exactly this form
 for both file conventions (a standard-DH file is converted once in ``core/model.py`` by shifting
 (a, alpha) down one row and re-expressing the link inertias), so it is used as is.
 
-Body i has, at O_i (004:120-124): mass m^i, first moment u^i = m^i d_ii, and the inertia tensor
-k^i = φ^i - m^i d̂_ii d̂_ii.  Augmented body i = body i plus a point of mass m*(i+1) =
-sum_{j>i} m^j at O_{i+1} (004:126-139):
+Body i has, at O_i (Renaud 1987, intrinsic calculation): mass m^i, first moment u^i = m^i d_ii, and
+the inertia tensor k^i = φ^i - m^i d̂_ii d̂_ii.  Augmented body i = body i plus a point of mass
+m*(i+1) = sum_{j>i} m^j at O_{i+1} (definition of augmented body i):
     m*i = m^i + m*(i+1),  u*i = u^i + m*(i+1) p_{i,i+1},
     k*i = k^i - m*(i+1) p̂_{i,i+1} p̂_{i,i+1}.
 It is rigid iff joint i+1 is revolute; otherwise step (0) recomputes u*, k* on line.
 
-Recursions (004:355-399 with the OCR fixed, notes seed-000-001-004 Sect. 3.5), σ_i = 1 for a
+Recursions (steps (1)-(10), with the corrections of doc/references.md), σ_i = 1 for a
 prismatic joint, σ̄_i = 1 - σ_i, Z = (0, 0, 1); α_i is the acceleration of O_i plus g upward:
   forward (ω_0 = a_0 = 0, α_0 = -g):
     (1) ω_i = R_{i,i-1} ω_{i-1} + σ̄ qd Z
@@ -40,7 +40,7 @@ view_of = modified_view
 
 
 def augmented(mass_after: float, u, k, p):
-    """Step (0): first and second moments of augmented body i at O_i (004:137, steps 0a-0b)."""
+    """Step (0): first and second moments of augmented body i at O_i (steps 0a-0b)."""
     p_hat = skew(p)
     return u + mass_after * p, k - mass_after * (p_hat @ p_hat)
 
@@ -70,7 +70,9 @@ def _build_constants(view):
 
 def _p_next(view, i, r_next):
     """
-    Return p_{i,i+1}(i) = (a_i, -r_{i+1} sin alpha_i, r_{i+1} cos alpha_i) (004:329).
+    Return p_{i,i+1}(i) = (a_i, -r_{i+1} sin alpha_i, r_{i+1} cos alpha_i).
+
+    From Renaud 1987's T_{i-1,i}.
 
     i is the 0-based row.
     """
@@ -82,7 +84,7 @@ def augmented_parameters(model, q) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """
     m*i, u*i (n x 3) and k*i (n x 3 x 3) of the augmented bodies at q, in frames F_i (step 0).
 
-    Only bodies followed by a prismatic joint depend on q (004:139).
+    Only bodies followed by a prismatic joint depend on q (definition of augmented body i).
     """
     view = view_of(model)
     m_star, u, k, rigid = _constants(view)

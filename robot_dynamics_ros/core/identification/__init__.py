@@ -1,5 +1,5 @@
 """
-Dynamic parameter identification (seed 002, Sect. 7.4).
+Dynamic parameter identification (Siciliano et al. 2009, Sect. 7.4).
 
 One algorithm per file: ``parameters.py`` (layout, names, values, a model from values),
 ``regressor.py`` (tau = Y pi), ``base_parameters.py`` (identifiable combinations),

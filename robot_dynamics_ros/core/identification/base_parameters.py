@@ -1,11 +1,14 @@
 """
-The base (identifiable) parameters of a model, found numerically (seed 002, Sect. 7.4).
+The base (identifiable) parameters of a model, found numerically.
+
+Siciliano et al. 2009, Sect. 7.4.
 
 Joint torques do not depend on every parameter of pi separately: some columns of the regressor are
 zero (the parameter never acts, e.g. the mass of link 1 on a fixed vertical axis) and some are
-linear combinations of others (seed 002 Example 7.2: only 5 of the 8 non-null parameters of the
-planar arm are independent, footnote 6; "remove (number of parameters in the combination - 1)
-columns per combination", L897).  Let W be Y stacked over random samples (7.85):
+linear combinations of others (Siciliano et al. 2009, Example 7.2: only 5 of the 8 non-null
+parameters of the planar arm are independent, footnote 6; "remove (number of parameters in the
+combination - 1) columns per combination", Siciliano et al. 2009, Sect. 7.4).  Let W be Y stacked
+over random samples (7.85):
 
 1. columns whose norm is below ``ZERO`` x the largest are *unidentifiable* (no effect at all);
 2. the others are scaled to unit norm and the rank r of W comes from a QR decomposition with

@@ -1,9 +1,9 @@
 """
 Excitation trajectories: periodic finite Fourier series minimising the base regressor's condition.
 
-Seed 002 (L901) asks for trajectories "rich enough" that the stacked regressor is well conditioned.
-Following Swevers et al. (1997), each joint follows a finite Fourier series with fundamental
-frequency f = 1 / period and L harmonics,
+Siciliano et al. 2009 (end of Sect. 7.4) asks for trajectories "rich enough" that the stacked
+regressor is well conditioned. Following Swevers et al. (1997), each joint follows a finite Fourier
+series with fundamental frequency f = 1 / period and L harmonics,
 
     qd_i(t) = sum_l a_il cos(2 pi f l t) + b_il sin(2 pi f l t),
     q_i(t)  = q0_i + sum_l (a_il sin(2 pi f l t) - b_il cos(2 pi f l t)) / (2 pi f l),

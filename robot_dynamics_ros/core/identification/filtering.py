@@ -1,7 +1,7 @@
 """
 Velocities and accelerations from recorded positions by zero-phase filtering, offline.
 
-Seed 002 (Sect. 7.4, L877): the accelerations are reconstructed off line from the recorded
+Siciliano et al. 2009 (Sect. 7.4): the accelerations are reconstructed off line from the recorded
 positions (and velocities), and because nothing runs in real time the filter may be anti-causal,
 so it need not delay the signal.  Here:
 

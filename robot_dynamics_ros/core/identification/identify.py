@@ -1,5 +1,6 @@
 """
-Least-squares identification of the base parameters (seed 002, Sect. 7.4, eqs. 7.85-7.86).
+Least-squares identification of the base parameters (Siciliano et al. 2009, Sect. 7.4, eqs.
+7.85-7.86).
 
 tau = Y(q, qd, qdd) pi = W_b pi_b stacked over N samples (7.85) is solved for the base parameters
 pi_b (``base_parameters.py``) by least squares (7.86), through a QR factorisation W_b = Q R
@@ -329,8 +330,8 @@ def identify(model, q, qd, qdd, tau, weights=None, consistent: bool = False,
     """
     Identify the base parameters of a model from measured motion and torques.
 
-    Identify ``model``'s base parameters from measured joint motion and torques (seed 002,
-    7.86).
+    Identify ``model``'s base parameters from measured joint motion and torques (Siciliano et al.
+    2009, 7.86).
 
     ``q, qd, qdd, tau``: (N, n) arrays (positions, velocities, accelerations, measured joint
     efforts: torques or forces, friction, rotors and the sensor's offset included).

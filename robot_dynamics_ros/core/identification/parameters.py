@@ -1,14 +1,14 @@
 """
 The dynamic parameters of a model: layout, names, values, and a model built from values.
 
-The parameter vector pi (seed 002, eq. 7.77, with friction as at L610) holds per joint i, base
-to tip, one block:
+The parameter vector pi (Siciliano et al. 2009, eq. 7.77, with friction as after eq. 7.80) holds
+per joint i, base to tip, one block:
 
 * the 10 inertial parameters of link i (the link moved by joint i, with whatever it carries, the
   payload folded into the last link): mass ``m``, first moments ``mx, my, mz`` (= m c) and the
   inertia tensor about the frame origin ``Ixx, Ixy, Ixz, Iyy, Iyz, Izz`` (7.71-7.73);
 * ``Im``, the rotor inertia of joint i's motor (motor side, as ``motor.rotor_inertia`` in the robot
-  file; the seed's I_mi, 7.66-7.67, grouped with link i as in 7.77), if joint i has a motor (a
+  file; the book's I_mi, eqs. 7.66-7.67, grouped with link i as in 7.77), if joint i has a motor (a
   rotor inertia or a gear ratio other than 1 in the model);
 * ``Fv``, ``Fc``, viscous and Coulomb friction of joint i (joint side, Siciliano et al.,
   Robotics: Modelling, Planning and Control, eq. 7.114: F_v qd + F_s sgn(qd)), and ``Fo``, the
@@ -31,7 +31,7 @@ in it by the joint's ``link_frame``.  ``model.chain.link_offset[j]`` is that tra
 case.  These are the frames in which the base parameters take their classic regrouped form
 (Khalil's rules: what lies on a revolute joint's axis moves with the previous link).  Inertia
 entries are the tensor's matrix entries as in the robot file and URDF (``Ixy`` = matrix entry =
-minus the seed's product of inertia, 7.11).
+minus the book's product of inertia, eq. 7.11).
 """
 from __future__ import annotations
 
@@ -134,7 +134,7 @@ def link_parameters(mass: float, com, inertia) -> np.ndarray:
     Return a body's 10 parameters about the frame origin.
 
     [m, mx, my, mz, Ixx, Ixy, Ixz, Iyy, Iyz, Izz] of a body (CoM and inertia about the CoM in
-    one frame) about that frame's origin: Steiner's theorem, seed 002 eqs. 7.71-7.73.
+    one frame) about that frame's origin: Steiner's theorem, Siciliano et al. 2009, eqs. 7.71-7.73.
     """
     c = np.asarray(com, dtype=float)
     I_origin = np.asarray(inertia, dtype=float) + mass * (c @ c * np.eye(3) - np.outer(c, c))

@@ -1,10 +1,10 @@
 """
 Identification of a payload on the last link: its 10 inertial parameters only.
 
-Seed 002 (L903): an unknown load is a modification of the last link's parameters.  The load adds
-theta_p = (m, m c, I_O) to link n (in joint frame n), so with the torques it causes,
-tau = tau_robot + Y_n(q, qd, qdd) theta_p, where Y_n are link n's 10 columns of the regressor
-(``regressor.py``).  Two ways to separate it from the robot:
+Siciliano et al. 2009 (end of Sect. 7.4): an unknown load is a modification of the last link's
+parameters.  The load adds theta_p = (m, m c, I_O) to link n (in joint frame n), so with the
+torques it causes, tau = tau_robot + Y_n(q, qd, qdd) theta_p, where Y_n are link n's 10 columns of
+the regressor (``regressor.py``).  Two ways to separate it from the robot:
 
 * with a known robot model (``reference=None``): tau - rnea(model) = Y_n theta_p, ten unknowns;
 * with data recorded without the payload (``reference=(q, qd, qdd, tau)``): the robot's base

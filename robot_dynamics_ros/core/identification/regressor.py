@@ -1,9 +1,10 @@
 """
-The regressor Y(q, qd, qdd) with tau = Y pi (seed 002, eqs. 7.78-7.81), batched.
+The regressor Y(q, qd, qdd) with tau = Y pi (Siciliano et al. 2009, eqs. 7.78-7.81), batched.
 
 pi is laid out as ``parameters.py`` describes (per joint: the link's 10 inertial parameters in
 its joint frame, rotor inertia, viscous and Coulomb friction).  The columns are computed with the
-Newton-Euler recursion of ``algorithms/rnea.py`` (seed 002, 7.107-7.114) split by parameter:
+Newton-Euler recursion of ``algorithms/rnea.py`` (Siciliano et al. 2009, eqs. 7.107-7.114) split by
+parameter:
 
 * forward pass (7.107)-(7.109): angular velocity w, angular acceleration wd and the acceleration a
   of the frame origin minus gravity, per link in its own frame, as in ``rnea``;
@@ -14,9 +15,9 @@ Newton-Euler recursion of ``algorithms/rnea.py`` (seed 002, 7.107-7.114) split b
   to frame towards the base, and tau_i takes the z component of the moment (revolute) or force
   (prismatic) at joint i of every column.  Y is block upper-triangular (7.80).
 
-Rotor i (seed 002, 7.111-7.114, with rotor i on link i-1 spinning at k_r qd_i about z_i) adds to
-column Im_i the direct term k_r (wd_{i-1} . z_i + k_r qdd_i) on tau_i and the moment
-k_r (qd_i w_{i-1} x z_i + qdd_i z_i) on link i-1.  Friction columns (7.114) are qd_i and
+Rotor i (Siciliano et al. 2009, eqs. 7.111-7.114, with rotor i on link i-1 spinning at k_r qd_i
+about z_i) adds to column Im_i the direct term k_r (wd_{i-1} . z_i + k_r qdd_i) on tau_i and the
+moment k_r (qd_i w_{i-1} x z_i + qdd_i z_i) on link i-1.  Friction columns (7.114) are qd_i and
 sgn(qd_i) (sgn(0) = 0, as ``rnea``), and an offset's column is 1 on joint i.
 
 The batch runs in chunks of ``CHUNK`` samples, every quantity a numpy column of the chunk (as in
@@ -157,8 +158,8 @@ def regressor(model, q, qd, qdd, friction=None) -> np.ndarray:
     """
     Return the regressor Y with tau = Y pi.
 
-    Y with tau = Y pi (seed 002, 7.81): shape (n, p) for one configuration, (N, n, p) for a
-    batch.
+    Y with tau = Y pi (Siciliano et al. 2009, eq. 7.81): shape (n, p) for one configuration, (N, n,
+    p) for a batch.
 
     The columns are named by ``parameter_names(model, friction)``; with the model's own
     friction kinds (``friction=None``) ``Y @ parameter_vector(model)`` equals

@@ -1,5 +1,7 @@
 """
-The modified-DH chain of any serial chain of joint axes (Craig's construction, seed 004's frames).
+The modified-DH chain of any serial chain of joint axes.
+
+Craig's construction; the frames of Renaud 1987.
 
 Given the n joint axes at q = 0 as lines (a point o_i and a unit direction z_i, in one frame, the
 world), frames F_i are placed with z_i along axis i and x_i along the common normal from axis i to
@@ -115,7 +117,7 @@ def _far_normal(relative: float, z1, z2, names, source: str) -> None:
 
 
 def dh_transform(alpha: float, a: float, theta: float, d: float) -> np.ndarray:
-    """T = Rx(alpha) Tx(a) Rz(theta) Tz(d) (seed 004's T_{i-1,i})."""
+    """T = Rx(alpha) Tx(a) Rz(theta) Tz(d) (Renaud 1987's T_{i-1,i})."""
     ct, st = math.cos(theta), math.sin(theta)
     rz = homogeneous(np.array([[ct, -st, 0.0], [st, ct, 0.0], [0.0, 0.0, 1.0]]), [0.0, 0.0, d])
     return homogeneous(rot_x(alpha), [a, 0.0, 0.0]) @ rz

@@ -2,7 +2,8 @@
 Rigid-body inertia helpers shared by the model builders and the algorithms.
 
 Conventions: an inertia tensor is a 3x3 matrix (URDF's: off-diagonal entries are the matrix
-entries, i.e. minus the products of inertia of seed 002, eq. 7.11); ``mass``, centre of mass
+entries, i.e. minus the products of inertia of Siciliano et al. 2009, eq. 7.11); ``mass``, centre
+of mass
 ``com`` and the tensor about the centre of mass describe a body.
 """
 from __future__ import annotations

@@ -36,7 +36,8 @@ class JointConstants(NamedTuple):
     ixy: float
     ixz: float
     iyz: float
-    rotor: float            # k_r I_m: rotor inertia times gear ratio (seed 002, 7.111-7.114)
+    # k_r I_m: rotor inertia times gear ratio (Siciliano et al. 2009, eqs. 7.111-7.114)
+    rotor: float
     gear_ratio: float       # k_r
     viscous: float          # F_v, joint side
     coulomb: float          # F_s, joint side

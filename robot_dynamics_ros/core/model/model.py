@@ -9,8 +9,9 @@ read-only).  Two sets of data are kept:
 * a single internal chain used by every algorithm (``model.chain``), in *modified* DH form, where
   internal frame i sits on joint axis i and the joint turns about (or slides along) its local z.
 
-A standard-DH chain (frame i at the distal end of link i, joint i about z_{i-1}; seed 002, 2.8)
-becomes a modified one by shifting (a, alpha) down one row: internal frame i = standard frame i-1
+A standard-DH chain (frame i at the distal end of link i, joint i about z_{i-1}; Siciliano et al.
+2009, 2.8) becomes a modified one by shifting (a, alpha) down one row: internal frame i = standard
+frame i-1
 * Rz(theta_i) Tz(d_i), and standard frame i = internal frame i * Tx(a_i) Rx(alpha_i).  Link
 inertias are re-expressed in the internal frames once, here, so the recursions need one form only.
 """
@@ -58,7 +59,7 @@ class Chain:
     mass: np.ndarray               # link mass (payload folded into the last link)
     com: np.ndarray                # centre of mass in internal frame i
     inertia: np.ndarray            # rotational inertia about the CoM, internal frame i axes
-    rotor_inertia: np.ndarray      # I_m, axial, motor side (seed 002, 7.22-7.30)
+    rotor_inertia: np.ndarray      # I_m, axial, motor side (Siciliano et al. 2009, eqs. 7.22-7.30)
     gear_ratio: np.ndarray         # k_r: motor velocity = k_r * joint velocity
     viscous: np.ndarray            # F_v, joint side
     coulomb: np.ndarray            # F_s, joint side

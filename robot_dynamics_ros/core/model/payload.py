@@ -1,4 +1,4 @@
-"""A payload in the tool frame, folded into the last link (seed 002's load on the end effector)."""
+"""A payload in the tool frame, folded into the last link (Siciliano et al. 2009, Sect. 7.4)."""
 from __future__ import annotations
 
 import numpy as np

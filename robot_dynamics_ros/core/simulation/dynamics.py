@@ -1,18 +1,18 @@
 """
 The right-hand side of the simulation: joint accelerations on sequences of floats.
 
-    qdd = B(q)^{-1} (tau - n_v(q, qd))                                  (seed 002, 7.115-7.116)
+    qdd = B(q)^{-1} (tau - n_v(q, qd))          (Siciliano et al. 2009, eqs. 7.115-7.116)
 
-with n_v = C(q, qd) qd + F_v qd + g(q) (rotor inertia and gyroscopic terms included, seed 002,
-7.111-7.114).  Coulomb friction is not part of it: the simulator applies it as an implicit step
-after each integration step (``friction.py``).  Called four times per RK4 step, so it works on
-plain Python floats: B and n_v from the generated straight-line model (``generated_terms.py``:
-Renaud's quasi-minimal form, equal to the core to 1e-12) when ``implementation`` is "generated"
-(the default, "auto"), or from the core's algorithms ("core"); the system is solved by the
-straight-line Cholesky of ``linear_solve.py``.  The integrator's stages, where B and n_v are not
-needed afterwards, call ``accelerations`` instead: the same two pieces of generated code in one
-function body (``generated_terms.generated_accelerations``), the same numbers in one call,
-compiled to machine code by numba when it is available (``compiled.py``).
+with n_v = C(q, qd) qd + F_v qd + g(q) (rotor inertia and gyroscopic terms included, Siciliano et
+al. 2009, eqs. 7.111-7.114).  Coulomb friction is not part of it: the simulator applies it as an
+implicit step after each integration step (``friction.py``).  Called four times per RK4 step, so it
+works on plain Python floats: B and n_v from the generated straight-line model
+(``generated_terms.py``: Renaud's quasi-minimal form, equal to the core to 1e-12) when
+``implementation`` is "generated" (the default, "auto"), or from the core's algorithms ("core");
+the system is solved by the straight-line Cholesky of ``linear_solve.py``.  The integrator's
+stages, where B and n_v are not needed afterwards, call ``accelerations`` instead: the same two
+pieces of generated code in one function body (``generated_terms.generated_accelerations``), the
+same numbers in one call, compiled to machine code by numba when it is available (``compiled.py``).
 """
 from __future__ import annotations
 

@@ -1,10 +1,10 @@
 """
 Coulomb friction in the simulator: an implicit, set-valued (stick-slip) step that never chatters.
 
-The robot file's joint friction is tau_f = F_v qd + F_s sgn(qd) (seed 002, eq. 7.114 and 7.116).
-The viscous part is smooth and integrated with the rest of the dynamics.  The Coulomb part jumps
-at rest: evaluated explicitly, a fixed step flips its sign from step to step around qd = 0
-(chatter) and an adaptive step stalls on the jump; smoothing it (tanh(qd / v_s)) makes joints
+The robot file's joint friction is tau_f = F_v qd + F_s sgn(qd) (Siciliano et al. 2009, eq. 7.114
+and 7.116). The viscous part is smooth and integrated with the rest of the dynamics.  The Coulomb
+part jumps at rest: evaluated explicitly, a fixed step flips its sign from step to step around qd =
+0 (chatter) and an adaptive step stalls on the jump; smoothing it (tanh(qd / v_s)) makes joints
 creep under any torque.  The simulator instead treats it as the set-valued law it is, with
 Moreau's time-stepping: each step integrates the dynamics without Coulomb friction to the
 velocity v*, then chooses the friction impulse of the step implicitly, so that the velocity v

@@ -1,11 +1,11 @@
 """
 B(q) and n(q, qd) of one robot in one straight-line function, for the simulator's inner loop.
 
-Generated outside the core (``codegen/simulation.py``: Renaud's quasi-minimal Newton-Euler, seed
-004, with rotors and viscous friction, seed 002, 7.111-7.114, on one expression graph, so the
-joint sines and cosines and every shared sub-expression are computed once per call) and passed in
-as source text (``implementations.simulation_terms``): the core never imports the code generator.
-Here it is compiled, returning Python floats (no numpy per call):
+Generated outside the core (``codegen/simulation.py``: Renaud's quasi-minimal Newton-Euler,
+Renaud 1987, with rotors and viscous friction, Siciliano et al. 2009, eqs. 7.111-7.114, on one
+expression graph, so the joint sines and cosines and every shared sub-expression are computed once
+per call) and passed in as source text (``implementations.simulation_terms``): the core never
+imports the code generator. Here it is compiled, returning Python floats (no numpy per call):
 
     terms(q, qd) -> (B row 0 [:1], B row 1 [:2], ..., B row n-1 [:n], n(q, qd))
 
@@ -128,11 +128,12 @@ def generated_accelerations(model, source: str):
     """
     ``accelerations(q, qd, tau) -> qdd`` of ``model`` in one straight-line function.
 
-    qdd = B(q)^{-1} (tau - n(q, qd)) (seed 002, 7.115), the code of :func:`generated_terms`
-    followed by the straight-line Cholesky solve of ``linear_solve.py`` in the same body: no
-    call, tuple or list between them (four calls per RK4 step).  ``q``, ``qd``, ``tau``: sequences
-    of n floats.  A mass matrix that is not positive definite raises ValueError (square root of
-    a negative pivot) or ZeroDivisionError: the caller re-evaluates with the checked
+    qdd = B(q)^{-1} (tau - n(q, qd)) (Siciliano et al. 2009, eq. 7.115), the code of
+    :func:`generated_terms` followed by the straight-line Cholesky solve of ``linear_solve.py`` in
+    the same body: no call, tuple or list between them (four calls per RK4 step).  ``q``, ``qd``,
+    ``tau``: sequences of n floats.  A mass matrix that is not positive definite raises ValueError
+    (square root of a negative pivot) or ZeroDivisionError: the caller re-evaluates with the
+    checked
     ``linear_solve.dynamics_solver`` for the error message.  Same condition on ``model`` as
     :func:`generated_terms`; generated once per model.
     """

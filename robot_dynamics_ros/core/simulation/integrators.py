@@ -9,8 +9,8 @@ for the Coulomb friction of the reported acceleration; None if ``f`` has no such
 fixed-step methods hand ``f`` tuples of floats: what numba's compiled ``accelerations`` takes
 (``compiled.py``) and the cheapest sequence to build in Python.
 
-* ``rk4``: the classical fourth-order Runge-Kutta method as TML give it for simulation (seed
-  001, Sect. 7; notes 2.9: h1 = eps g(y), h2 = eps g(y + h1/2), h3 = eps g(y + h2/2),
+* ``rk4``: the classical fourth-order Runge-Kutta method as Turney et al. 1980 give it for
+  simulation (Sect. 7): h1 = eps g(y), h2 = eps g(y + h1/2), h3 = eps g(y + h2/2),
   h4 = eps g(y + h3), y+ = y + (h1 + 2 h2 + 2 h3 + h4) / 6), on y = (q, qd).  Four evaluations
   of f per step.
 * ``semi_implicit_euler``: qd+ = qd + h f(q, qd), q+ = q + h qd+ (symplectic Euler): one

@@ -2,8 +2,8 @@
 Straight-line solve of B(q) qdd = tau - h for the simulator, B symmetric positive definite.
 
 The forward dynamics of a simulation step solve this system four times per RK4 step.  For six
-joints numpy's ``linalg.solve`` costs more in call overhead than the arithmetic; TML (seed 001,
-Sect. 7, notes 2.9) solve it "by Gaussian elimination without pivoting, which is safe because M is
+joints numpy's ``linalg.solve`` costs more in call overhead than the arithmetic; TML (Turney et al.
+1980, Sect. 7) solve it "by Gaussian elimination without pivoting, which is safe because M is
 positive definite".  Here that is the Cholesky factorisation B = L L^T, written out once per size
 as straight-line Python on floats (about n^3/6 + n^2 multiplications) and compiled in memory.
 """

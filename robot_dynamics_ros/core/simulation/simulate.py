@@ -20,7 +20,8 @@ class SimulationResult(NamedTuple):
     A simulated run, one row per step, the initial state included (N + 1 rows for N steps).
 
     Row k holds the state at ``t[k]``, the torque applied from t[k] to t[k+1] (after saturation)
-    and the acceleration at t[k] under that torque (seed 002, 7.115, with F_s sgn(qd): what
+    and the acceleration at t[k] under that torque (Siciliano et al. 2009, eq. 7.115, with F_s
+    sgn(qd): what
     ``core.forward_dynamics`` gives); the last row holds the final state with the torque the
     controller would apply there (not applied, not counted).
     """
@@ -62,10 +63,10 @@ def simulate(model, q0, qd0, duration: float, dt: float = 1e-3, torque=None,
     are :class:`~.simulator.Simulator`'s (``joint_limits``, ``effort_limits``,
     ``implementation``, ``compiled``, ``terms``: the generated terms from
     ``implementations.simulation_terms(model)``, ``ivp_method``, ``rtol``, ``atol``, ``t0``).
-    The model's motor inertia and friction are included (seed 002, 7.111-7.116; Coulomb friction as
-    stick-slip, see ``friction.py``); see ``simulator.py`` for effort saturation and joint
-    stops.  Torques clipped at the effort limits are counted in the result and reported with an
-    :class:`EffortSaturationWarning`.
+    The model's motor inertia and friction are included (Siciliano et al. 2009, eqs. 7.111-7.116;
+    Coulomb friction as stick-slip, see ``friction.py``); see ``simulator.py`` for effort
+    saturation and joint stops.  Torques clipped at the effort limits are counted in the result and
+    reported with an :class:`EffortSaturationWarning`.
     """
     sim = Simulator(model, q0, qd0, dt, integrator, **options)
     duration = float(duration)

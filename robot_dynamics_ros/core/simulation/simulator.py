@@ -172,7 +172,7 @@ class Simulator:
         return np.array(self._with_coulomb(qdd, self.dynamics.last_terms, self._qd))
 
     def _with_coulomb(self, qdd: list, terms, qd: list) -> list:
-        """Return ``qdd`` minus B^{-1} F_s sgn(qd): seed 002's 7.115, sgn(0) = 0."""
+        """Return ``qdd`` minus B^{-1} F_s sgn(qd): Siciliano et al. 2009's 7.115, sgn(0) = 0."""
         torque, any_moving = [0.0] * self.model.n, False
         for i, fs in self.coulomb.joints:
             if qd[i] != 0.0:
@@ -188,7 +188,7 @@ class Simulator:
         Advance by dt with ``tau`` held.
 
         Returns the applied (saturated) torque and, with ``acceleration``, qdd at the step's
-        start (seed 002, 7.115, Coulomb friction F_s sgn(qd)), as lists.
+        start (Siciliano et al. 2009, eq. 7.115, Coulomb friction F_s sgn(qd)), as lists.
         """
         applied = self.saturate(self.torque_list(tau))
         q0, qd0 = self._q, self._qd

@@ -1,10 +1,11 @@
 """
 Task space: inverse kinematics and the task-space view of the dynamics.
 
-Seed 002 Sects. 7.8-7.9 and seed 003 ch. 2-4: orientation representations and the analytic
-Jacobian, inverse kinematics (closed form for seed 003's 5R-1P arm, numeric for any arm),
-redundancy resolution, the operational space model, the dynamic manipulability ellipsoid,
-statics and stiffness, payload capacity.  The Jacobians themselves are in
+Siciliano et al. 2009, Sects. 7.8-7.9 and Asada & Slotine 1986, ch. 2-4: orientation
+representations and the analytic Jacobian, inverse kinematics (closed form for Asada & Slotine
+1986's 5R-1P arm, numeric for any arm), redundancy resolution, the operational space model, the
+dynamic manipulability ellipsoid, statics and stiffness, payload capacity.  The Jacobians
+themselves are in
 ``algorithms/kinematics.py``.
 """
 from .closed_form_ik_5r1p import ClosedFormSolutions, closed_form_ik_5r1p

@@ -1,5 +1,5 @@
 """
-Closed-form inverse kinematics of seed 003's 5-R-1-P arm: all four solutions.
+Closed-form inverse kinematics of Asada & Slotine 1986's 5-R-1-P arm: all four solutions.
 
 Asada and Slotine, Sect. 2.3.2, eqs. 2-42 - 2-63; the arm is shipped as
 ``config/robots/asada_5r1p.yaml``.  The arm (Table 2-1, standard DH): alpha = (-90, 90, 0, -90,
@@ -8,10 +8,10 @@ joints 4-6 a spherical wrist at W.  Steps:
 
 1. wrist point p* = p - l2 b (2-45), b the tool's approach (third) axis;
 2. theta1 from l1 = -px* s1 + py* c1 (2-48): theta1 = atan2(py*, px*) - atan2(l1, +-sqrt(px*^2 +
-   py*^2 - l1^2)), the numerically safe form of (2-52) (notes, Sect. 1.3); a negative radicand
-   means the wrist point is out of reach (L489);
+   py*^2 - l1^2)), the numerically safe form of (2-52) (checked numerically); a negative radicand
+   means the wrist point is out of reach (Sect. 2.3);
 3. theta2 = atan2(px* c1 + py* s1, pz* - l0) (2-53) and d3 = +sqrt(...) (2-54; the stroke keeps
-   d3 > 0, L499);
+   d3 > 0, Sect. 2.3);
 4. with T' = (A1 A2 A3)^{-1} T (2-55, 2-56): theta4 = atan2(by', bx') (2-60), theta5 =
    atan2(c4 bx' + s4 by', bz') (2-61, primes restored: erratum 2), theta6 = atan2(-nx' s4 + ny' c4,
    -tx' s4 + ty' c4) (2-62);
@@ -59,7 +59,7 @@ def arm_lengths(model) -> tuple[float, float, float]:
                 problems.append(f"joint '{model.joint_names[i]}': d = {model.dh_d[i]:.6g} "
                                 "(expected 0)")
     if problems:
-        raise InputError(f"{model.name}: not the 5-R-1-P arm of seed 003 (Table 2-1): "
+        raise InputError(f"{model.name}: not the 5-R-1-P arm of Asada & Slotine 1986 (Table 2-1): "
                          + "; ".join(problems))
     return float(model.dh_d[0]), float(model.dh_d[1]), float(model.dh_d[5])
 
@@ -67,7 +67,7 @@ def arm_lengths(model) -> tuple[float, float, float]:
 def _dh(theta, d, alpha):
     ca, sa = snap_unit(np.cos(alpha)), snap_unit(np.sin(alpha))
     ct, st = np.cos(theta), np.sin(theta)
-    # A_i^{i-1} = Rz(theta) Tz(d) Tx(0) Rx(alpha) (seed 003, 2-35)
+    # A_i^{i-1} = Rz(theta) Tz(d) Tx(0) Rx(alpha) (Asada & Slotine 1986, eq. 2-35)
     return np.array([[ct, -st * ca, st * sa, 0.0], [st, ct * ca, -ct * sa, 0.0],
                      [0.0, sa, ca, d], [0.0, 0.0, 0.0, 1.0]])
 

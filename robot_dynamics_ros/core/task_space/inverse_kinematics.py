@@ -1,13 +1,15 @@
 """
 Numeric inverse kinematics for any model: damped least squares with limits and restarts.
 
-Seed 003 (Sect. 2.3, L551) notes that a closed form is not always available and cites iterative
-methods (Whitney's resolved motion rate, 3-33; L567); this is that iteration made robust:
+Asada & Slotine 1986 (Sect. 2.3) notes that a closed form is not always available and cites
+iterative methods (Whitney's resolved motion rate, eq. 3-33; Sect. 2.4); this is that iteration
+made robust:
 
 * error e = [p_d - p; log(R_d R^T)] in world axes (position in m, orientation as a rotation
   vector in rad), or e = p_d - p for a position-only target;
-* step dq = J^T (J J^T + lambda I)^-1 e with the geometric Jacobian J of the frame (seed 002,
-  7.18-7.19) and a Levenberg-Marquardt damping after Sugihara (IEEE T-RO 27(5), 2011),
+* step dq = J^T (J J^T + lambda I)^-1 e with the geometric Jacobian J of the frame (Siciliano et
+al. 2009,
+  eqs. 7.18-7.19) and a Levenberg-Marquardt damping after Sugihara (IEEE T-RO 27(5), 2011),
   lambda = 0.3 e^T e / 2 + 1e-6: large far from the target (short, gradient-like steps, finite at
   singular configurations), vanishing near it (Gauss-Newton's fast final convergence, also for
   targets close to a singular configuration);

@@ -1,5 +1,5 @@
 """
-The dynamic manipulability ellipsoid (seed 002, Sect. 7.9, eqs. 7.142-7.149).
+The dynamic manipulability ellipsoid (Siciliano et al. 2009, Sect. 7.9, eqs. 7.142-7.149).
 
 At rest (qd = 0, no contact), the torques of unit norm, tau^T tau = 1 (7.142), give the
 end-effector accelerations vd_e = J qdd (7.144) with B qdd + g = tau (7.143).  With the
@@ -12,7 +12,7 @@ null-space part of B^-1 g dropped (7.146-7.147), tau = B J^+ (vd_e + J B^-1 g), 
 semi-axes 1/sqrt(lambda_k) along the eigenvectors of Q; gravity moves the centre to -J B^-1 g,
 the end-effector acceleration of the arm falling from rest with zero torque.
 
-The torque-limit-normalised variant (not in the seed) takes tau = L tau' with tau'^T tau' = 1 and
+The torque-limit-normalised variant (not in the book) takes tau = L tau' with tau'^T tau' = 1 and
 L = diag(effort limits), i.e. Q = J^+T B L^-2 B J^+: the accelerations the actuators can give
 when every joint's torque, relative to its limit, has unit norm (the centre is unchanged).
 """
@@ -44,7 +44,9 @@ def dynamic_manipulability(model, q, task="pose", frame=None, point=None,
                            torque_limited: bool = False,
                            damping: float = 0.0) -> ManipulabilityEllipsoid:
     """
-    Compute the dynamic manipulability ellipsoid at q (seed 002, 7.148; 7.149 for square J).
+    Compute the dynamic manipulability ellipsoid at q.
+
+    Siciliano et al. 2009, eq. 7.148 (eq. 7.149 for a square J).
 
     ``task``, ``frame``, ``point``: the task (see ``task_space.task``; default the tool frame's
     [v; w]); for a planar arm give its plane's rows, e.g. ``task=(0, 1)``.  ``torque_limited``:

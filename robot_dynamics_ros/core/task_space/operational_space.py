@@ -1,8 +1,9 @@
 """
-The operational space dynamic model (seed 002, Sect. 7.8, eqs. 7.127-7.141).
+The operational space dynamic model (Siciliano et al. 2009, Sect. 7.8, eqs. 7.127-7.141).
 
 With x the task coordinates (by default the tool frame's [v; w] rows of the geometric Jacobian),
-the joint-space model B qdd + C qd + g = tau (7.42, friction neglected as in the seed, L1282)
+the joint-space model B qdd + C qd + g = tau (7.42, friction neglected as in the book's
+Sect. 7.8)
 seen from the task is
 
     Lambda xdd + mu + p = F - h                                        (7.133)
@@ -17,7 +18,7 @@ free (dynamic redundancy resolution):
     tau = J^T F + (I - J^T J_bar^T) tau_0                              (7.141)
 
 J B^-1 J^T is invertible only where J has full row rank: at a kinematic singularity (or a
-representation singularity of the analytic Jacobian, L1329) the model raises
+representation singularity of the analytic Jacobian, after eq. 7.131) the model raises
 ``SingularityError``, unless a ``damping`` lambda is given: Lambda = (J B^-1 J^T + lambda^2 I)^-1
 is then a damped, always finite result, for which the relations above hold only approximately.
 B, C qd and g are the package's full model (rotor inertias included, friction excluded).
@@ -57,7 +58,7 @@ def coriolis_torques(model, q, qd) -> np.ndarray:
 def operational_space_model(model, q, qd=None, task="pose", frame=None, point=None,
                             representation=None, damping: float = 0.0) -> OperationalSpaceModel:
     """
-    Compute Lambda, mu, p, J and J_bar (seed 002, 7.130-7.132, 7.138) at (q, qd).
+    Compute Lambda, mu, p, J and J_bar (Siciliano et al. 2009, eqs. 7.130-7.132, 7.138) at (q, qd).
 
     ``q``, ``qd``: (n,) or (N, n) (qd None: at rest, mu = 0).  ``task``, ``frame``, ``point``,
     ``representation``: see ``task_space.task`` (default: the tool frame, geometric Jacobian,
@@ -97,7 +98,9 @@ def task_force(osm: OperationalSpaceModel, acceleration) -> np.ndarray:
 
 def task_space_torque(osm: OperationalSpaceModel, force, null_torque=None) -> np.ndarray:
     """
-    Return tau = J^T F + (I - J^T J_bar^T) tau_0 (seed 002, 7.141), tau_0 = ``null_torque``.
+    Return tau = J^T F + (I - J^T J_bar^T) tau_0, tau_0 = ``null_torque``.
+
+    Siciliano et al. 2009, eq. 7.141.
 
     With F = :func:`task_force` of a desired acceleration this is the operational-space inverse
     dynamics; J_bar^T tau = F (7.140) whatever tau_0 (default 0).

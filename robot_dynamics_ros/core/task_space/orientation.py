@@ -1,20 +1,22 @@
 """
 Minimal orientation representations: ZYZ Euler angles and roll-pitch-yaw.
 
-Both describe a rotation by three angles phi (Siciliano et al., Sect. 2.4, the book of seed 002):
+Both describe a rotation by three angles phi (Siciliano et al., Sect. 2.4, the book of Siciliano et
+al. 2009):
 
 * ``"zyz"``: Euler angles (phi, theta, psi), R = Rz(phi) Ry(theta) Rz(psi) (rotations about the
-  current axes; seed 003 uses the ZXZ variant, 2-20).  Singular (a representation singularity)
-  where sin(theta) = 0: there only phi + psi (theta = 0) or phi - psi (theta = pi) is defined.
+  current axes; Asada & Slotine 1986 uses the ZXZ variant, 2-20).  Singular (a representation
+  singularity) where sin(theta) = 0: there only phi + psi (theta = 0) or phi - psi (theta = pi) is
+  defined.
 * ``"rpy"``: roll-pitch-yaw (roll, pitch, yaw) about x, y, z, R = Rz(yaw) Ry(pitch) Rx(roll): the
   URDF / ROS convention, and Siciliano's ZYX angles (phi, theta, psi) = (yaw, pitch, roll) listed
-  in reverse.  (Seed 003 calls the rotation about z "roll", L184; we follow ROS.)  Singular where
-  cos(pitch) = 0.
+  in reverse.  (Asada & Slotine 1986 calls the rotation about z "roll", Sect. 2.1; we follow ROS.)
+  Singular where cos(pitch) = 0.
 
 The angular velocity w and the angle rates satisfy w = T(phi) phid (Siciliano 3.64 for ZYZ); the
 analytic Jacobian J_A of a pose [p; phi] is related to the geometric one by J = T_A(phi) J_A with
-T_A = blockdiag(I, T(phi)) (3.66; seed 002 eq. 7.128 uses T_A^T to map the forces).  Where
-det T = 0 the analytic Jacobian does not exist: :func:`angular_velocity_map_inverse` raises a
+T_A = blockdiag(I, T(phi)) (3.66; Siciliano et al. 2009, eq. 7.128 uses T_A^T to map the forces).
+Where det T = 0 the analytic Jacobian does not exist: :func:`angular_velocity_map_inverse` raises a
 ``SingularityError`` that names the representation and the angle.
 
 Every function takes one set of angles (3,) or a batch (N, 3); matrices (3, 3) or (N, 3, 3).

@@ -1,5 +1,5 @@
 """
-Redundancy resolution at the velocity level (seed 003, Sect. 3.2).
+Redundancy resolution at the velocity level (Asada & Slotine 1986, Sect. 3.2).
 
 For a task p of dimension m < n, pd = J qd (3-40) has the solutions qd = qd* + k qd_0 with
 J qd_0 = 0 (3-41, 3-42).  Minimising qd^T W qd subject to J qd = pd (3-43 - 3-48) gives the
@@ -7,13 +7,14 @@ weighted solution
 
     qd = W^-1 J^T (J W^-1 J^T)^-1 pd                                   (3-49)
 
-and, with W = I, the pseudo-inverse solution J^# pd, J^# = J^T (J J^T)^-1 (3-50; the seed's
+and, with W = I, the pseudo-inverse solution J^# pd, J^# = J^T (J J^T)^-1 (eq. 3-50; the book's
 "m x m identity" is n x n, erratum 5).  Adding the projection (I - J^#_W J) qd_0 of any joint
 velocity qd_0 moves the arm in the null space: the task velocity does not change (3-42).
 
 J must have full row rank: at a singular configuration ``SingularityError``, unless a ``damping``
 lambda is given (damped least squares, J^T (J J^T + lambda^2 I)^-1: finite everywhere, the task
-velocity is then met only approximately; not in the seed, which only cites the research, L895).
+velocity is then met only approximately; not in the book, which only cites the research, Sect.
+3.3).
 """
 from __future__ import annotations
 
@@ -65,7 +66,7 @@ def kinematic_null_space_projector(J, weights=None, damping: float = 0.0) -> np.
 def joint_velocities(model, q, task_velocity, weights=None, null_velocity=None, task="pose",
                      frame=None, point=None, damping: float = 0.0) -> np.ndarray:
     """
-    Return qd = J^#_W pd + (I - J^#_W J) qd_0 (seed 003, 3-42 and 3-49/3-50).
+    Return qd = J^#_W pd + (I - J^#_W J) qd_0 (Asada & Slotine 1986, eq. 3-42 and 3-49/3-50).
 
     The joint velocities that give the task velocity pd = ``task_velocity`` with the least
     qd^T W qd, plus the null-space motion of qd_0 = ``null_velocity``.  ``weights``: W (n values

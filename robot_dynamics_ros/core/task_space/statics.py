@@ -1,10 +1,10 @@
 """
-Statics and stiffness (seed 003, ch. 4).
+Statics and stiffness (Asada & Slotine 1986, ch. 4).
 
 Equivalent joint torques, the wrench transformation between frames, and the end-point compliance
 of joint servo stiffness with its principal axes.  A wrench F = [f; m] is a force and a moment
-about a point, in world axes unless said otherwise; as in seed 003 (4-3) it is what the arm
-applies to the environment.
+about a point, in world axes unless said otherwise; as in Asada & Slotine 1986, eq. 4-3 it is what
+the arm applies to the environment.
 """
 from __future__ import annotations
 
@@ -20,11 +20,13 @@ from .task import task_jacobian
 
 def joint_torques_for_wrench(model, q, wrench, task="pose", frame=None, point=None) -> np.ndarray:
     """
-    Return tau = J^T F (seed 003, 4-7): the joint torques that balance the end-point wrench F.
+    Return tau = J^T F: the joint torques that balance the end-point wrench F.
 
-    Gravity is excluded (L992).  F has one entry per task row (default [f; m], the moment about
-    the tool point, world axes).  By virtual work tau^T dq = F^T dp for every dp = J dq (4-9,
-    4-10).
+    Asada & Slotine 1986, eq. 4-7.
+
+    Gravity is excluded (Asada & Slotine 1986, after eq. 4-7).  F has one entry per task row
+    (default [f; m], the moment about the tool point, world axes).  By virtual work tau^T dq = F^T
+    dp for every dp = J dq (4-9, 4-10).
     """
     tj = task_jacobian(model, q, None, task, frame, point)
     batch = tj.J.shape[0] if tj.J.ndim == 3 else None
@@ -49,9 +51,9 @@ def wrench_transform(pose) -> np.ndarray:
 
     ``pose`` = T_ab is b's pose in a; the wrench in b has b's axes and its moment about b's
     origin: f_a = R f_b, m_a = R m_b + r x (R f_b), r the position of b's origin in a.  For
-    parallel frames this is seed 003's (4-17): F_xyz = F_uvw, M_xyz = M_uvw + r x F_uvw (r from
-    the new reference point O to the old one O').  It is the transpose of the twist map from a to
-    b (4-13, 4-14: Q = J^T P), so power f.v + m.w is the same in both frames.
+    parallel frames this is Asada & Slotine 1986's (4-17): F_xyz = F_uvw, M_xyz = M_uvw + r x F_uvw
+    (r from the new reference point O to the old one O').  It is the transpose of the twist map
+    from a to b (4-13, 4-14: Q = J^T P), so power f.v + m.w is the same in both frames.
     """
     T = _pose_argument(pose)
     R, r = T[:3, :3], T[:3, 3]
@@ -70,7 +72,7 @@ def transform_wrench(wrench, pose) -> np.ndarray:
 
 
 class Compliance(NamedTuple):
-    """End-point compliance dp = C F (seed 003, 4-23) and its principal axes."""
+    """End-point compliance dp = C F (Asada & Slotine 1986, eq. 4-23) and its principal axes."""
 
     matrix: np.ndarray                 # (m, m) C = J K^-1 J^T (4-24), symmetric, semi-definite
     stiffness: np.ndarray | None       # (m, m) C^-1 (4-25), None where C is singular
@@ -85,8 +87,8 @@ def end_point_compliance(model, q, joint_stiffness, task="pose", frame=None,
     Compute the end-point compliance of joint stiffnesses k_i (tau_i = k_i dq_i, 4-18) at q.
 
     C = J K^-1 J^T with K = diag(k) (4-21, 4-24); a force F along a principal axis e deflects
-    the end point along e by (its compliance) |F| (L1203; E^T C E diagonal, 4-34).  At a
-    singularity C is singular and the stiffness infinite along N(J^T) (L1145): ``stiffness`` is
+    the end point along e by (its compliance) |F| (Sect. 4.2; E^T C E diagonal, eq. 4-34).  At a
+    singularity C is singular and the stiffness infinite along N(J^T) (Sect. 4.2): ``stiffness`` is
     then None.  Batched over q (N, n).
     """
     (q,), _ = joint_arrays(model, q=q)

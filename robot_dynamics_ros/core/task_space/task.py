@@ -5,11 +5,12 @@ Every task-space function takes the same keywords:
 
 * ``task``: ``"pose"`` (rows [v; w], 6), ``"position"`` (v, 3), ``"orientation"`` (w, 3), or a
   sequence of row indices into [vx, vy, vz, wx, wy, wz], e.g. ``(0, 1)`` for a planar arm in the
-  x-y plane (seed 003's m-dimensional task, 3-39);
+  x-y plane (Asada & Slotine 1986's m-dimensional task, 3-39);
 * ``frame``, ``point``: the frame (default the tool) and a point fixed to it (see
   ``algorithms.kinematics.jacobian``), world axes;
 * ``representation``: None (the geometric Jacobian, the default) or ``"zyz"`` / ``"rpy"`` for
-  the analytic Jacobian J_A of [p; phi] (seed 002, 7.128; Siciliano 3.66: J = T_A J_A).
+  the analytic Jacobian J_A of [p; phi] (Siciliano et al. 2009, eq. 7.128; Siciliano 3.66: J = T_A
+  J_A).
 """
 from __future__ import annotations
 

@@ -1,10 +1,10 @@
 """
-Uniform dynamic scaling of a trajectory under torque limits (seed 002, Sect. 7.7).
+Uniform dynamic scaling of a trajectory under torque limits (Siciliano et al. 2009, Sect. 7.7).
 
-Equations 7.117-7.126 of the seed.
+Equations 7.117-7.126 of the book.
 
 The joint torque of the trajectory q(t) splits into a part that depends on the motion and the
-gravity part, which depends on position only (seed 002, L1266):
+gravity part, which depends on position only (Siciliano et al. 2009, end of Sect. 7.7):
 
     tau(t) = tau_s(t) + g(q(t)),   tau_s = B(q) qdd + C(q, qd) qd   (7.123; B includes the rotors).
 
@@ -16,7 +16,7 @@ qd_new = qd / c, qdd_new = qdd / c^2 and (7.126 with r'' = 0)
 so the scaled torques follow from the original ones without recomputing inverse dynamics, and the
 smallest admissible c comes in closed form from the worst sample and joint.
 
-Friction, which the chapter leaves out (F_v = F_s = 0, L1217), is kept exactly here: viscous
+Friction, which the chapter leaves out (F_v = F_s = 0, Sect. 7.7), is kept exactly here: viscous
 friction F_v qd scales by 1/c and Coulomb friction F_s sgn(qd) does not scale, so with x = 1/c each
 (sample, joint) gives a quadratic  tau_s x^2 + F_v qd x + F_s sgn(qd) + g  that must stay within
 [tau_min, tau_max].  We take the largest x in (0, 1] such that every constraint holds on the whole
@@ -117,8 +117,8 @@ def uniform_scaling(model, traj: JointTrajectory, limits: Limits | None = None,
     """
     Smallest uniform time scaling q(t / c), c >= 1, within ``limits`` (default: the model's).
 
-    See the module docstring (seed 002, eqs. 7.117-7.126).  Raises ``ScalingError`` naming joint
-    and time when gravity alone breaks a limit or the path leaves the position limits,
+    See the module docstring (Siciliano et al. 2009, eqs. 7.117-7.126).  Raises ``ScalingError``
+    naming joint and time when gravity alone breaks a limit or the path leaves the position limits,
     ``TrajectoryError`` for joints the model does not know and ``InputError`` for fewer than 2
     points or ``samples`` outside [2, ``MAX_SAMPLES``].
     """

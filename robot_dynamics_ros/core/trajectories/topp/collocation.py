@@ -1,7 +1,8 @@
 """
 The path and its dynamics coefficients at the collocation points of a grid.
 
-Along q(s), with sd = ds/dt and sdd = d2s/dt2 (seed 002, eqs. 7.119-7.121 and 7.126 with r = s),
+Along q(s), with sd = ds/dt and sdd = d2s/dt2 (Siciliano et al. 2009, eqs. 7.119-7.121 and 7.126
+with r = s),
 
     tau = a(s) sdd + b(s) sd^2 + c(s) + F_v q'(s) sd + F_s sgn(q'(s)),
     a = B(q) q' = rnea(q, 0, q'),  b = B(q) q'' + C(q, q') q' = rnea(q, q', q''),  c = g(q)

@@ -1,11 +1,11 @@
 """
 Time-optimal time law along a given joint path under torque, velocity and acceleration limits.
 
-Beyond seed 002 (whose Sect. 7.7 only scales time uniformly), the path q(s) of a trajectory, with
-s its original time, is replayed with a non-uniform time law s(t).  With sd = ds/dt, sdd = d2s/dt2
-(seed 002, eqs. 7.119-7.121 and 7.126 with r = s), qd = q'(s) sd and qdd = q'(s) sdd + q''(s) sd^2,
-and the torque is linear in (sdd, sd^2) up to friction (collocation.py).  The pieces, split as
-toppra splits them:
+Beyond Siciliano et al. 2009 (whose Sect. 7.7 only scales time uniformly), the path q(s) of a
+trajectory, with s its original time, is replayed with a non-uniform time law s(t).  With sd =
+ds/dt, sdd = d2s/dt2 (Siciliano et al. 2009, eqs. 7.119-7.121 and 7.126 with r = s), qd = q'(s) sd
+and qdd = q'(s) sdd + q''(s) sd^2, and the torque is linear in (sdd, sd^2) up to friction
+(collocation.py).  The pieces, split as toppra splits them:
 
 * ``path.py``: the path and the grid s_0 < ... < s_N (each knot segment cut into equal steps);
 * ``collocation.py``: the path and its torque coefficients at 3 collocation points per step (9 on

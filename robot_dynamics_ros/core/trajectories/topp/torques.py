@@ -5,9 +5,9 @@ The path data (3 rnea per collocation point) and the re-check of the output (rne
 per output interval) are the scaling's largest costs, so the caller chooses the implementation
 and passes it in, the way toppra's ``JointTorqueConstraint(inv_dyn, ...)`` receives its inverse
 dynamics: ``time_optimal_scaling(..., dynamics=robot_dynamics_ros.implementations.select(model))``
-(the generated straight-line model on numpy columns, Renaud's quasi-minimal Newton-Euler, seed
-004).  Without one, the core's batched RNEA (seed 002, eqs. 7.107-7.114) is used: the same torques
-to rounding, slower.  The core never imports the code generator (issue 22).
+(the generated straight-line model on numpy columns, Renaud's quasi-minimal Newton-Euler,
+Renaud 1987).  Without one, the core's batched RNEA (Siciliano et al. 2009, eqs. 7.107-7.114) is
+used: the same torques to rounding, slower.  The core never imports the code generator (issue 22).
 """
 from __future__ import annotations
 
@@ -22,8 +22,8 @@ class Torques(NamedTuple):
     """
     Batch functions of one model: ``rnea(q, qd, qdd)`` and ``gravity(q)``, (N, n) -> (N, n).
 
-    With the model's gravity, rotors and friction (F_v qd + F_s sgn(qd), seed 002, eq. 7.114),
-    as ``core.rnea`` and ``core.gravity_torques`` compute them.
+    With the model's gravity, rotors and friction (F_v qd + F_s sgn(qd), Siciliano et al. 2009, eq.
+    7.114), as ``core.rnea`` and ``core.gravity_torques`` compute them.
     """
 
     rnea: Callable
