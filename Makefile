@@ -11,7 +11,7 @@ export ROS_DOMAIN_ID ROS_LOG_DIR
 # Lets ament_index_python find the packages installed into the venv prefix.
 export AMENT_PREFIX_PATH := $(CURDIR)/$(VENV)$(if $(AMENT_PREFIX_PATH),:$(AMENT_PREFIX_PATH))
 
-.PHONY: venv bench-venv demo test bench colcon-check clean lint
+.PHONY: venv bench-venv demo test bench colcon-check clean lint doc
 
 venv:
 	bash tools/setup_venv.sh
@@ -29,11 +29,17 @@ bench: bench-venv
 	@if [ -f bench/run_all.py ]; then $(PY) bench/run_all.py; \
 	else echo "bench/run_all.py not found"; fi
 
+# The documentation as rosdoc2 builds it (HTML in doc_output/robot_dynamics_ros/index.html).
+doc: venv
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/rosdoc2 build --package-path . \
+	  --output-directory doc_output --doc-build-directory doc_output/.build \
+	  --cross-reference-directory doc_output/.cross_reference
+
 colcon-check: venv
 	bash tools/colcon_check.sh
 
 clean:
-	rm -rf $(VENV)
+	rm -rf $(VENV) doc_output
 
 # ament's linters (the configuration ROS packages use) on PATHS, e.g. `make lint PATHS=robot_dynamics_ros/core`
 PATHS ?= robot_dynamics_ros test bench launch setup.py

@@ -7,7 +7,7 @@ PACKAGE = "robot_dynamics_ros"
 
 setup(
     name=PACKAGE,
-    version="0.1.0",
+    version="0.2.0",
     packages=find_packages(include=[PACKAGE, f"{PACKAGE}.*"]),
     # the nodes' parameter tables (nodes/params/*.yaml), read at run time
     package_data={f"{PACKAGE}.nodes": ["params/*.yaml"]},
@@ -20,13 +20,15 @@ setup(
         (f"share/{PACKAGE}/config/trajectories", glob("config/trajectories/*.yaml")),
     ],
     python_requires=">=3.10",
-    install_requires=["numpy", "scipy", "PyYAML", "setuptools"],
+    # Run-time Python requirements (pinned in requirements/base.txt, declared in package.xml).
+    install_requires=["numpy", "scipy", "PyYAML", "matplotlib", "tqdm", "rosbags", "cvxpy",
+                      "numba", "setuptools"],
     extras_require={"bench": ["pin", "roboticstoolbox-python", "toppra"]},
     zip_safe=True,
     maintainer="robot_dynamics_ros developers",
     maintainer_email="dev@robot-dynamics-ros.invalid",
-    description="Manipulator dynamics for ROS 2 (RNEA, gravity compensation, mass matrix, "
-                "scaling)",
+    description="Manipulator dynamics for ROS 2 from a URDF (RNEA, gravity compensation, mass "
+                "matrix, torque-limited trajectory scaling)",
     license="Apache-2.0",
     tests_require=["pytest"],
     entry_points={

@@ -9,7 +9,7 @@
 # reinstalled.
 #
 # Usage: tools/setup_venv.sh [--bench] [--force]
-#   --bench   also install requirements/bench.txt (pinocchio, roboticstoolbox, toppra)
+#   --bench   also install requirements/bench.txt (roboticstoolbox, toppra)
 #   --force   ignore the stamp
 # Env: PYTHON (interpreter, must be CPython 3.11), VENV (default <repo>/.venv)
 set -euo pipefail
@@ -38,7 +38,7 @@ pip_install() {
   "$PY" -m pip install -q "$@" 2> >(grep -v "^WARNING: Location '.*' is ignored" >&2)
 }
 
-REQS=(requirements/ros.txt requirements/base.txt requirements/test.txt)
+REQS=(requirements/ros.txt requirements/base.txt requirements/test.txt requirements/doc.txt)
 # A venv once set up with --bench stays a bench venv.
 [[ -f "$VENV/.bench" ]] && BENCH=1
 [[ $BENCH == 1 ]] && REQS+=(requirements/bench.txt)
