@@ -96,7 +96,7 @@ REQUIREMENT_FILES = ("base.txt", "test.txt", "doc.txt", "bench.txt")
 
 
 def imported_modules(paths):
-    """Top-level modules imported (absolutely) by the Python files under ``paths``."""
+    """Return the top-level modules imported (absolutely) by the Python files under ``paths``."""
     names = set()
     for path in paths:
         files = [path] if path.is_file() else sorted(path.rglob("*.py"))
@@ -110,7 +110,7 @@ def imported_modules(paths):
 
 
 def local_modules(directory):
-    """Module names the tests import from their own folders (helpers on the pytest path)."""
+    """Return the module names the tests import from their own folders (helpers, on the path)."""
     return {p.stem for p in directory.rglob("*.py")} | {
         p.name for p in directory.rglob("*") if (p / "__init__.py").is_file()}
 
