@@ -33,7 +33,9 @@ exclude_patterns = [
 ]
 
 myst_heading_anchors = 3
-autodoc_default_options = {"members": True, "show-inheritance": True}
+# Package pages document what the package itself defines; re-exported names are documented
+# where they are defined (else every name of core.__all__ would be described twice).
+autodoc_default_options = {"members": True, "show-inheritance": True, "ignore-module-all": True}
 autodoc_member_order = "bysource"
 autodoc_typehints = "none"
 # The ROS packages the nodes import come from a ROS installation (or the venv's wheels); where
@@ -58,6 +60,14 @@ def _write_api_pages(app):
                  "-o", out, os.path.dirname(package.__file__)])
 
 
+def _literal_bars(app, what, name, obj, options, lines):
+    """Read ``|x|`` in docstrings as an absolute value, not as a reST substitution."""
+    for k, line in enumerate(lines):
+        if "|" in line and not line.lstrip().startswith(("|", "+-")):
+            lines[k] = line.replace("|", "\\|")
+
+
 def setup(app):
-    """Generate the API pages before Sphinx looks for its source files."""
+    """Generate the API pages first; docstrings are plain text with reST markup where needed."""
     app.connect("builder-inited", _write_api_pages)
+    app.connect("autodoc-process-docstring", _literal_bars)

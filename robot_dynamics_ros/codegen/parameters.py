@@ -22,12 +22,14 @@ unchanged exactly:
 * revolute joint j: a distribution on the axis of joint j moves identically with link j and
   link j-1.  Two such pieces are moved from augmented body j to j-1 (or dropped, for j = 1, onto
   the fixed base):
+
   - a dipole at O_j along z_j carrying the first moment mu = u*j . z_j (zero mass): link j gets
     u_z = 0; link j-1 gets u += mu z_j and, the dipole being off O_{j-1},
     k += mu (2 (p.z_j) E - p z_j^T - z_j p^T) with p = p_{j-1,j};
   - a line quadrupole on the axis, zero mass and first moment, second moment
     lambda (E - z_j z_j^T) with lambda = k*j_yy: link j gets XX - YY and YY = 0; link j-1 gets
     lambda (E - z_j z_j^T) (no shift term: zero mass and first moment).
+
   Renaud's y5 - z6 is the first rule at j = 6 (alpha_5 = pi/2: z_6 = -y_5, p_56 = 0).
 * prismatic joint j: link j does not turn relative to link j-1, so a zero-mass, zero-first-moment
   distribution with second moment k*j (all of it) can ride on link j-1 instead:

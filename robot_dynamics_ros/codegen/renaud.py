@@ -11,6 +11,7 @@ alpha_{i-1} is a multiple of pi/2 (its sine and cosine are snapped to exact 0/+-
 parameters.py).
 
 Additions to Renaud's rigid model, from Siciliano et al. 2009 (as the core's rnea):
+
 * rotor i on link i-1 spinning at k_r qd_i about z_i: tau_i += I_m k_r (wd_{i-1} . z_i + k_r qdd_i)
   (7.111/7.114), and link i-1's moment gets I_m k_r (qdd_i z_i + qd_i w_{i-1} x z_i) (7.113);
 * friction: tau_i += F_v qd_i + F_s sgn(qd_i) (7.114).

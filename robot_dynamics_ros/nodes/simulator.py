@@ -6,7 +6,8 @@ joint_state_broadcaster): it integrates the model's forward dynamics (``core.Sim
 default, rotors and friction, joint limits as inelastic stops, torques saturated at the effort
 limits and counted) and publishes what the robot's driver would.
 
-Subscriptions
+Subscriptions::
+
   ``effort_command_topics`` (default ``[effort_command]``): std_msgs/Float64MultiArray, one
       value per joint in the ``joint_names`` order (the layout of forward_command_controller /
       JointGroupEffortController); add ``gravity_effort_command`` to add the gravity
@@ -17,7 +18,8 @@ Subscriptions
   An input older than ``command_timeout`` seconds of simulated time counts as zero, and the node
   says so once (and once when it resumes).
 
-Publications
+Publications::
+
   ``joint_states`` (sensor_msgs/JointState): position, velocity and the applied (saturated)
       effort in the ``joint_names`` order at ``publish_rate`` Hz of simulated time, stamped with
       the simulated time, with optional Gaussian measurement noise (``noise.position``,

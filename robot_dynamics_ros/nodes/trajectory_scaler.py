@@ -1,5 +1,5 @@
 """
-trajectory_scaler_node: retimes joint trajectories so that no joint exceeds its limits.
+trajectory_scaler_node: retimes joint trajectories so that no joint exceeds its limits::
 
   subscribes ``reference_trajectory``  trajectory_msgs/JointTrajectory
   publishes  ``scaled_trajectory``     trajectory_msgs/JointTrajectory (transient local: a

@@ -8,8 +8,10 @@ links outboard of each joint, so each entry is one small product; it is O(n^2) p
 and vectorised over a batch.
 
 Motors (Siciliano et al. 2009, eqs. 7.22-7.30): rotor i on link i-1 spinning at k_r qd_i about
-joint axis z_i, its locked inertia already in link i-1, adds kinetic energy
+joint axis z_i, its locked inertia already in link i-1, adds kinetic energy::
+
     T_m,i = 1/2 I_m (w_{i-1} . z_i + k_r qd_i)^2 - 1/2 I_m (w_{i-1} . z_i)^2,
+
 i.e. k_r^2 I_m on the diagonal and k_r I_m z_i . z_j off it (Siciliano et al. 2009, Example 7.2's
 b12 term).
 """

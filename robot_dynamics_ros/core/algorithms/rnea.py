@@ -14,9 +14,11 @@ intermediate frame X, where the offset between origins is simply (a, 0, d), then
 Gravity enters as an upward acceleration of the base, pdd_0 = -g (Siciliano et al. 2009, Sect.
 7.5.2; Milićević et al., Table 2).  Motors follow Siciliano et al. 2009: rotor i sits on link i-1
 and spins about joint axis i at k_r,i qd_i; the link data include the locked rotor, and the spin
-adds
+adds::
+
   k_r,i I_m,i (qdd_i z + qd_i w_{i-1} x z)   to the moment balance of link i-1   (7.113)
   k_r,i I_m,i (wd_{i-1} . z + k_r,i qdd_i)    to tau_i                             (7.111), (7.114)
+
 Friction adds F_v qd + F_s sgn(qd) on the joint side (7.114).
 """
 from __future__ import annotations

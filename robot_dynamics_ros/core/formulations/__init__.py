@@ -6,14 +6,14 @@ The references are those of doc/references.md (Milićević et al.: M; Turney et 
 =========================  ==========================================  ===========  ======
 module                     formulation                                 frames       joints
 =========================  ==========================================  ===========  ======
-``lagrange_euler``         Lagrange-Euler, 4x4 U_ij, U_ijk, J_i (M,     standard DH  R, P
+``lagrange_euler``         Lagrange-Euler, 4x4 U_ij, U_ijk, J_i (M,    standard DH  R, P
                            eqs. 2.1-2.15)
-``newton_euler_base``      Newton-Euler in base coordinates (M,         standard DH  R, P
+``newton_euler_base``      Newton-Euler in base coordinates (M,        standard DH  R, P
                            Table 1)
-``newton_euler_link``      N-E in link coordinates (M, Table 2 = LWP)   standard DH  R, P
-``modified_newton_euler``  modified N-E (TML, Sect. 5)                  standard DH  R, P*
-``dalembert``              generalized d'Alembert (M, Sect. 4)          standard DH  R only
-``renaud``                 augmented-body N-E, steps (0)-(10)           modified DH  R, P
+``newton_euler_link``      N-E in link coordinates (M, Table 2 = LWP)  standard DH  R, P
+``modified_newton_euler``  modified N-E (TML, Sect. 5)                 standard DH  R, P*
+``dalembert``              generalized d'Alembert (M, Sect. 4)         standard DH  R only
+``renaud``                 augmented-body N-E, steps (0)-(10)          modified DH  R, P
                            (Renaud 1987)
 =========================  ==========================================  ===========  ======
 

@@ -2,7 +2,7 @@
 Generalized d'Alembert equations (Milićević et al., Sect. 4, eqs. 4.1-4.5), revolute joints only.
 
 Closed-form equations of motion in the base frame (frame 0 of the standard-DH view), keeping the
-rotational and translational effects apart (Milićević et al., Sect. 4):
+rotational and translational effects apart (Milićević et al., Sect. 4)::
 
     sum_j D_ij qdd_j + h_i^tran + h_i^rot + c_i = tau_i                                   (4.1)
     D_ij = sum_{s>=j} (sR0 z_{i-1})ᵀ I_s (sR0 z_{j-1})                          [rotational]

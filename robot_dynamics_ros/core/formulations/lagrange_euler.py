@@ -4,13 +4,12 @@ Lagrange-Euler with 4x4 homogeneous matrices.
 Milićević et al., eqs. 2.1-2.15; Turney et al. 1980, Sect. 2.
 
 Standard DH, i-1A_i = Rz(theta) Tz(d) Tx(a) Rx(alpha) (Milićević et al., eq. 2.1), 0A_i = 0A_1 ...
-i-1A_i, and (Milićević et al., eqs. 2.1-2.15; corrections in doc/references.md):
+i-1A_i, and (Milićević et al., eqs. 2.1-2.15; corrections in doc/references.md)::
 
     U_ij  = d 0A_i / dq_j   = 0A_{j-1} Q_j j-1A_i                          (j <= i, else 0)
     U_ijk = d U_ij / dq_k   = 0A_{j-1} Q_j j-1A_{k-1} Q_k k-1A_i           (i >= k >= j;
                                                                             symmetric in j, k)
-    J_i = ∫ r̃ r̃ᵀ dm = [[½ tr(I_O) E - I_O, m s], [m sᵀ, m]]                (Turney et al. 1980,
-    eq. 1.28)
+    J_i = ∫ r̃ r̃ᵀ dm = [[½ tr(I_O) E - I_O, m s], [m sᵀ, m]]                (TML, eq. 1.28)
 
 with Q = d/dq of the joint's generator (rotation about z, or translation along z), J_i the
 pseudo-inertia of link i about o_i, and

@@ -5,12 +5,13 @@ The link-coordinate N-E of Turney et al. 1980, eqs. 3.15-3.20 (Luh-Walker-Paul) 
 (their Sect. 5):
 
 * the matrix A_i = ω ωᵀ - (ωᵀω) E + α̂ (Turney et al. 1980, Sect. 5; = Renaud's b_i) gives every
-acceleration of a
-  point of link i from one product, A_i b = α × b + ω × (ω × b);
+  acceleration of a point of link i from one product, A_i b = α × b + ω × (ω × b);
 * moments are taken with K_i = ∫ρ ρᵀ dm, the second moment of link i about o_{i-1} in frame i,
-  K_i = J_i + m(r_i r̄_iᵀ + r̄_i r_iᵀ) + m r_i r_iᵀ, so that
+  K_i = J_i + m(r_i r̄_iᵀ + r̄_i r_iᵀ) + m r_i r_iᵀ, so that::
+
       f_i = m A_i (r̄_i + r_i) + m a'_i + R f_{i+1}                              (5.1)
       n_i = axial(A_i K_i) + m (r̄_i + r_i) × a'_i + r_i × R f_{i+1} + R n_{i+1}   (5.2)
+
   with axial(X) = (X_zy - X_yz, X_xz - X_zx, X_yx - X_xy) = ∫ρ × (A ρ) dm.  (The order printed in
   Turney et al. 1980 gives wrong torques; checked numerically, see doc/references.md.)
 

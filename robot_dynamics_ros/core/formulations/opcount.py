@@ -14,11 +14,10 @@ and Turney et al. 1980, Tables 1-4):
 * multiplying by an exact 0 or +-1 and adding an exact 0 are free (folded away), so structural
   zeros of the algorithm (z0 = (0, 0, 1), the last row of a homogeneous matrix, the base at rest,
   zero DH parameters of a particular robot) cost nothing, as in Renaud's "analytical" principle
-  (Renaud 1987, introduction).  A sign change is free (Turney et al. 1980, Table 2 does not count
-the Q matrices);
+  (Renaud 1987, introduction).  A sign change is free (Turney et al. 1980, Table 2 does not
+  count the Q matrices);
 * sines and cosines of the joint angles are tallied separately (``trig``); the source texts leave
-them
-  out.
+  them out.
 
 The counts are therefore those of *this code* with constant folding; they are not hand-optimised.
 """

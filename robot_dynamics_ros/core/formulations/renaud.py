@@ -8,13 +8,16 @@ for both file conventions (a standard-DH file is converted once in ``core/model.
 
 Body i has, at O_i (Renaud 1987, intrinsic calculation): mass m^i, first moment u^i = m^i d_ii, and
 the inertia tensor k^i = φ^i - m^i d̂_ii d̂_ii.  Augmented body i = body i plus a point of mass
-m*(i+1) = sum_{j>i} m^j at O_{i+1} (definition of augmented body i):
+m*(i+1) = sum_{j>i} m^j at O_{i+1} (definition of augmented body i)::
+
     m*i = m^i + m*(i+1),  u*i = u^i + m*(i+1) p_{i,i+1},
     k*i = k^i - m*(i+1) p̂_{i,i+1} p̂_{i,i+1}.
+
 It is rigid iff joint i+1 is revolute; otherwise step (0) recomputes u*, k* on line.
 
 Recursions (steps (1)-(10), with the corrections of doc/references.md), σ_i = 1 for a
-prismatic joint, σ̄_i = 1 - σ_i, Z = (0, 0, 1); α_i is the acceleration of O_i plus g upward:
+prismatic joint, σ̄_i = 1 - σ_i, Z = (0, 0, 1); α_i is the acceleration of O_i plus g upward::
+
   forward (ω_0 = a_0 = 0, α_0 = -g):
     (1) ω_i = R_{i,i-1} ω_{i-1} + σ̄ qd Z
     (3) a_i = R_{i,i-1} a_{i-1} + σ̄ (qd ω̂_{i-1} Z + qdd Z)
@@ -25,6 +28,7 @@ prismatic joint, σ̄_i = 1 - σ_i, Z = (0, 0, 1); α_i is the acceleration of O
     (7) e_i = e_{i+1} + b_i u*i + σ m*i t_i            (8) σ f_i = σ (e_i + m*i r_{i-1})
     (9) n_i = n_{i+1} + k*i a_i + ω̂_i (k*i ω_i) + û*i α_i + p̂_{i,i+1} e_{i+1}
     (10) Γ_i = Zᵀ (σ̄ n_i + σ f_i);  e_i, n_i then go to frame i-1 with R_{i-1,i}.
+
 O_{n+1} is the tool point, so p_{n,n+1} is its position in frame n and m*(n+1) = 0.
 """
 from __future__ import annotations

@@ -10,10 +10,10 @@ read-only).  Two sets of data are kept:
   internal frame i sits on joint axis i and the joint turns about (or slides along) its local z.
 
 A standard-DH chain (frame i at the distal end of link i, joint i about z_{i-1}; Siciliano et al.
-2009, 2.8) becomes a modified one by shifting (a, alpha) down one row: internal frame i = standard
-frame i-1
-* Rz(theta_i) Tz(d_i), and standard frame i = internal frame i * Tx(a_i) Rx(alpha_i).  Link
-inertias are re-expressed in the internal frames once, here, so the recursions need one form only.
+2009, Sect. 2.8) becomes a modified one by shifting (a, alpha) down one row: internal frame i =
+standard frame i-1 Rz(theta_i) Tz(d_i), and standard frame i = internal frame i Tx(a_i)
+Rx(alpha_i).  Link inertias are re-expressed in the internal frames once, here, so the recursions
+need one form only.
 """
 from __future__ import annotations
 

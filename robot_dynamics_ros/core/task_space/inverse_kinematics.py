@@ -8,11 +8,10 @@ made robust:
 * error e = [p_d - p; log(R_d R^T)] in world axes (position in m, orientation as a rotation
   vector in rad), or e = p_d - p for a position-only target;
 * step dq = J^T (J J^T + lambda I)^-1 e with the geometric Jacobian J of the frame (Siciliano et
-al. 2009,
-  eqs. 7.18-7.19) and a Levenberg-Marquardt damping after Sugihara (IEEE T-RO 27(5), 2011),
-  lambda = 0.3 e^T e / 2 + 1e-6: large far from the target (short, gradient-like steps, finite at
-  singular configurations), vanishing near it (Gauss-Newton's fast final convergence, also for
-  targets close to a singular configuration);
+  al. 2009, eqs. 7.18-7.19) and a Levenberg-Marquardt damping after Sugihara (IEEE T-RO 27(5),
+  2011), lambda = 0.3 e^T e / 2 + 1e-6: large far from the target (short, gradient-like steps,
+  finite at singular configurations), vanishing near it (Gauss-Newton's fast final convergence,
+  also for targets close to a singular configuration);
 * joint limits: each step is clipped to the limits (a projected iteration); joints held at a
   limit by the step are left out and the step recomputed with the others (an active set);
 * restarts: an attempt that has not converged after ``max_iterations``, or whose error has not

@@ -4,7 +4,7 @@ Payload capacity: the largest point mass the arm can hold or carry within its ef
 A point mass m at the point c of the tool frame moves with the tool; with a_c = J_v qdd +
 Jdot_v qd its acceleration (Siciliano et al. 2009, eq. 3.98) and g the gravity vector, the arm must
 apply the force m (a_c - g) to it, which costs the joint torques J_v^T m (a_c - g) (Asada & Slotine
-1986, eq. 4-7).  The joint torques are therefore affine in the mass,
+1986, eq. 4-7).  The joint torques are therefore affine in the mass::
 
     tau(m) = tau_0 + m tau_1,   tau_0 = RNEA(q, qd, qdd) of the arm as modelled (rotors,
                                         friction, any payload of the file),
