@@ -1,4 +1,5 @@
-"""Sphinx configuration of the robot_dynamics_ros documentation (rosdoc2 layout).
+"""
+Sphinx configuration of the robot_dynamics_ros documentation (rosdoc2 layout).
 
 ``rosdoc2 build --package-path .`` wraps this file (it executes it, then adds autodoc, intersphinx,
 the Read the Docs theme and myst-parser); ``test/test_doc.py`` runs that build with every warning

@@ -1,5 +1,7 @@
 """
-Joint states from a bag as numpy arrays, streamed in chunks (bounded memory on any bag size)::
+Joint states from a bag as numpy arrays, streamed in chunks (bounded memory on any bag size).
+
+Usage::
 
     from robot_dynamics_ros.bags import read_joint_states, load_joint_states
     for chunk in read_joint_states("run_bag", "/joint_states", joint_names=model.joint_names):

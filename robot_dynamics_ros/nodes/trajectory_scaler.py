@@ -1,5 +1,7 @@
 """
-trajectory_scaler_node: retimes joint trajectories so that no joint exceeds its limits::
+trajectory_scaler_node: retimes joint trajectories so that no joint exceeds its limits.
+
+Interfaces::
 
   subscribes ``reference_trajectory``  trajectory_msgs/JointTrajectory
   publishes  ``scaled_trajectory``     trajectory_msgs/JointTrajectory (transient local: a
