@@ -164,7 +164,7 @@ def play_timing(workdir: Path):
     write_joint_states(bag, model.joint_names, t, np.zeros((count, 6)), np.zeros((count, 6)),
                        np.zeros((count, 6)), overwrite=True)
     env = dict(os.environ, ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST",
-               ROS_DOMAIN_ID=str(1 + os.getpid() % 100),
+               ROS_DOMAIN_ID=os.environ.get("BENCH_ROS_DOMAIN_ID", str(1 + os.getpid() % 100)),
                ROS_LOG_DIR=tempfile.mkdtemp(prefix="bench-bags-roslog-"))
     cli = [sys.executable, "-m", "robot_dynamics_ros.cli", "bag"]
     recorded = workdir / "played"

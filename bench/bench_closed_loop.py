@@ -51,15 +51,17 @@ def _node(module, name, namespace, params, env, log_dir):
     return subprocess.Popen(argv, env=env, stdout=log, stderr=subprocess.STDOUT)
 
 
-def run(controller_robot: str, plant_robot: str, tag: str, env, log_dir):
+def run(controller_robot: str, plant_robot: str, tag: str, env, log_dir,
+        duration: float = DURATION):
     """Return (t, max |q_ref - q| over joints) of one closed-loop run."""
     import rclpy
     from sensor_msgs.msg import JointState
+    from std_msgs.msg import Float64MultiArray
     from trajectory_msgs.msg import JointTrajectory as JointTrajectoryMsg
     from robot_dynamics_ros.commands.demo import demo_trajectory
     from robot_dynamics_ros.core import RobotModel
     from robot_dynamics_ros.ros_messages import trajectory_to_msg
-    traj = demo_trajectory(RobotModel.named(plant_robot), DURATION)
+    traj = demo_trajectory(RobotModel.named(plant_robot), duration)
     namespace = f"/closed_loop_{os.getpid()}_{tag}"
     context = rclpy.Context()
     rclpy.init(context=context, args=["bench"])
@@ -67,28 +69,38 @@ def run(controller_robot: str, plant_robot: str, tag: str, env, log_dir):
     states = []
     node.create_subscription(JointState, f"{namespace}/joint_states", states.append, 10000)
     publisher = node.create_publisher(JointTrajectoryMsg, f"{namespace}/reference_trajectory", 10)
-    processes = [_node("inverse_dynamics", "inverse_dynamics", namespace,
-                       {"robot_description": controller_robot, "mode": "computed_torque",
-                        "use_sim_time": True, "input_timeout": 0.0}, env, log_dir)]
+    # A silent publisher on the effort input lets the lockstep simulator start (it waits for a
+    # publisher on every input) and hold, before the controller exists.
+    node.create_publisher(Float64MultiArray, f"{namespace}/effort_command", 10)
+    # The simulator first, holding its initial state (time stands still) until the controller
+    # speaks, so that this node receives every joint state: a simulator started last ran ahead
+    # in lockstep while this node was still discovering it, and the first states were missed.
+    processes = [_node("simulator", "dynamics_simulator", namespace,
+                       {"robot_description": plant_robot, "rate": 1000.0,
+                        "publish_rate": 1000.0, "real_time_factor": 0.0,
+                        "publish_clock": True, "lockstep": True, "command_timeout": 1.0,
+                        "hold_until_command": True,
+                        "initial_position": list(traj.positions[0])}, env, log_dir)]
     try:
         executor = rclpy.executors.SingleThreadedExecutor(context=context)
         executor.add_node(node)
+        end = time.monotonic() + 60.0
+        while not states and time.monotonic() < end:
+            executor.spin_once(timeout_sec=0.05)
+        processes.append(_node("inverse_dynamics", "inverse_dynamics", namespace,
+                               {"robot_description": controller_robot,
+                                "mode": "computed_torque", "use_sim_time": True,
+                                "input_timeout": 0.0}, env, log_dir))
         end = time.monotonic() + 60.0
         while publisher.get_subscription_count() == 0 and time.monotonic() < end:
             executor.spin_once(timeout_sec=0.05)
         time.sleep(0.5)
         publisher.publish(trajectory_to_msg(traj))
-        time.sleep(1.0)
-        processes.append(_node("simulator", "dynamics_simulator", namespace,
-                               {"robot_description": plant_robot, "rate": 1000.0,
-                                "publish_rate": 1000.0, "real_time_factor": 0.0,
-                                "publish_clock": True, "lockstep": True, "command_timeout": 1.0,
-                                "initial_position": list(traj.positions[0])}, env, log_dir))
         end = time.monotonic() + 300.0
         while time.monotonic() < end:
             executor.spin_once(timeout_sec=0.05)
             if states and states[-1].header.stamp.sec + 1e-9 * states[-1].header.stamp.nanosec \
-                    >= DURATION:
+                    >= duration:
                 break
     finally:
         for p in processes:
@@ -105,11 +117,15 @@ def run(controller_robot: str, plant_robot: str, tag: str, env, log_dir):
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
     parser.add_argument("--plot", help="write the tracking errors over time to this PNG")
+    parser.add_argument("--quick", action="store_true",
+                        help="the exact model only, 1 s: a check that the benchmark runs")
     args = parser.parse_args(argv)
+    duration = 1.0 if args.quick else DURATION
     from robot_dynamics_ros.core import RobotModel
     work = Path(tempfile.mkdtemp(prefix="bench-closed-loop-"))
     env = dict(os.environ, ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST",
-               ROS_DOMAIN_ID=str(1 + os.getpid() % 100), ROS_LOG_DIR=str(work / "roslog"))
+               ROS_DOMAIN_ID=os.environ.get("BENCH_ROS_DOMAIN_ID", str(1 + os.getpid() % 100)),
+               ROS_LOG_DIR=str(work / "roslog"))
     os.environ.update({k: env[k] for k in ("ROS_AUTOMATIC_DISCOVERY_RANGE", "ROS_DOMAIN_ID",
                                            "ROS_LOG_DIR")})
     spec = RobotModel.named("puma560").without_friction().to_dict()
@@ -121,11 +137,12 @@ def main(argv=None) -> int:
     heavy.write_text(yaml.safe_dump(spec))
     cases = [("exact model", str(exact), str(exact)),
              ("link masses 10 % too large", str(heavy), str(exact)),
-             ("exact, with Coulomb friction", "puma560", "puma560")]
+             ("exact, with Coulomb friction", "puma560", "puma560")][:1 if args.quick else 3]
     results = {}
-    print("Computed-torque tracking of the demo trajectory (2 s), simulated Puma 560, 1 kHz:")
+    print(f"Computed-torque tracking of the demo trajectory ({duration:g} s), simulated Puma 560, "
+          "1 kHz:")
     for k, (label, controller, plant) in enumerate(cases):
-        t, error = run(controller, plant, f"case{k}", env, work)
+        t, error = run(controller, plant, f"case{k}", env, work, duration)
         results[label] = (t, error)
         print(f"  {label:<30} max {error.max():.2e} rad, RMS {np.sqrt(np.mean(error ** 2)):.2e} "
               f"rad ({t.size} states)")

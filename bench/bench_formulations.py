@@ -3,7 +3,7 @@ Cost of the seeds' formulations: operation counts and time per call against n, n
 
     .venv/bin/python bench/bench_formulations.py [--quick] [--no-write]
 
-(--quick: n = 2..7, short loops, prints only; the full run rewrites the docs table and plot.)
+(--quick: n = 2..4, short loops, prints only; the full run rewrites the docs table and plot.)
 
 For n = 2..12 (chains of revolute joints with random, generic parameters, standard DH; see
 test/random_robots.py) every formulation of ``robot_dynamics_ros.core.formulations`` is
@@ -32,7 +32,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "test"))
+sys.path.insert(0, str(ROOT / "test" / "support"))
 
 from random_robots import random_robot_dict, random_state  # noqa: E402
 from robot_dynamics_ros.core import RobotModel, rnea  # noqa: E402
@@ -125,10 +125,11 @@ def generated_6r_counts() -> dict:
     Return the rnea counts of the generated code (robot-dynamics codegen) for Renaud's 6R.
 
     Counted for the shipped numbers, and for generic values in his zero pattern
-    (test_codegen.renaud6r_generic), where no equality of moments can fold an operation, as in
-    his symbolic count.
+    (test/codegen/test_renaud.py, renaud6r_generic), where no equality of moments can fold an
+    operation, as in his symbolic count.
     """
-    from test_codegen import renaud6r_generic
+    sys.path.insert(0, str(ROOT / "test" / "codegen"))
+    from test_renaud import renaud6r_generic
     from robot_dynamics_ros.codegen import generate
     out = {}
     for label, model in (("generic", renaud6r_generic()),
@@ -338,15 +339,15 @@ def plot(rows, path: Path) -> None:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.strip().split("\n\n")[0])
     parser.add_argument("--quick", action="store_true",
-                        help="n = 2..7 and short timing loops; writes no files")
+                        help="n = 2..4 and short timing loops; writes no files")
     parser.add_argument("--no-write", action="store_true", help="print only; write no files")
     args = parser.parse_args(argv)
-    ns = range(2, 8) if args.quick else range(2, 13)
-    rows = measure(ns, budget=0.05 if args.quick else 0.3)
+    ns = range(2, 5) if args.quick else range(2, 13)
+    rows = measure(ns, budget=0.01 if args.quick else 0.3)
     text = markdown(rows, renaud_6r_counts(), mixed_chain_counts(), generated_6r_counts())
     print(text)
     if not (args.no_write or args.quick):  # a quick run must not replace the full table
-        (ROOT / "docs" / "formulations.md").write_text(text)
+        (ROOT / "doc" / "formulation_counts.md").write_text(text)
         plot(rows, ROOT / "doc" / "images" / "formulations_time.png")
         print("wrote doc/formulation_counts.md and doc/images/formulations_time.png")
     return 0

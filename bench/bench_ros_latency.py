@@ -152,8 +152,8 @@ def role_harness(args):
     def generate():
         msg = JointState(name=JOINT_NAMES, position=Q, velocity=QD)
         period = 1.0 / args.rate
-        total = int(round((WARMUP + args.duration) * args.rate))
-        counted_from = int(round(WARMUP * args.rate))
+        total = int(round((args.warmup + args.duration) * args.rate))
+        counted_from = int(round(args.warmup * args.rate))
         start = time.monotonic()
         times = []
         for k in range(total):
@@ -174,7 +174,7 @@ def role_harness(args):
     threading.Thread(target=generate, daemon=True).start()
     while not done.is_set():
         executor.spin_once(timeout_sec=0.05)
-    end = time.monotonic() + 3.0                      # the last outputs in flight
+    end = time.monotonic() + min(3.0, 2.0 * args.warmup)     # the last outputs in flight
     while time.monotonic() < end:
         executor.spin_once(timeout_sec=0.05)
     Path(args.out).write_text(json.dumps({"records": records, **result}))
@@ -195,7 +195,7 @@ def role_scaling(args):
     ready = client.wait_for_service(timeout_sec=30.0)
     print("READY" if ready else "no scale_trajectory service", flush=True)
     seconds, failed = [], 0
-    end = time.monotonic() + WARMUP + args.duration
+    end = time.monotonic() + args.warmup + args.duration
     while ready and time.monotonic() < end:
         started = time.monotonic()
         future = client.call_async(request)
@@ -249,24 +249,30 @@ def run_phase(label, node_argvs, topics, args, env, tmp, scaling=False) -> dict:
         return proc
 
     out_file = Path(tmp) / f"{label}.json"
+    # joint_states subscriptions to wait for: one per node process; the bringup's torque nodes
+    # share one (and the echo node has one).
+    joint_state_readers = len(topics) if label == "launch" else 1
     try:
         node_procs = [(name, start(name, argv)) for name, argv in node_argvs]
         harness = start("harness", [sys.executable, __file__, "--role", "harness", "--topics",
                                     ",".join(topics), "--out", str(out_file), "--rate",
                                     str(args.rate), "--duration", str(args.duration),
-                                    "--subscribers", str(len(topics))], stdout=subprocess.PIPE)
+                                    "--warmup", str(args.warmup),
+                                    "--subscribers", str(joint_state_readers)],
+                        stdout=subprocess.PIPE)
         line = harness.stdout.readline().decode().strip()
         if line != "READY":
             raise RuntimeError(f"harness not ready ({line!r}); logs in {tmp}")
         scaling_file = Path(tmp) / f"{label}_scaling.json"
         if scaling:
             client = start("scaling", [sys.executable, __file__, "--role", "scaling", "--out",
-                                       str(scaling_file), "--duration", str(args.duration)],
+                                       str(scaling_file), "--duration", str(args.duration),
+                                       "--warmup", str(args.warmup)],
                            stdout=subprocess.PIPE)
             line = client.stdout.readline().decode().strip()
             if line != "READY":
                 raise RuntimeError(f"scaling client not ready ({line!r}); logs in {tmp}")
-        time.sleep(WARMUP)
+        time.sleep(args.warmup)
         cpu_before = {name: cpu_seconds(p.pid) for name, p in node_procs}
         t0 = time.monotonic()
         time.sleep(args.duration)
@@ -326,12 +332,18 @@ def main(argv=None) -> int:
     parser.add_argument("--scaling-load", action="store_true",
                         help="time-optimal scalings of 1000 points throughout the run")
     parser.add_argument("--json", help="also write the results to this file")
+    parser.add_argument("--warmup", type=float, default=WARMUP, help="seconds before counting")
+    parser.add_argument("--quick", action="store_true",
+                        help="200 Hz for 0.5 s, bringup only: a check that the benchmark runs, "
+                             "not a measurement")
     parser.add_argument("--role", choices=("main", "echo", "harness", "scaling"),
                         default="main")
     parser.add_argument("--topics")
     parser.add_argument("--out")
     parser.add_argument("--subscribers", type=int, default=1)
     args = parser.parse_args(argv)
+    if args.quick:
+        args.rate, args.duration, args.warmup, args.deployments = 200.0, 0.5, 0.5, "bringup"
     if args.role == "echo":
         role_echo(args)
         return 0
@@ -347,7 +359,8 @@ def main(argv=None) -> int:
     tmp = tempfile.mkdtemp(prefix="bench-ros-latency-")
     env = ros_env(tmp, executor)
     ros_args = ["--ros-args", "-r", f"__ns:={NAMESPACE}"] + node_parameters(args)
-    print(f"JointState at {args.rate:g} Hz for {args.duration:g} s (after {WARMUP:g} s warm-up); "
+    print(f"JointState at {args.rate:g} Hz for {args.duration:g} s "
+          f"(after {args.warmup:g} s warm-up); "
           f"nodes on the {executor} executor, {'core' if args.core_model else 'generated'} "
           f"model; {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f} at the start; "
           f"logs in {tmp}")

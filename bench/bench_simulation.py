@@ -168,14 +168,15 @@ def speed(duration: float, repeat: int) -> None:
         runs[mj_label] = (mj, duration)
     load = os.getloadavg()[0]
     rows = real_time_factors(runs, repeat)
-    ours = simulate(rigid, Q0, QD0, 1.0, **free)
+    check = 1.0 if duration >= 0.5 else duration       # (--quick: as short as the runs)
+    ours = simulate(rigid, Q0, QD0, check, **free)
     if pm is not None:
-        q_pin, _ = pinocchio_rk4(pm, Q0, QD0, 1.0)
-        print(f"rigid Puma, 1 s at 1 kHz: |q_ours - q_pinocchio| = "
+        q_pin, _ = pinocchio_rk4(pm, Q0, QD0, check)
+        print(f"rigid Puma, {check:g} s at 1 kHz: |q_ours - q_pinocchio| = "
               f"{np.abs(ours.q[-1] - q_pin).max():.1e} rad")
     if mj is not None:
-        q_mj, _ = mj(1.0)
-        print(f"rigid Puma, 1 s at 1 kHz: |q_ours - q_mujoco| = "
+        q_mj, _ = mj(check)
+        print(f"rigid Puma, {check:g} s at 1 kHz: |q_ours - q_mujoco| = "
               f"{np.abs(ours.q[-1] - q_mj).max():.1e} rad")
     print(f"\nReal-time factor of the Puma 560 at 1 kHz, RK4 unless said (best of {repeat} runs "
           f"of {duration:g} s, taking turns; load average {load:.1f} before, "
@@ -211,15 +212,16 @@ print(imported - start, time.perf_counter() - imported, sim.dynamics.compiled)
 """
 
 
-def startup() -> None:
+def startup(quick=False) -> None:
     """Print the time a fresh process needs to build the Puma's Simulator, cold and warm."""
     print("\nStart-up of Simulator(puma560) in a fresh process (the package imported first):")
     root = Path(__file__).resolve().parents[1]
     with tempfile.TemporaryDirectory(prefix="bench-simulation-cache-") as cache:
         env = dict(os.environ, ROBOT_DYNAMICS_ROS_CACHE_DIR=cache)
-        for label, mode in (("compiled, empty cache (cold)", "compiled"),
-                            ("compiled, cache filled (warm)", "compiled"),
-                            ("plain Python (compiled=False)", "python")):
+        rows = (("compiled, empty cache (cold)", "compiled"),
+                ("compiled, cache filled (warm)", "compiled"),
+                ("plain Python (compiled=False)", "python"))
+        for label, mode in rows[2:] if quick else rows:
             out = subprocess.run([sys.executable, "-c", STARTUP, mode], env=env, cwd=root,
                                  check=True, capture_output=True, text=True).stdout.split()
             imports, build, compiled = float(out[0]), float(out[1]), out[2] == "True"
@@ -227,22 +229,22 @@ def startup() -> None:
                   f"{imports:.2f} s)")
 
 
-def energy_drift() -> None:
-    print("\nEnergy drift of an unforced, frictionless run, RK4 at 1 kHz, 2 s:")
+def energy_drift(duration=2.0) -> None:
+    print(f"\nEnergy drift of an unforced, frictionless run, RK4 at 1 kHz, {duration:g} s:")
     print(f"  {'robot':<10} {'drift [J/s]':>12} {'max |E - E0| [J]':>18} {'max kinetic [J]':>16}")
     for name in shipped_robots():
         model = RobotModel.named(name).without_friction()
         rng = np.random.default_rng(1)
         q0, qd0 = 0.5 * rng.uniform(model.lower, model.upper), rng.uniform(-1.0, 1.0, model.n)
-        run = simulate(model, q0, qd0, 2.0, joint_limits=False, effort_limits=False,
+        run = simulate(model, q0, qd0, duration, joint_limits=False, effort_limits=False,
                        terms=simulation_terms(model))
         energy = mechanical_energy(model, run.q, run.qd)
-        drift = (energy[-1] - energy[0]) / 2.0
+        drift = (energy[-1] - energy[0]) / duration
         print(f"  {name:<10} {drift:12.1e} {np.abs(energy - energy[0]).max():18.1e} "
               f"{kinetic_energy(model, run.q, run.qd).max():16.1f}")
 
 
-def agreement() -> None:
+def agreement(duration=1.0, steps=(1e-3, 1e-4)) -> None:
     rng = np.random.default_rng(3)
     model = RobotModel.from_dict(random_robot_dict(6, rng, convention="modified",
                                                    with_motors=True))
@@ -251,13 +253,14 @@ def agreement() -> None:
 
     def rhs(t, x):
         return np.concatenate([x[n:], forward_dynamics(model, x[:n], x[n:], zeros)])
-    ref = solve_ivp(rhs, (0.0, 1.0), np.concatenate([q0, qd0]), method="DOP853",
+    ref = solve_ivp(rhs, (0.0, duration), np.concatenate([q0, qd0]), method="DOP853",
                     rtol=1e-12, atol=1e-12)
-    print("\nAgreement with solve_ivp (DOP853, rtol = atol = 1e-12) after 1 s, random 6-joint "
+    print(f"\nAgreement with solve_ivp (DOP853, rtol = atol = 1e-12) after {duration:g} s, "
+          "random 6-joint "
           "robot with full inertias and rotors:")
     for integrator in ("rk4", "semi_implicit_euler"):
-        for dt in (1e-3, 1e-4):
-            run = simulate(model, q0, qd0, 1.0, dt=dt, integrator=integrator,
+        for dt in steps:
+            run = simulate(model, q0, qd0, duration, dt=dt, integrator=integrator,
                            terms=simulation_terms(model),
                            joint_limits=False, effort_limits=False)
             err = np.abs(run.q[-1] - ref.y[:n, -1]).max()
@@ -266,12 +269,17 @@ def agreement() -> None:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="shorter runs")
+    parser.add_argument("--quick", action="store_true",
+                        help="tiny runs, no numba compilation in a fresh process (a check that "
+                             "the benchmark runs, not a measurement)")
     args = parser.parse_args(argv)
-    speed(0.5 if args.quick else 2.0, 2 if args.quick else 5)
-    startup()
-    energy_drift()
-    agreement()
+    speed(0.1 if args.quick else 2.0, 1 if args.quick else 5)
+    startup(args.quick)
+    energy_drift(0.1 if args.quick else 2.0)
+    if args.quick:
+        agreement(0.1, (1e-3,))
+    else:
+        agreement()
     return 0
 
 

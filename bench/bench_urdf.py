@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "test"))     # urdf_samples
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "test" / "support"))  # urdf_samples
 
 from robot_dynamics_ros.core import RobotModel, gravity_torques, mass_matrix, rnea  # noqa: E402
 from robot_dynamics_ros.core.model.urdf_export import urdf_text  # noqa: E402
@@ -76,10 +76,13 @@ def best_ms(fn, number: int, repeat: int = 7) -> float:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
-    parser.add_argument("--quick", action="store_true", help="fewer repetitions")
+    parser.add_argument("--quick", action="store_true",
+                        help="fewer repetitions, 10 random URDFs")
     parser.add_argument("--trees", type=int, default=60, help="random URDFs for the agreement")
     args = parser.parse_args()
     number = 5 if args.quick else 20
+    if args.quick:
+        args.trees = min(args.trees, 10)
     with tempfile.TemporaryDirectory() as directory:
         path = Path(directory) / "panda_gripper.urdf"
         path.write_text(panda_with_gripper())
