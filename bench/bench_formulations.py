@@ -1,5 +1,5 @@
 """
-Cost of the seeds' formulations: operation counts and time per call against n, next to the seeds.
+Cost of the source texts' formulations: operation counts and time per call against n.
 
     .venv/bin/python bench/bench_formulations.py [--quick] [--no-write]
 
@@ -13,9 +13,10 @@ test/random_robots.py) every formulation of ``robot_dynamics_ros.core.formulatio
 * timed: seconds per ``inverse_dynamics`` call (float numpy), minimum over repeats, and as a ratio
   to the package's ``rnea`` on the same rigid robot, timed in the same run.
 
-Printed next to the seeds' own formulas: seed 000 Table 3 (FGL: L-E, N-E, G-D), seed 001 Tables
-1-4 (TML: Lagrange O(n^3), N-E 108n-12, modified N-E 90n-27), seed 003 (Luh-Walker-Paul: 852
-multiplications at n = 6), seed 004 (Renaud: 181/127 for his customised 6R; counted here on
+Printed next to the texts' own formulas: Milićević et al., Table 3 (FGL: L-E, N-E, G-D), Turney
+et al. 1980, Tables 1-4 (TML: Lagrange O(n^3), N-E 108n-12, modified N-E 90n-27), Asada & Slotine
+1986 (Luh-Walker-Paul: 852
+multiplications at n = 6), Renaud 1987 (Renaud: 181/127 for his customised 6R; counted here on
 config/robots/renaud6r.yaml, his geometry, and next to it the code generator's count,
 ``robot-dynamics codegen``).  Writes doc/formulation_counts.md (the tables) and
 doc/images/formulations_time.png (time against n), unless --no-write or --quick.
@@ -39,12 +40,12 @@ from robot_dynamics_ros.core import RobotModel, rnea  # noqa: E402
 from robot_dynamics_ros.core.formulations import FORMULATIONS, count_operations  # noqa: E402
 
 LABELS = {
-    "lagrange_euler": "Lagrange-Euler 4x4 (000 eqs. 2.1-2.15)",
-    "newton_euler_base": "N-E, base coordinates (000 Table 1)",
-    "newton_euler_link": "N-E, link coordinates (000 Table 2 / LWP)",
-    "modified_newton_euler": "modified N-E (TML, 001 Sect. 5)",
-    "dalembert": "generalized d'Alembert (000 Sect. 4)",
-    "renaud": "Renaud augmented bodies (004)",
+    "lagrange_euler": "Lagrange-Euler 4x4 (Milićević et al., eqs. 2.1-2.15)",
+    "newton_euler_base": "N-E, base coordinates (Milićević et al., Table 1)",
+    "newton_euler_link": "N-E, link coordinates (Milićević et al., Table 2 / LWP)",
+    "modified_newton_euler": "modified N-E (TML, Turney et al. 1980, Sect. 5)",
+    "dalembert": "generalized d'Alembert (Milićević et al., Sect. 4)",
+    "renaud": "Renaud augmented bodies (Renaud 1987)",
 }
 
 
@@ -53,31 +54,32 @@ def _poly(*coeffs):
     return lambda n: int(sum(F(c) * n ** (len(coeffs) - 1 - k) for k, c in enumerate(coeffs)))
 
 
-# (source, formula text, mults(n), adds(n)); the seeds' own operation counts.
+# (source, formula text, mults(n), adds(n)); the texts' own operation counts.
 SEED_COUNTS = {
     "lagrange_euler": [
-        ("000 Table 3 (FGL)", "128/3 n^4 + 512/3 n^3 + 739/3 n^2 + 160/3 n",
+        ("Milićević et al., Table 3 (FGL)", "128/3 n^4 + 512/3 n^3 + 739/3 n^2 + 160/3 n",
          _poly(F(128, 3), F(512, 3), F(739, 3), F(160, 3), 0),
          _poly(F(98, 3), F(781, 6), F(559, 3), F(245, 6), 0)),
-        ("001 Table 1 (TML O(n^3))", "27/2 n^3 + 165/2 n^2 + 5n",
+        ("Turney et al. 1980, Table 1 (TML O(n^3))", "27/2 n^3 + 165/2 n^2 + 5n",
          _poly(F(27, 2), F(165, 2), 5, 0), _poly(F(40, 3), 58, F(-64, 3), 0)),
     ],
     "newton_euler_link": [
-        ("000 Table 3 (FGL N-E)", "132 n", _poly(132, 0), _poly(111, -4)),
-        ("001 Table 1 (TML N-E)", "108 n - 12", _poly(108, -12), _poly(100, -9)),
-        ("003 (LWP, Hollerbach)", "150 n - 48", _poly(150, -48), None),
+        ("Milićević et al., Table 3 (FGL N-E)", "132 n", _poly(132, 0), _poly(111, -4)),
+        ("Turney et al. 1980, Table 1 (TML N-E)", "108 n - 12", _poly(108, -12), _poly(100, -9)),
+        ("Asada & Slotine 1986 (LWP, Hollerbach)", "150 n - 48", _poly(150, -48), None),
     ],
     "modified_newton_euler": [
-        ("001 Table 1 (TML mod. N-E)", "90 n - 27", _poly(90, -27), _poly(88, -24)),
+        ("Turney et al. 1980, Table 1 (TML mod. N-E)", "90 n - 27", _poly(90, -27),
+         _poly(88, -24)),
     ],
     "dalembert": [
-        ("000 Table 3 (FGL G-D)", "13/6 n^3 + 105/2 n^2 + 268/3 n + 69",
+        ("Milićević et al., Table 3 (FGL G-D)", "13/6 n^3 + 105/2 n^2 + 268/3 n + 69",
          _poly(F(13, 6), F(105, 2), F(268, 3), 69), _poly(F(4, 3), 44, F(146, 3), 45)),
     ],
     "newton_euler_base": [],
     "renaud": [],
 }
-RENAUD_6R_SEED = (181, 127)          # 004:434-446 (164/115 after grouping y5 - z6, 004:448)
+RENAUD_6R_SEED = (181, 127)          # Renaud 1987, example (164/115 after grouping y5 - z6)
 
 
 def best_time(fn, budget: float = 0.2) -> float:
@@ -157,11 +159,12 @@ def markdown(rows, renaud6r, mixed, generated) -> str:
     at6 = next((r for r in rows if r["n"] == 6), rows[-1])
     n6 = at6["n"]
     out = [
-        "# The seeds' inverse-dynamics formulations side by side",
+        "# The source texts' inverse-dynamics formulations side by side",
         "",
         "Generated by `bench/bench_formulations.py`; do not edit by hand.",
         "",
-        "Six formulations from the seeds live in `robot_dynamics_ros.core.formulations`, "
+        "Six formulations from the source texts (see references.md) live in "
+        "`robot_dynamics_ros.core.formulations`, "
         "one module",
         "each, every one with `inverse_dynamics(model, q, qd, qdd, gravity=None, f_ext=None)` "
         "(rigid",
@@ -171,16 +174,19 @@ def markdown(rows, renaud6r, mixed, generated) -> str:
         "| module | formulation | frames | joints |",
         "|---|---|---|---|",
         "| `lagrange_euler` | Lagrange-Euler, 4x4 U_ij, U_ijk, pseudo-inertia J_i "
-        "(seed 000 eqs. 2.1-2.15, seed 001 Sect. 2); also D, h_ikm, h, c | standard DH | R, P |",
-        "| `newton_euler_base` | Newton-Euler in base coordinates (000 Table 1; "
-        "002 eqs. 7.93-7.106) | standard DH | R, P |",
-        "| `newton_euler_link` | Newton-Euler in link coordinates (000 Table 2 = Luh-Walker-Paul; "
-        "002 eqs. 7.107-7.114) | standard DH | R, P |",
+        "(Milićević et al., eqs. 2.1-2.15, Turney et al. 1980, Sect. 2); also D, h_ikm, h, c "
+        "| standard DH | R, P |",
+        "| `newton_euler_base` | Newton-Euler in base coordinates (Milićević et al., Table 1; "
+        "Siciliano et al. 2009, eqs. 7.93-7.106) | standard DH | R, P |",
+        "| `newton_euler_link` | Newton-Euler in link coordinates (Milićević et al., Table 2 "
+        "= Luh-Walker-Paul; "
+        "Siciliano et al. 2009, eqs. 7.107-7.114) | standard DH | R, P |",
         "| `modified_newton_euler` | Turney-Mudge-Lee modified N-E, A_i and K_i "
-        "(001 eqs. 5.1-5.2) | standard DH | R, P (P: our extension) |",
-        "| `dalembert` | generalized d'Alembert (000 eqs. 4.1-4.5); "
+        "(Turney et al. 1980, eqs. 5.1-5.2) | standard DH | R, P (P: our extension) |",
+        "| `dalembert` | generalized d'Alembert (Milićević et al., eqs. 4.1-4.5); "
         "D also | standard DH | R only (ValueError for P) |",
-        "| `renaud` | Renaud's augmented bodies, steps (0)-(10) (004) | modified DH | R, P |",
+        "| `renaud` | Renaud's augmented bodies, steps (0)-(10) (Renaud 1987) | modified DH "
+        "| R, P |",
         "",
         "Models in the other DH convention are converted exactly: "
         "a modified-DH model gets standard",
@@ -204,7 +210,7 @@ def markdown(rows, renaud6r, mixed, generated) -> str:
         "are free).",
         "Sines and cosines are not counted (n of each).  Robots: "
         "chains of revolute joints with random",
-        "generic DH parameters and full inertia tensors (the seeds' general-robot setting), "
+        "generic DH parameters and full inertia tensors (the texts' general-robot setting), "
         "free motion,",
         "gravity along a generic direction.  "
         "Our counts are those of straightforward code with constant",
@@ -223,7 +229,7 @@ def markdown(rows, renaud6r, mixed, generated) -> str:
             out.append(f"| {LABELS[name]} | {mul} / {add} "
                        f"(on his 6R, `renaud6r`: {renaud6r[0]} / {renaud6r[1]})"
                        f" | customised 6R only | {RENAUD_6R_SEED[0]} / {RENAUD_6R_SEED[1]}"
-                       " (164 / 115 regrouped) | 004:434-448 |")
+                       " (164 / 115 regrouped) | Renaud 1987, example |")
         elif not seeds:
             out.append(f"| {LABELS[name]} | {mul} / {add} | none given | - | - |")
         for k, (source, text, fm, fa) in enumerate(seeds):
@@ -232,17 +238,19 @@ def markdown(rows, renaud6r, mixed, generated) -> str:
             out.append(f"{left} | {text} | {fm(n6)} / {adds} | {source} |")
     out += [
         "",
-        "Why ours and the seeds' differ:",
+        "Why ours and the texts' counts differ:",
         "",
-        "* L-E: FGL's count (000 Table 3) evaluates eqs. 2.11-2.15 term by term, re-forming the",
-        "  derivative matrices for every torque element (001:27); "
+        "* L-E: FGL's count (Milićević et al., Table 3) evaluates eqs. 2.11-2.15 term by term, "
+        "re-forming the",
+        "  derivative matrices for every torque element (Turney et al. 1980, Sect. 2); "
         "ours forms each U_ij and U_ijk once,",
         "  takes Tr(U_jkm J_j U_ji^T) as an elementwise product with U_ji J_j, "
         "and gets the zero last",
         "  rows of the 4x4 matrices free.  It still computes every h_ikm "
         "(no use of h_ikm = h_imk),",
-        "  which is why it stays above TML's O(n^3) scheme (001 Table 2) and grows as n^4.",
-        "* N-E (link coordinates) and TML: the seeds' tables do not list forming the rotation "
+        "  which is why it stays above TML's O(n^3) scheme (Turney et al. 1980, Table 2) and "
+        "grows as n^4.",
+        "* N-E (link coordinates) and TML: the texts' tables do not list forming the rotation "
         "matrices;",
         "  ours counts the products sin(theta) cos(alpha) etc. (4 per joint).  "
         "TML's 6n for Tr{A_i K_i sigma^T} assumes",
@@ -269,7 +277,7 @@ def markdown(rows, renaud6r, mixed, generated) -> str:
         f" {generated['shipped', 'full']}.",
         "",
         "All N-E variants are linear in n, G-D cubic and L-E quartic, "
-        "as 000 Table 3 and 001 Table 1",
+        "as Milićević et al., Table 3 and Turney et al. 1980, Table 1",
         "say (checked in `test/core/formulations/test_formulations.py` from the differences",
         "of the counts).",
         "",
@@ -279,7 +287,7 @@ def markdown(rows, renaud6r, mixed, generated) -> str:
         "|---|---|",
     ]
     out += [f"| {LABELS[name]} | {c.mul} / {c.add} |" for name, c in mixed.items()]
-    out += ["", "### Against n (ours; seed formula in brackets where the seeds give one)", "",
+    out += ["", "### Against n (ours; the texts' formula in brackets where they give one)", "",
             "| n | " + " | ".join(FORMULATIONS) + " |", "|---" * (len(FORMULATIONS) + 1) + "|"]
     for r in rows:
         cells = []
@@ -292,8 +300,9 @@ def markdown(rows, renaud6r, mixed, generated) -> str:
                 cell += f" [{s[2](r['n'])} / {s[3](r['n'])}]"
             cells.append(cell)
         out.append(f"| {r['n']} | " + " | ".join(cells) + " |")
-    out += ["", "Brackets: L-E FGL (000 Table 3), N-E link TML 108n-12 / 100n-9, modified N-E TML",
-            "90n-27 / 88n-24, G-D FGL (000 Table 3).", "",
+    out += ["", "Brackets: L-E FGL (Milićević et al., Table 3), N-E link TML 108n-12 / 100n-9, "
+            "modified N-E TML",
+            "90n-27 / 88n-24, G-D FGL (Milićević et al., Table 3).", "",
             "## Time per call", "",
             "Microseconds per `inverse_dynamics` call (one configuration, float numpy, "
             "including input",

@@ -31,6 +31,7 @@ intersphinx_disabled_reftypes = ["*"]
 exclude_patterns = [
     "_build", "user_docs", "user_docs.rst", "standards.rst", "standard_docs",
     "__readme_include.rst", "modules.rst", "robot_dynamics_ros*.rst",
+    "images/README.md",   # where each picture comes from, for the repository's readers
 ]
 
 myst_heading_anchors = 3

@@ -64,6 +64,9 @@ def add_arguments(parser):
                         help="bag storage (default %(default)s)")
     parser.add_argument("--without-friction", action="store_true",
                         help="simulate and control the robot without its friction")
+    parser.add_argument("--plot", default=None, metavar="PNG",
+                        help="also draw the reference, the joint positions and the tracking "
+                             "error over time into this PNG file")
     add_topic_arguments(parser, TOPICS)
 
 
@@ -221,7 +224,8 @@ def _run(args, model, traj, descriptions, bag: Path, stop: threading.Event) -> i
             answered = stop.is_set() or _services(demo, controllers[0], traj, stop)
             spinners.pop().stop()
             recorder.stop()
-        reported = _report(model, traj, monitor, controllers[0], bag, wall, stop.is_set())
+        reported = _report(model, traj, monitor, controllers[0], bag, wall, stop.is_set(),
+                           args.plot)
         return 130 if stop.is_set() else 0 if reported and answered else 1
     finally:
         for spinner in spinners:
@@ -381,7 +385,7 @@ def tracking_error(traj, stamps_ns, positions):
 
 
 def _report(model, traj, monitor: Monitor, description, bag: Path, wall: float,
-            interrupted: bool) -> bool:
+            interrupted: bool, plot: str | None = None) -> bool:
     """Print the tracking error, the gravity check and the bag's contents from the bag."""
     from ..bags import bag_info, load_joint_states
     from ..core import gravity_torques
@@ -400,6 +404,8 @@ def _report(model, traj, monitor: Monitor, description, bag: Path, wall: float,
     print(f"tracking error |q_ref(t) - q(t)| (reference sampled by the core at each joint "
           f"state's stamp): max {error.max():.2e} rad ({model.joint_names[worst[1]]}, t = "
           f"{stamps[worst[0]] * 1e-9:.3f} s), RMS {np.sqrt(np.mean(error ** 2)):.2e} rad")
+    if plot:
+        plot_tracking(plot, model, traj, stamps, states.position[first], error)
     if np.any(model.coulomb > 0.0):
         print(f"  (the robot's Coulomb friction, up to {model.coulomb.max():.1f} N m, is "
               "compensated at the measured velocity: at each start\n   from rest the "
@@ -416,3 +422,27 @@ def _report(model, traj, monitor: Monitor, description, bag: Path, wall: float,
     print(f"inspect it:  robot-dynamics bag info {bag}   (replay: robot-dynamics bag play {bag} "
           "--clock)")
     return bool(checked) and not interrupted
+
+
+def plot_tracking(path, model, traj, stamps_ns, positions, error) -> None:
+    """Draw q_ref and q per joint, and |q_ref - q| on a log scale, against simulated time."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    t = np.asarray(stamps_ns) * 1e-9
+    q_ref, _, _ = traj.sample(t)
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(7.5, 5.5), sharex=True)
+    for j, name in enumerate(model.joint_names):
+        line, = top.plot(t, positions[:, j], lw=1.2, label=name)
+        top.plot(t, q_ref[:, j], ls=":", color=line.get_color(), lw=1.0)
+        bottom.semilogy(t, np.maximum(error[:, j], 1e-9), lw=1.0, color=line.get_color())
+    top.set_ylabel("q (solid), q_ref (dotted) [rad]")
+    top.legend(fontsize=7, ncol=min(model.n, 4), loc="best")
+    bottom.set_ylabel("|q_ref - q| [rad]")
+    bottom.set_xlabel("simulated time [s]")
+    top.set_title(f"{model.name}: computed-torque tracking in the demo (Kp 100, Kd 20)",
+                  fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
+    print(f"wrote {path}")
