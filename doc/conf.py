@@ -29,7 +29,7 @@ intersphinx_disabled_reftypes = ["*"]
 # into the repository, not into the built site), and its own sphinx-apidoc output (the API pages
 # are made under api/ below, for plain Sphinx builds too).
 exclude_patterns = [
-    "_build", "user_docs", "user_docs.rst", "standards.rst", "standard_docs",
+    "_build", "user_docs", "user_docs*.rst", "standards.rst", "standard_docs",
     "__readme_include.rst", "modules.rst", "robot_dynamics_ros*.rst",
     "images/README.md",   # where each picture comes from, for the repository's readers
 ]
