@@ -24,7 +24,9 @@ doc/images/formulations_time.png (time against n), unless --no-write or --quick.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import time
 import timeit
 from fractions import Fraction as F
 from pathlib import Path
@@ -254,7 +256,7 @@ def markdown(rows, renaud6r, mixed, generated) -> str:
         "matrices;",
         "  ours counts the products sin(theta) cos(alpha) etc. (4 per joint).  "
         "TML's 6n for Tr{A_i K_i sigma^T} assumes",
-        "  a diagonal K_i (notes Sect. 2.6), "
+        "  a diagonal K_i (their Sect. 5), "
         "ours forms the six needed entries of A_i K_i for a full K_i",
         "  (18 multiplications).  The base-frame form pays for rotating the inertias, "
         "I_i = R I R^T.",
@@ -352,8 +354,12 @@ def main(argv=None) -> int:
     parser.add_argument("--no-write", action="store_true", help="print only; write no files")
     args = parser.parse_args(argv)
     ns = range(2, 5) if args.quick else range(2, 13)
+    load_before = os.getloadavg()[0]
     rows = measure(ns, budget=0.01 if args.quick else 0.3)
     text = markdown(rows, renaud_6r_counts(), mixed_chain_counts(), generated_6r_counts())
+    text += (f"\nTimes measured {time.strftime('%Y-%m-%d')} by `flock /work/bench.lock "
+             f".venv/bin/python bench/bench_formulations.py` on {os.cpu_count()} cores, load "
+             f"average {load_before:.1f} before and {os.getloadavg()[0]:.1f} after.\n")
     print(text)
     if not (args.no_write or args.quick):  # a quick run must not replace the full table
         (ROOT / "doc" / "formulation_counts.md").write_text(text)

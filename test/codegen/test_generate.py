@@ -2,10 +2,10 @@
 Generated dynamics code (robot_dynamics_ros.codegen, `robot-dynamics codegen`).
 
 Oracles: the core's link-frame RNEA and mass matrix (an independent implementation), columns of
-the core RNEA (strobing, seed 000/001), Renaud's augmented-parameter table and per-step operation
-counts for his 6R (seed 004, 004:407-448), an operation count taken from the generated source's
-syntax tree (independent of the DAG's own counter), and the committed op-count record (counts may
-only go down).
+the core RNEA (strobing: columns of B are torques of unit accelerations), Renaud's
+augmented-parameter table and per-step operation counts for his 6R (Renaud 1987, example), an
+operation count taken from the generated source's syntax tree (independent of the DAG's own
+counter), and the committed op-count record (counts may only go down).
 """
 
 import math

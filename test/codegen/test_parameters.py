@@ -1,4 +1,4 @@
-"""The generator's parameter grouping against Renaud's augmented-body table (seed 004)."""
+"""The generator's parameter grouping against Renaud's augmented-body table (Renaud 1987)."""
 
 import numpy as np
 
@@ -6,7 +6,8 @@ from robot_dynamics_ros.codegen.parameters import link_constants
 from robot_dynamics_ros.core import RobotModel
 
 
-# -- Renaud's 6R (seed 004, 004:407-448) ---------------------------------------------------------
+# -- Renaud's 6R (Renaud 1987, example)
+# ----------------------------------------------------------------
 def test_augmented_parameters_follow_renauds_table():
     model = RobotModel.named("renaud6r")
     links = link_constants(model, "augmented")

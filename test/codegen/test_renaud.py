@@ -16,7 +16,7 @@ COUNTS_FILE = DATA / "codegen_op_counts.json"
 GROUPINGS = ("full", "augmented")
 
 
-# Renaud's table (004:434-446): per step (multiplications, additions) for his 6R.
+# Renaud's table (Renaud 1987, example): per step (multiplications, additions) for his 6R.
 RENAUD_STEPS = {"1": (18, 12), "3": (28, 22), "4": (0, 15), "6": (22, 12), "7": (26, 16)}
 RENAUD_TOTAL, RENAUD_REGROUPED = (181, 127), (164, 115)
 
@@ -31,7 +31,8 @@ def renaud6r_generic() -> RobotModel:
     equality holds.)
     """
     spec = RobotModel.named("renaud6r").to_dict()
-    axis = {1: 2, 2: 0, 3: 1, 4: 2, 5: 1, 6: 2}  # 004:430: body 1 on z, 2 on x, 3 on y, ...
+    # Renaud 1987, example: body 1 on z, 2 on x, 3 on y, ...
+    axis = {1: 2, 2: 0, 3: 1, 4: 2, 5: 1, 6: 2}
     for i, joint in enumerate(spec["joints"], start=1):
         com = [0.0, 0.0, 0.0]
         com[axis[i]] = 0.031 * i + 0.017

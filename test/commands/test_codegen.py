@@ -36,7 +36,8 @@ def test_cli_writes_a_standalone_module_and_prints_counts(tmp_path, capsys):
     model = RobotModel.named("renaud6r")
     q, qd, qdd = random_state(model, np.random.default_rng(11))
     assert_agree(module.rnea(q, qd, qdd), rnea(model, q, qd, qdd))
-    # Renaud's published regression point (notes seed-000-001-004, Sect. 4.4)
+    # The regression point of test_closed_forms (computed independently of this package; Renaud's
+    # paper is symbolic)
     tau = module.rnea([0.1, -0.5, 0.8, 0.3, -0.7, 0.2], [0.5, -0.3, 0.4, 1.0, -0.8, 0.6],
                       [0.2, 0.1, -0.3, 0.5, 0.4, -0.6])
     np.testing.assert_allclose(tau, [0.111000612, 37.9012732663, 1.4519418524, -0.0037620195,

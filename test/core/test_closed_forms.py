@@ -1,4 +1,4 @@
-"""The dynamics core against closed forms and published numbers from the seeds."""
+"""The dynamics core against closed forms and published numbers (doc/references.md)."""
 import math
 
 import numpy as np
@@ -7,13 +7,13 @@ import pytest
 from robot_dynamics_ros.core import (RobotModel, coriolis_matrix, gravity_torques, mass_matrix,
                                      rnea)
 
-# Seed 002, Example 7.2 (notes E4): a1 = a2 = 1, l1 = l2 = 0.5, m_l = 50, I_l = 10, k_r = 100,
+# Siciliano et al. 2009, Example 7.2: a1 = a2 = 1, l1 = l2 = 0.5, m_l = 50, I_l = 10, k_r = 100,
 # m_m = 5, I_m = 0.01; y vertical, g = 9.81.
 A1, A2, L1, L2, ML, IL, KR, MM, IM, G = 1.0, 1.0, 0.5, 0.5, 50.0, 10.0, 100.0, 5.0, 0.01, 9.81
 
 
 def planar_closed_form(q, qd, qdd):
-    """B, C, g and tau of the two-link planar arm, seed 002 Sect. 7.3.2 (L688-714)."""
+    """B, C, g, tau of the two-link planar arm: Siciliano et al. 2009, eq. 7.82, Example 7.2."""
     c1, c2, s2, c12 = math.cos(q[0]), math.cos(q[1]), math.sin(q[1]), math.cos(q[0] + q[1])
     b11 = (IL + ML * L1**2 + KR**2 * IM + IL + ML * (A1**2 + L2**2 + 2 * A1 * L2 * c2) + IM
            + MM * A1**2)
@@ -38,9 +38,9 @@ def test_planar_arm_example_7_2(seed):
     np.testing.assert_allclose(rnea(model, q, qd, qdd), tau, rtol=1e-12)
 
 
-def test_planar_arm_numeric_mass_matrix_from_notes():
-    # Notes E4 [DERIVED]: B(q2 = 0) = [[250.01, 48.5], [48.5, 122.5]],
-    # B(pi) = [[150.01, -1.5], [-1.5, 122.5]]
+def test_planar_arm_numeric_mass_matrix_from_the_closed_form():
+    # Derived by hand from eq. 7.82 with Example 7.2's data (the book prints no numbers): B(q2 = 0)
+    # = [[250.01, 48.5], [48.5, 122.5]], B(pi) = [[150.01, -1.5], [-1.5, 122.5]]
     model = RobotModel.named("planar2")
     np.testing.assert_allclose(mass_matrix(model, [0.3, 0.0]), [[250.01, 48.5], [48.5, 122.5]],
                                rtol=1e-12)
@@ -50,7 +50,9 @@ def test_planar_arm_numeric_mass_matrix_from_notes():
 
 def cartesian_arm(ml1=7.0, ml2=4.0, mm2=1.5, kr1=30.0, kr2=20.0, im1=2e-4, im2=3e-4):
     """
-    Seed 002 Sect. 7.3.1: two prismatic joints, joint 1 vertical along z0, joint 2 along x0.
+    Return the two-link Cartesian arm of Siciliano et al. 2009, Sect. 7.3.1.
+
+    Two prismatic joints, joint 1 vertical along z0, joint 2 along x0.
 
     Link 1 carries motor 2 (its mass is lumped, as the chapter's NE convention does).
     """
@@ -90,8 +92,8 @@ def test_puma560_gravity_at_zero():
 
 
 def test_renaud_6r_regression_example():
-    # shared/notes seed-000-001-004 Sect. 4.4: Renaud's geometry, checked there against an
-    # independent Jacobian/Christoffel reference.
+    # Renaud's geometry (Renaud 1987, example) with made-up numbers; the expected torques were
+    # computed independently of this package (a Jacobian/Christoffel reference).
     model = RobotModel.named("renaud6r")
     q = [0.1, -0.5, 0.8, 0.3, -0.7, 0.2]
     qd = [0.5, -0.3, 0.4, 1.0, -0.8, 0.6]
@@ -114,8 +116,9 @@ def test_renaud_6r_regression_example():
 
 
 def test_pendulum_with_geared_motor_example_7_1():
-    # Seed 002 Example 7.1: (I + I_m k_r^2) thdd + (F + F_m k_r^2) thd + m g l sin th = tau, th = 0
-    # hanging down (gravity along +x0).  The seed's I about the axis is I_c + m l^2 here.
+    # Siciliano et al. 2009, Example 7.1: (I + I_m k_r^2) thdd + (F + F_m k_r^2) thd + m g l sin th
+    # = tau, th = 0 hanging down (gravity along +x0).  Siciliano et al.'s I about the axis is I_c +
+    # m l^2 here.
     m, l, I, Im, kr, F = 2.0, 0.4, 0.05, 1e-4, 50.0, 0.3
     model = RobotModel.from_dict({
         "name": "pendulum", "dh_convention": "standard", "gravity": [G, 0, 0],

@@ -239,8 +239,8 @@ def test_a_payload_change_swaps_the_simulated_robot_and_keeps_its_state(ros_env)
 
     In this process on a private context; the arm is held (hold_until_command, no input), so the
     state cannot move meanwhile.  Oracle: a point mass m at a point p of the tool needs
-    J_p(q)^T (-m g) more holding torque (statics: tau = J^T F, seed 003 4-7), from the core's
-    Jacobian of the robot without it.
+    J_p(q)^T (-m g) more holding torque (statics: tau = J^T F, Asada & Slotine 1986 4-7), from the
+    core's Jacobian of the robot without it.
     """
     import rclpy
     from rclpy.parameter import Parameter

@@ -11,7 +11,9 @@ from robot_dynamics_ros.core import coriolis_matrix, mass_matrix
 @pytest.mark.parametrize("n, convention, seed", CASES)
 def test_coriolis_is_the_christoffel_matrix(n, convention, seed):
     """
-    C_ij = sum_k c_ijk qd_k, c_ijk = 1/2 (dB_ij/dq_k + dB_ik/dq_j - dB_jk/dq_i) (seed 002, 7.45).
+    C_ij = sum_k c_ijk qd_k, c_ijk = 1/2 (dB_ij/dq_k + dB_ik/dq_j - dB_jk/dq_i).
+
+    Siciliano et al. 2009, eq. 7.45.
 
     With dB/dq by central finite differences.
     """

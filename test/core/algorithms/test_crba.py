@@ -24,7 +24,9 @@ def test_mass_matrix_columns_are_rnea_with_unit_acceleration(n, convention, seed
 
 def lagrange_mass_matrix(model, q):
     """
-    Return B(q) by seed 002, eq. 7.32, built independently of the package's recursions.
+    Return B(q) by Siciliano et al. 2009, eq. 7.32.
+
+    Built independently of the package's recursions.
 
     Link Jacobians (7.16-7.19) from the world link frames of forward_kinematics in the file's own
     DH convention, plus the spinning rotors (7.22-7.30): rotor i on link i-1, angular velocity

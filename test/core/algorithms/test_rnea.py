@@ -199,7 +199,7 @@ def test_payload_inertia_on_a_massless_link_adds_jw_i_jw():
     """
     A payload with rotational inertia only (on a massless last link) adds J_w^T R I R^T J_w to B.
 
-    Its kinetic energy is 1/2 w^T I w (seed 002, 7.13); it used to be dropped.
+    Its kinetic energy is 1/2 w^T I w (Siciliano et al. 2009, eq. 7.13); it used to be dropped.
     """
     rng = np.random.default_rng(11)
     data = random_robot_dict(4, rng, convention="modified", prismatic_prob=0.0)

@@ -1,15 +1,16 @@
 """
-The seeds' formulations (robot_dynamics_ros.core.formulations) against independent oracles.
+The source texts' formulations (robot_dynamics_ros.core.formulations) against independent oracles.
 
 * cross-formulation agreement: every formulation against the package's rnea on random mixed
   revolute/prismatic chains, both DH conventions, with payload, random base/tool, random gravity
   and an end-effector wrench (rnea is a different code path: scalar recursion on the internal
   modified-DH chain; the formulations use standard-DH frames, base frames, 4x4 matrices, ...);
-* a golden value computed independently in the notes (seed-000-001-004, Sect. 4.4);
+* a golden value computed independently of this package (Renaud's 6R geometry, made-up numbers);
 * Lagrange-Euler's D, h_ikm and c against mass_matrix (composite rigid bodies), coriolis_matrix
   (Christoffel, spatial algebra), gravity_torques, and finite differences of D;
-* Renaud's augmented parameters against the table of seed 004 (004:416-428);
-* the growth of the operation counts with n (000 Table 3: N-E linear, G-D cubic, L-E quartic).
+* Renaud's augmented parameters against the table of Renaud 1987 (example);
+* the growth of the operation counts with n (Milićević et al., Table 3: N-E linear, G-D cubic, L-E
+  quartic).
 """
 from __future__ import annotations
 
@@ -69,9 +70,10 @@ def test_formulation_gravity_argument_and_statics(name):
 @pytest.mark.parametrize("name", sorted(FORMULATIONS))
 def test_golden_renaud_6r_example(name):
     """
-    Notes seed-000-001-004 Sect. 4.4: tau for Renaud's 6R geometry.
+    Tau for Renaud's 6R geometry (Renaud 1987, example) with made-up numbers.
 
-    Computed there from a Jacobian/Christoffel reference (not from this package).
+    The expected values were computed independently of this package (a Jacobian/Christoffel
+    reference) when the test was written; the paper itself is symbolic.
     """
     model = RobotModel.named("renaud6r")
     q = [0.1, -0.5, 0.8, 0.3, -0.7, 0.2]
@@ -104,7 +106,8 @@ def test_formulations_reject_batches_and_bad_shapes():
             module.inverse_dynamics(model, zero, zero, zero, f_ext=np.zeros(5))
 
 
-# -- Lagrange-Euler's coefficients (000 eqs. 2.11-2.15) ------------------------------------------
+# -- Lagrange-Euler's coefficients (Milićević et al., eqs. 2.11-2.15)
+# ------------------------------------------
 @pytest.mark.parametrize("convention", CONVENTIONS)
 def test_lagrange_euler_coefficients_match_core(convention):
     for model, rng in random_models(convention, seed=5):
@@ -113,7 +116,7 @@ def test_lagrange_euler_coefficients_match_core(convention):
         D = lagrange_euler.mass_matrix(model, q)
         np.testing.assert_allclose(D, mass_matrix(rigid, q), rtol=RTOL,
                                    atol=RTOL * np.abs(D).max())
-        np.testing.assert_allclose(D, D.T, atol=1e-12)                       # 000:113
+        np.testing.assert_allclose(D, D.T, atol=1e-12)                       # eq. 2.13
         assert np.linalg.eigvalsh(D).min() > 0
         H = lagrange_euler.christoffel(model, q)
         scale = max(np.abs(H).max(), np.abs(D).max())   # h_ikm is D per radian
@@ -133,7 +136,7 @@ def test_lagrange_euler_coefficients_match_core(convention):
 
 def test_lagrange_euler_h_is_christoffel_of_its_own_D():
     """
-    h_ikm = 1/2 (dD_ik/dq_m + dD_im/dq_k - dD_km/dq_i) (notes Sect. 1.7).
+    h_ikm = 1/2 (dD_ik/dq_m + dD_im/dq_k - dD_km/dq_i) (Christoffel symbols of the first kind).
 
     The derivatives of D by central differences.
     """
@@ -159,7 +162,8 @@ def test_dalembert_inertia_matches_mass_matrix():
                                rtol=RTOL, atol=1e-12)
 
 
-# -- Renaud's augmented bodies (004:126-139, 004:416-428) ---------------------------------------
+# -- Renaud's augmented bodies (Renaud 1987, definition and example)
+# ---------------------------------------------
 def test_renaud_augmented_parameters_reproduce_the_6r_table():
     model = RobotModel.named("renaud6r")
     m = model.chain.mass
@@ -167,7 +171,8 @@ def test_renaud_augmented_parameters_reproduce_the_6r_table():
     a2, r4 = 0.4, 0.35
     m_star_out, u_star, k_star = renaud.augmented_parameters(model, np.zeros(6))
     np.testing.assert_allclose(m_star_out, m_star)
-    # The bodies' own moments at O_i: u = m d_ii, k = phi - m d^ d^ (004:120-124).
+    # The bodies' own moments at O_i: u = m d_ii, k = phi - m d^ d^ (Renaud 1987, intrinsic
+    # calculation).
     u = m[:, None] * model.chain.com
     k = [phi + mi * (c @ c * np.eye(3) - np.outer(c, c))
          for phi, mi, c in zip(model.chain.inertia, m, model.chain.com)]
@@ -219,7 +224,9 @@ def _counts(name, ns, seed=3):
                                          ("dalembert", 3), ("lagrange_euler", 4)])
 def test_operation_counts_grow_as_the_seeds_say(name, order):
     """
-    000 Table 3 / 001 Table 1: N-E variants O(n), G-D O(n^3), L-E O(n^4) (4x4 evaluation).
+    Check the growth of Milićević et al., Table 3 and Turney et al. 1980, Table 1.
+
+    N-E variants O(n), G-D O(n^3), L-E O(n^4) (4x4 evaluation).
 
     On generic chains the count is a polynomial in n of exactly this degree: its order-th
     differences are constant and positive (from n = 3: the first links have structural zeros).

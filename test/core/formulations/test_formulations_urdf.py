@@ -1,4 +1,4 @@
-"""The seeds' formulations on models imported from URDF (link frames, continuous joints)."""
+"""The source texts' formulations on models imported from URDF (link frames, continuous joints)."""
 
 import numpy as np
 import pytest

@@ -12,7 +12,7 @@ from robot_dynamics_ros.core.identification import base_parameters, parameter_na
 # -- base parameters -----------------------------------------------------------------------------
 def seed_regressor_7_84(q, qd, qdd, a1=1.0, a2=1.0, kr1=100.0, kr2=100.0, g=9.81):
     """
-    Seed 002, eq.
+    Siciliano et al. 2009, eq.
 
     7.84: the planar arm's 2 x 8 regressor for pi (7.83), samples (N, 2).
     """
@@ -41,31 +41,32 @@ def seed_regressor_7_84(q, qd, qdd, a1=1.0, a2=1.0, kr1=100.0, kr2=100.0, g=9.81
 
 def test_planar_arm_counts_by_hand_example_7_2():
     """
-    Seed 002, Example 7.2.
+    Siciliano et al. 2009, Example 7.2.
 
     By hand from (7.84): without motors (columns 4 and 8 dropped) the columns obey col1 = a1^2
     col3 + a1 [g c1; 0], col2 = 2 a1 col3 + [g c1; 0] and col5 - a2 col6 = col1 - a2^2 col7, so
-    6 - 2 = 4 are independent; with motors col4 = kr1^2 col3 and col8 is new: 5 (the seed's
-    footnote 6).  Our pi also has the first moments across the link (m l_Cy), which the seed's
+    6 - 2 = 4 are independent; with motors col4 = kr1^2 col3 and col8 is new: 5 (the book's
+    footnote 6).  Our pi also has the first moments across the link (m l_Cy), which the book's
     (7.83) leaves out because its CoMs lie on the links: 2 more.
     """
     model = RobotModel.named("planar2")
     rng = np.random.default_rng(4)
     q, qd, qdd = random_state(model, rng, batch=200)
     Ys = seed_regressor_7_84(q, qd, qdd)
-    pi_seed = np.array([55.0, -25.0, 22.51, 0.01, 50.0, -25.0, 22.5, 0.01])    # notes E4
+    # eq. 7.83's parameters with Example 7.2's data
+    pi_seed = np.array([55.0, -25.0, 22.51, 0.01, 50.0, -25.0, 22.5, 0.01])
     assert np.allclose(Ys @ pi_seed, rnea(model, q, qd, qdd), rtol=1e-12, atol=1e-9)
     rigid_cols = [0, 1, 2, 4, 5, 6]
     assert column_rank(Ys[..., rigid_cols].reshape(-1, 6)) == 4
     assert column_rank(Ys.reshape(-1, 8)) == 5
     assert base_parameters(model.rigid()).count == 6 and base_parameters(model).count == 7
-    # our columns of the seed's parameters (m, mx, Izz per link) span exactly the seed's space
+    # our columns of the book's parameters (m, mx, Izz per link) span exactly the book's space
     Y = regressor(model.rigid(), q, qd, qdd).reshape(-1, 20)
     names = parameter_names(model.rigid())
     ours = Y[:, [names.index(f"{k}[joint{i}]") for i in (1, 2) for k in ("m", "mx", "Izz")]]
     assert column_rank(ours) == 4
     assert column_rank(np.hstack([ours, Ys[..., rigid_cols].reshape(-1, 6)])) == 4
-    # and the seed's grouping: m2 folds into link 1's moments with a1 and a1^2 (a1 = 1 m)
+    # and the book's grouping: m2 folds into link 1's moments with a1 and a1^2 (a1 = 1 m)
     expressions = base_parameters(model.rigid()).expressions()
     assert "Izz[joint1]R = Izz[joint1] + m[joint2]" in expressions
     assert "mx[joint1]R = mx[joint1] + m[joint2]" in expressions

@@ -2,11 +2,11 @@
 Identification: regressor, base parameters, least squares, filtering, payload, excitation.
 
 Oracles: the core's rnea (Y pi must equal it, for the model's own pi and for other parameter sets
-turned into models), seed 002's closed-form regressor of Example 7.2 (7.84), hand counts of base
-parameters (Example 7.2) and the literature's (Puma 560: 36 rigid-body base parameters, Gautier and
-Khalil 1990), exact data from analytic trajectories with known noise for the estimators' claims
-(recovery, standard errors checked over many seeds, held-out prediction), and the robot-file
-validator for physical consistency.
+turned into models), Siciliano et al. 2009's closed-form regressor of Example 7.2 (7.84), hand
+counts of base parameters (Example 7.2) and the literature's (Puma 560: 36 rigid-body base
+parameters, Gautier and Khalil 1990), exact data from analytic trajectories with known noise for
+the estimators' claims (recovery, standard errors checked over many seeds, held-out prediction),
+and the robot-file validator for physical consistency.
 """
 
 import warnings

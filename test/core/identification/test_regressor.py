@@ -24,7 +24,8 @@ def test_regressor_times_parameters_is_rnea(model):
     assert np.abs(Y @ parameter_vector(model) - tau).max() <= 1e-10 * max(1.0, np.abs(tau).max())
     # one configuration gives the (n, p) matrix of the batch's first row
     assert np.allclose(regressor(model, q[0], qd[0], qdd[0]), Y[0], rtol=0, atol=1e-12)
-    # block upper-triangular (seed 002, 7.80): tau_i does not depend on the links before i
+    # block upper-triangular (Siciliano et al. 2009, eq. 7.80): tau_i does not depend on the links
+    # before i
     layout = parameter_layout(model)
     for i in range(1, model.n):
         assert np.all(Y[:, i, :layout.block_start[i]] == 0.0)

