@@ -72,6 +72,7 @@ PIP_NAMES = {
     "python3-pytest": "pytest", "python3-rosbags-pip": "rosbags", "python3-scipy": "scipy",
     "python3-sphinx": "sphinx", "python3-sphinx-rtd-theme": "sphinx-rtd-theme",
     "python3-tqdm": "tqdm", "python3-yaml": "pyyaml",
+    "xacro": "xacro",           # a ROS package, pinned from the package index (pure Python)
 }
 # Pins that are no dependency of the package itself, and why they are pinned.
 NOT_DECLARED = {
