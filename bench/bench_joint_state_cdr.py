@@ -1,7 +1,7 @@
 """
 Speed of the package's JointState codec (robot_dynamics_ros.joint_state_cdr) against the libraries.
 
-    python3 bench/bench_joint_state_cdr.py [--count N] [--repeat R]
+    python3 bench/bench_joint_state_cdr.py [--count N] [--repeat R] [--quick]
 
 Per message, best of R, on N Puma 560 joint states (6 joints, position, velocity, effort) as
 rclpy serialises them:
@@ -69,7 +69,11 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     parser.add_argument("--count", type=int, default=20_000)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--quick", action="store_true",
+                        help="1,000 messages, one repeat: a check that the benchmark runs")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.count, args.repeat = 1_000, 1
     names, msgs, raws, (q, qd, tau) = messages(args.count)
     store = typestore()
     order = JointOrder(names)
