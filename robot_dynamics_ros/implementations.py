@@ -76,7 +76,8 @@ def _on_columns(model, single, raw, friction: bool):
     Wrap a generated vector function: single calls as they are, large batches on columns.
 
     ``raw`` is the generated function of the friction-free model (its sign is written for
-    floats); the friction F_v qd + F_s sgn(qd) (seed 002, 7.114) is added on the batch.
+    floats); the friction F_v qd + F_s sgn(qd) (Siciliano et al. 2009, eq. 7.114) is added on the
+    batch.
     """
     def call(*arrays):
         args, batched = joint_arrays(model, **dict(zip(("q", "qd", "qdd"), arrays)))

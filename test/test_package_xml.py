@@ -98,6 +98,7 @@ NOT_DECLARED = {
     "osrf-pycommon": "required by rosdoc2",
     "roboticstoolbox-python": "bench reference library (requirements/bench.txt)",
     "toppra": "bench reference library (requirements/bench.txt)",
+    "mujoco": "bench reference simulator (requirements/bench.txt)",
 }
 # ROS packages without a wheel on the package index: the launch file needs a ROS installation.
 NOT_ON_PYPI = {"launch", "launch_ros"}

@@ -6,9 +6,10 @@ straight-line solve, compiled by numba in ``compiled.py``) but never generates t
 does not import the code generator.  Whoever builds a simulator asks
 ``implementations.simulation_terms(model)`` for this text and passes it in (issue 22).
 
-Renaud's quasi-minimal Newton-Euler (seed 004), with rotors and viscous friction (seed 002,
-7.111-7.114), as ``mass_matrix`` and ``nonlinear_effects`` are generated, but on one expression
-graph, so the joint sines and cosines and every shared sub-expression are computed once per call:
+Renaud's quasi-minimal Newton-Euler (Renaud 1987), with rotors and viscous friction (Siciliano et
+al. 2009, 7.111-7.114), as ``mass_matrix`` and ``nonlinear_effects`` are generated, but on one
+expression graph, so the joint sines and cosines and every shared sub-expression are computed once
+per call:
 
     terms(q, qd) -> (B row 0 [:1], B row 1 [:2], ..., B row n-1 [:n], n(q, qd))
 """
@@ -35,8 +36,8 @@ def simulation_terms_source(model) -> str:
     q = [g.var(f"q{i + 1}") for i in range(n)]
     qd = [g.var(f"qd{i + 1}") for i in range(n)]
     effects = RenaudEmitter(g, links, gravity_in_base(model)).torques(q, qd, [g.zero] * n)
-    # B by columns: torques of a unit acceleration of joint j, no velocity, no gravity (seed 002,
-    # 7.115-7.116 and L1200's column-by-column recipe); rows i >= j only.
+    # B by columns: torques of a unit acceleration of joint j, no velocity, no gravity (Siciliano
+    # et al. 2009, 7.115-7.116 and L1200's column-by-column recipe); rows i >= j only.
     emitter = RenaudEmitter(g, links, np.zeros(3))
     columns = []
     for j in range(n):

@@ -202,7 +202,7 @@ def friction_step(end_terms, start_terms, q0, qd0, q, qd, qdd, h, coulomb, stuck
     after the step without Coulomb friction, ``qdd`` at its start; ``coulomb`` F_s (n,),
     ``stuck`` as :func:`coulomb_velocity`, ``share`` the part of the step over which the
     positions take the velocity change (``Simulator``).  ``qdd`` comes back with F_s sgn(qd0)
-    (seed 002, 7.115).
+    (Siciliano et al. 2009, eq. 7.115).
     """
     n = q0.size
     out = np.empty((3, n))
