@@ -56,9 +56,9 @@ def test_batch_inverse_dynamics_equals_the_textbook_rnea(robot):
     The batches of path data and re-checks equal the core's RNEA, friction and rotors included.
 
     The torques the scaling receives from ``implementations.select`` (the generated model, seed
-    004, on numpy columns, friction added apart) against the textbook recursion (Siciliano et al. 2009,
-    7.107-7.114): random states, some joints at rest (Coulomb friction's sign 0) and some with
-    zero acceleration.
+    004, on numpy columns, friction added apart) against the textbook recursion (Siciliano et al.
+    2009, 7.107-7.114): random states, some joints at rest (Coulomb friction's sign 0) and some
+    with zero acceleration.
     """
     model = RobotModel.named(robot)
     functions = torque_functions(model, select(model))
