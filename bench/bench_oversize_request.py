@@ -66,7 +66,12 @@ def main() -> int:
     parser.add_argument("--no-trim", action="store_true",
                         help="the node without giving freed memory back (for comparison)")
     parser.add_argument("--service-only", action="store_true")
+    parser.add_argument("--quick", action="store_true",
+                        help="20,000 points (2x MAX_POINTS), once each way: a check that the "
+                             "benchmark runs, not a measurement")
     args = parser.parse_args()
+    if args.quick:
+        args.points, args.repeats = 20_000, 1
     import rclpy
     from rclpy.serialization import deserialize_message, serialize_message
     from robot_dynamics_interfaces.srv import ScaleTrajectory

@@ -19,7 +19,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "bench"
 # Benchmarks that start node processes (DDS).
-USES_DDS = {"bench_ros_latency.py", "bench_closed_loop.py", "bench_bags.py"}
+USES_DDS = {"bench_ros_latency.py", "bench_closed_loop.py", "bench_bags.py",
+            "bench_oversize_request.py"}
 QUICK_TIMEOUT = 180   # s: a quick run takes seconds; this only bounds a hung one
 
 

@@ -51,7 +51,8 @@ IMPORT_KEYS = {
 # ROS packages (import name = rosdep key = package name in kilted/distribution.yaml).
 ROS_PACKAGES = {
     "ament_flake8", "ament_index_python", "ament_pep257", "builtin_interfaces", "diagnostic_msgs",
-    "geometry_msgs", "launch", "launch_ros", "rcl_interfaces", "rclpy", "rosgraph_msgs",
+    "geometry_msgs", "launch", "launch_ros", "lifecycle_msgs", "rcl_interfaces", "rclpy",
+    "rosgraph_msgs",
     "sensor_msgs", "std_msgs", "trajectory_msgs", "xacro",
 }
 # This repository's own packages (no rosdep key needed: built from source beside it).

@@ -6,7 +6,8 @@ and publishes only while active; a reference sent while it is not active is refu
 counted), and deactivating drops the reference (as joint_trajectory_controller does: after
 activating again, send a new one).
 
-Subscriptions
+Subscriptions::
+
   ``reference_trajectory`` (trajectory_msgs/JointTrajectory): the reference, replaced by each new
       message and sampled at the node clock's current time (sim time with use_sim_time) as
       joint_trajectory_controller samples its trajectory (``core.Reference``): a zero header
@@ -18,17 +19,20 @@ Subscriptions
       message triggers one output (so outputs follow the robot's state rate and carry its stamp).
 
 Outputs (every valid joint_states message while active and a reference is active, within the
-effort limits of ``effort_limit_policy``)
+effort limits of ``effort_limit_policy``)::
+
   ``feedforward_effort`` (sensor_msgs/JointState): names, effort = tau; position/velocity carry
       the sampled reference q_ref, qd_ref; header.stamp = the joint_states stamp.
   ``effort_command`` (std_msgs/Float64MultiArray): tau in the ``joint_names`` order, as
       effort_controllers/JointGroupEffortController expects.
 
-``mode`` (run-time; the laws are ``core.control.TorqueLaw``'s):
+``mode`` (run-time; the laws are ``core.control.TorqueLaw``'s)::
+
   ``feedforward``       tau = RNEA(q_ref, qd_ref, qdd_ref): the nominal torques of the planned
                         trajectory
   ``computed_torque``   tau = B(q) (qdd_ref + Kd (qd_ref - qd) + Kp (q_ref - q)) + n(q, qd),
                         evaluated as one RNEA.  Needs velocities in joint_states.
+
 ``kp``, ``kd`` (run-time): per-joint gains [1/s^2], [1/s] in the ``joint_names`` order, or one
 gain for every joint (the default, 100 and 20).  A robot (at configure, or a new one from
 ``/robot_description``) is refused if the gains do not fit it; a new one clears the reference.

@@ -1,7 +1,7 @@
 """
 Joint limits as MoveIt users keep them: a ``joint_limits.yaml`` of a ``*_moveit_config`` package.
 
-The format is MoveIt's (and ros2_control's ``joint_limits`` package's):
+The format is MoveIt's (and ros2_control's ``joint_limits`` package's)::
 
     default_velocity_scaling_factor: 0.1          # (MoveIt's planning defaults: not used here)
     default_acceleration_scaling_factor: 0.1
