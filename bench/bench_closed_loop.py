@@ -90,7 +90,7 @@ def run(controller_robot: str, plant_robot: str, tag: str, env, log_dir,
         processes.append(_node("inverse_dynamics", "inverse_dynamics", namespace,
                                {"robot_description": controller_robot,
                                 "mode": "computed_torque", "use_sim_time": True,
-                                "input_timeout": 0.0}, env, log_dir))
+                                "input_timeout": 0.0, "autostart": True}, env, log_dir))
         end = time.monotonic() + 60.0
         while publisher.get_subscription_count() == 0 and time.monotonic() < end:
             executor.spin_once(timeout_sec=0.05)

@@ -108,7 +108,7 @@ class Dynamics:
         raise AttributeError(f"Dynamics is immutable ({name})")
 
     def friction_torques(self, qd):
-        """F_v qd + F_s sgn(qd): the joint friction of the robot file (Siciliano et al. 2009, eq. 7.114)."""
+        """F_v qd + F_s sgn(qd), the robot's joint friction (Siciliano et al. 2009, eq. 7.114)."""
         return friction_torques(self.model, qd)
 
     def holding_torques(self, q, qd=None):
