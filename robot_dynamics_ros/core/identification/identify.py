@@ -1,6 +1,7 @@
 """
-Least-squares identification of the base parameters (Siciliano et al. 2009, Sect. 7.4, eqs.
-7.85-7.86).
+Least-squares identification of the base parameters.
+
+Siciliano et al. 2009, Sect. 7.4, eqs. 7.85-7.86.
 
 tau = Y(q, qd, qdd) pi = W_b pi_b stacked over N samples (7.85) is solved for the base parameters
 pi_b (``base_parameters.py``) by least squares (7.86), through a QR factorisation W_b = Q R
