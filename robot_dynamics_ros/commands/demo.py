@@ -9,9 +9,11 @@ simulator node, the stand-in for ros2_control: ``dynamics_simulator_node`` publi
 simulator runs as fast as the loop allows (lockstep: one controller answer per step) and
 publishes ``/clock``, the nodes use it (``use_sim_time``), so the run and its tracking error are
 the same on a loaded machine.  A recorder in the same process writes a bag of the run (joint
-states, reference, the nodes' outputs, the effort command; simulated time), and the demo prints
-what the nodes publish, the tracking error against the core's sampling of the reference, the
-gravity torques against the core, a mass-matrix answer and a re-timed trajectory.  Everything
+states, reference, the nodes' outputs, the effort command; simulated time) and, once the run is
+over, writes every message still queued for it before closing the bag (a loaded machine leaves
+the recorder far behind the lockstep loop); the demo prints what the nodes publish, the
+tracking error against the core's sampling of the reference, the gravity torques against the
+core, a mass-matrix answer and a re-timed trajectory.  Everything
 stays on this machine (ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST).
 """
 from __future__ import annotations
@@ -101,6 +103,7 @@ class Monitor:
         self.position: dict[int, list] = {}
         self.feedforward: dict[int, object] = {}
         self.gravity: dict[int, list] = {}
+        self.received = {"joint_states": 0, "feedforward_effort": 0, "gravity_effort": 0}
         self.arrived = time.monotonic()
 
     def on_joint_state(self, msg):
@@ -108,13 +111,21 @@ class Monitor:
         if stamp not in self.position:
             self.stamps.append(stamp)
         self.position[stamp] = list(msg.position)
+        self.received["joint_states"] += 1
         self.arrived = time.monotonic()
 
     def on_feedforward(self, msg):
         self.feedforward[_stamp_ns(msg)] = msg
+        self.received["feedforward_effort"] += 1
 
     def on_gravity(self, msg):
         self.gravity[_stamp_ns(msg)] = list(msg.effort)
+        self.received["gravity_effort"] += 1
+
+    def answered(self, published: int) -> bool:
+        """Tell whether all ``published`` joint states are in and both nodes answered each."""
+        return self.received["joint_states"] >= published and all(
+            s in self.feedforward and s in self.gravity for s in self.stamps)
 
     def latest(self) -> int:
         return self.stamps[-1] if self.stamps else -1
@@ -189,7 +200,7 @@ def _run(args, model, traj, descriptions, bag: Path, stop: threading.Event) -> i
     import rclpy
     from rclpy.signals import SignalHandlerOptions
 
-    from ..bags.record import Recorder
+    from ..bags.record import QOS_DEPTH, Recorder
     from ..bags.storage import RECORD_FLUSH_PERIOD, output_bag
     from ..bringup import Spinner, create_nodes, ros_args
 
@@ -205,10 +216,13 @@ def _run(args, model, traj, descriptions, bag: Path, stop: threading.Event) -> i
                               parameter_overrides=sim_time, start_parameter_services=False)
             for name in ("demo", "demo_recorder"))
         nodes += [demo, recorder_node]
-        monitor, reference_publisher = _wire_demo_node(demo, controllers[0])
+        # queues as deep as the run is long: a subscriber starved by a loaded machine catches
+        # up later instead of dropping the oldest messages
+        depth = QOS_DEPTH + round((traj.duration + SETTLE) * args.control_rate)
+        monitor, reference_publisher = _wire_demo_node(demo, controllers[0], depth)
         with output_bag(bag, args.storage, flush_period=RECORD_FLUSH_PERIOD) as writer:
             recorder = Recorder(recorder_node, writer, [
-                _resolved(controllers[0], name) for name in RECORDED])
+                _resolved(controllers[0], name) for name in RECORDED], depth)
             recorder.discover()
             spinners.append(Spinner(nodes).start())
             _print_header(args, model, traj, controllers[0], bag)
@@ -220,19 +234,51 @@ def _run(args, model, traj, descriptions, bag: Path, stop: threading.Event) -> i
             spinners.append(Spinner(nodes[-1:]).start())
             wall = _follow(args, model, traj, monitor, stop)
             spinners.pop().stop()                   # the simulation ends here
-            nodes.pop().destroy_node()
+            simulator_node = nodes.pop()
+            simulator_node.destroy_node()           # (its thread has stopped publishing)
             answered = stop.is_set() or _services(demo, controllers[0], traj, stop)
-            spinners.pop().stop()
-            recorder.stop()
+            complete = _finish_recording(monitor, recorder, simulator_node.published,
+                                         controllers[0], spinners.pop(), stop)
         reported = _report(model, traj, monitor, controllers[0], bag, wall, stop.is_set(),
                            args.plot)
-        return 130 if stop.is_set() else 0 if reported and answered else 1
+        return 130 if stop.is_set() else 0 if reported and answered and complete else 1
     finally:
         for spinner in spinners:
             spinner.stop()
         for node in reversed(nodes):
             node.destroy_node()
         rclpy.try_shutdown()
+
+
+def _finish_recording(monitor: Monitor, recorder, published: int, description, spinner,
+                      stop) -> bool:
+    """
+    Let the nodes answer every joint state, stop them, write all they published; False if not.
+
+    The simulator published ``published`` joint states; the nodes answer each (the demo's own
+    subscription sees them).  Then the spinner stops and the recorder drains its subscriptions
+    of what it has not written yet, expecting as many messages as the demo saw: on a loaded
+    machine it runs behind the loop (once ~80 messages per topic at the end of the run).
+    """
+    quiet_since, seen = time.monotonic(), -1
+    while not stop.is_set() and not monitor.answered(published):
+        if sum(monitor.received.values()) != seen:
+            quiet_since, seen = time.monotonic(), sum(monitor.received.values())
+        if time.monotonic() - quiet_since > STALL_TIMEOUT:
+            print(f"demo: the nodes did not answer every joint state in {STALL_TIMEOUT:g} s",
+                  file=sys.stderr)
+            break
+        time.sleep(0.02)
+    spinner.stop()
+    received = dict(monitor.received, effort_command=monitor.received["feedforward_effort"])
+    expected = {_resolved(description, name): count for name, count in received.items()}
+    expected[_resolved(description, "joint_states")] = published
+    missing = recorder.drain(expected, timeout=0.0 if stop.is_set() else STALL_TIMEOUT)
+    recorder.stop()
+    for topic, count in missing.items():
+        print(f"demo: the bag misses {count} of the {expected[topic]} messages published on "
+              f"{topic}", file=sys.stderr)
+    return stop.is_set() or (monitor.answered(published) and not missing)
 
 
 def _resolved(description, name: str) -> str:
@@ -242,13 +288,13 @@ def _resolved(description, name: str) -> str:
         f"{description.namespace.rstrip('/')}/{remapped}"
 
 
-def _wire_demo_node(demo, description):
+def _wire_demo_node(demo, description, depth: int):
     """Subscribe the demo node to what it prints; return (Monitor, reference publisher)."""
     from rclpy.qos import QoSProfile, ReliabilityPolicy
     from sensor_msgs.msg import JointState
     from trajectory_msgs.msg import JointTrajectory as JointTrajectoryMsg
     monitor = Monitor()
-    qos = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
+    qos = QoSProfile(depth=depth, reliability=ReliabilityPolicy.RELIABLE)
     for name, callback in (("joint_states", monitor.on_joint_state),
                            ("feedforward_effort", monitor.on_feedforward),
                            ("gravity_effort", monitor.on_gravity)):

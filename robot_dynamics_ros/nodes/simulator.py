@@ -134,6 +134,7 @@ class DynamicsSimulatorNode(DynamicsNode):
             watch = self.watch_input(state_topic)
             self.subscribe(JointState, state_topic, self._state_callback(effort_input, watch))
         self.joint_states = self.advertise(JointState, "joint_states")
+        self.published = 0              # joint_states messages so far (the demo drains by it)
         self.clock_publisher = None
         if self.publish_clock:
             from rclpy.qos import QoSProfile, ReliabilityPolicy
@@ -356,6 +357,7 @@ class DynamicsSimulatorNode(DynamicsNode):
         msg.position, msg.velocity, msg.effort = (q[index].tolist(), qd[index].tolist(),
                                                   effort[index].tolist())
         self.joint_states.publish(msg)
+        self.published += 1
 
     def destroy_node(self):
         """Stop the simulation thread (if it was started), then the node."""

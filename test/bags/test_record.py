@@ -7,6 +7,7 @@ plain sqlite3 against rosbag2's schema) decoding the recordings; the wall clock 
 
 import os
 import signal
+import threading
 import time
 
 import numpy as np
@@ -114,3 +115,81 @@ def test_a_recorder_killed_outright_loses_at_most_a_second(ros_env, tmp_path, st
     assert states.time.size > 200                     # 3 s at 200 Hz, less at most 1 s
     assert killed - states.time[-1] < 1_000_000_000, (killed - states.time[-1]) * 1e-9
     assert not list(tmp_path.glob(".killed.partial-*"))
+
+
+class _GatedWriter:
+    """A BagWriter whose writes wait for a permit each (``open()`` lets every write through)."""
+
+    def __init__(self, writer):
+        self.writer, self.permits = writer, threading.Semaphore(0)
+        self.entered = threading.Event()
+        self.add_connection = writer.add_connection
+
+    def open(self):
+        self.permits.release(1_000_000)
+
+    def write(self, connection, timestamp, data):
+        self.entered.set()
+        self.permits.acquire()
+        self.writer.write(connection, timestamp, data)
+
+
+@pytest.mark.parametrize("storage", ["mcap", "sqlite3"])
+def test_a_recorder_behind_its_publisher_drains_the_queue_before_the_bag_is_closed(
+        ros_env, tmp_path, storage):
+    """
+    What DDS delivered but the executor did not hand over yet is written at the close.
+
+    The storage is held up deterministically: the writer blocks at the first message while
+    the publisher sends all of them; the spinning stops after that first one (as the demo stops
+    its executors when the run is over).  Every message must be in the bag, in order, decoded by
+    the independent readers (the demo once lost the last 0.17 s of its run with SQLite3).
+    """
+    import rclpy
+    from rclpy.executors import SingleThreadedExecutor
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
+    from sensor_msgs.msg import JointState
+
+    from robot_dynamics_ros.bags.record import Recorder
+    from robot_dynamics_ros.bags.storage import RECORD_FLUSH_PERIOD, output_bag
+    topic, count = f"{private_namespace(f'drain_{storage}')}/joint_states", 300
+    context = rclpy.Context()
+    rclpy.init(context=context)
+    executor = SingleThreadedExecutor(context=context)
+    try:
+        source, sink = (rclpy.create_node(name, context=context) for name in ("source", "sink"))
+        publisher = source.create_publisher(JointState, topic, QoSProfile(
+            depth=count, reliability=ReliabilityPolicy.RELIABLE))
+        executor.add_node(sink)
+        with output_bag(tmp_path / "bag", storage, flush_period=RECORD_FLUSH_PERIOD) as writer:
+            gated = _GatedWriter(writer)
+            recorder = Recorder(sink, gated, [topic], qos_depth=count)
+            end = time.monotonic() + 20.0
+            while not recorder.connections and time.monotonic() < end:
+                recorder.discover()
+                time.sleep(0.05)
+            while publisher.get_subscription_count() == 0 and time.monotonic() < end:
+                time.sleep(0.05)
+            stopping = threading.Event()
+
+            def spin():
+                while not stopping.is_set():
+                    executor.spin_once(timeout_sec=0.05)
+            spinner = threading.Thread(target=spin)
+            spinner.start()
+            for k in range(count):
+                publisher.publish(JointState(name=["j"], position=[0.001 * k]))
+            assert gated.entered.wait(20.0)
+            stopping.set()
+            gated.permits.release()                     # the first message is written ...
+            spinner.join(20.0)
+            assert recorder.counts[topic] == 1          # ... and the spinning has stopped
+            gated.open()
+            assert recorder.drain({topic: count}) == {}
+            recorder.stop()
+    finally:
+        executor.shutdown(timeout_sec=1.0)
+        rclpy.try_shutdown(context=context)
+    assert recorder.counts[topic] == count
+    rows = joint_state_rows(independent_messages(tmp_path / "bag"), topic)
+    np.testing.assert_array_equal(np.ravel(rows["position"]), 0.001 * np.arange(count))

@@ -38,11 +38,11 @@ START_UP = 10                   # states after the release of the hold not check
 KP, KD = 100.0, 20.0            # the controller's default gains
 
 
-def run_demo(ros_env, tmp_path, tag, *extra):
+def run_demo(ros_env, tmp_path, tag, *extra, launcher=("-m", "robot_dynamics_ros.cli")):
     """Run the demo on private topics; return (stdout, bag path, namespace)."""
     ns = private_namespace(tag)
     bag = tmp_path / f"{tag}_bag"
-    argv = [sys.executable, "-m", "robot_dynamics_ros.cli", "demo", "--duration", str(DURATION),
+    argv = [sys.executable, *launcher, "demo", "--duration", str(DURATION),
             "--print-period", "0.25", "--namespace", ns, "--bag", str(bag),
             "--joint-states", f"{ns}/joint_states",
             "--effort-command", f"{ns}/effort_controller/commands", *extra]
@@ -167,6 +167,32 @@ def test_bag_holds_the_run_and_the_nodes_answered(demo_run):
     np.testing.assert_allclose(B, B.T, atol=2e-3)           # printed with 3 decimals
     assert np.linalg.eigvalsh(B).min() > 0.0
     assert "uniform: success" in out
+
+
+def test_a_recording_far_behind_the_loop_still_holds_the_whole_run(ros_env, tmp_path):
+    """
+    The demo lets the nodes answer every joint state and drains its recording before closing.
+
+    Every bag write is held up 4 ms (``slow_bag_writer``), so at the end of the run the
+    recorder is seconds behind the loop with hundreds of messages queued, deterministically
+    (a CI run on a loaded machine lost the last 0.17 s of the run with SQLite3 that way).
+    """
+    rate = 100.0
+    out, bag, ns = run_demo(ros_env, tmp_path, "demo_slow", "--duration", "1", "--control-rate",
+                            str(rate), "--storage", "sqlite3",
+                            launcher=(str(ROOT / "test" / "support" / "slow_bag_writer.py"),
+                                      "0.004"))
+    model = RobotModel.named("puma560")
+    stamps = unique_states(bag, f"{ns}/joint_states", model)[0]
+    t = stamps * 1e-9
+    assert t[0] == 0.0 and t[-1] >= 1.0 + 0.5 - 1e-9, t[-1]
+    np.testing.assert_allclose(np.diff(t), 1.0 / rate, atol=1e-9)         # no state missing
+    for output in ("feedforward_effort", "gravity_effort"):        # every state answered
+        answers = load_joint_states(bag, f"{ns}/{output}", require_position=False)
+        assert np.array_equal(np.unique(answers.stamp), stamps), output
+    counts = {topic.name: topic.count for topic in bag_info(bag, check=True).topics}
+    assert counts[f"{ns}/effort_controller/commands"] == counts[f"{ns}/feedforward_effort"]
+    assert "the bag misses" not in out
 
 
 def test_demo_refuses_an_existing_bag(ros_env, tmp_path):
