@@ -14,8 +14,9 @@ joint state and with its header stamp and recorded time:
   ``effort_limit_policy`` (clamp by default; counted per joint in the report);
 * ``feedforward_effort`` -- what inverse_dynamics_node publishes while a reference is active:
   the reference sampled as joint_trajectory_controller samples it (``core.Reference``: start
-  stamp, lead-in from the first measured state, last point held) at the joint state's recorded
-  time, which is the node's clock when the bag is played with ``--clock``; effort
+  stamp, lead-in from the first measured state, last point held) at the joint state's header
+  stamp, as the node samples it (a state stamped zero: at its recorded time, which is the
+  node's clock when the bag is played with ``--clock``); effort
   RNEA(q_ref, qd_ref, qdd_ref) (``mode`` feedforward) or RNEA(q, qd, qdd_ref + Kd e_dot + Kp e)
   (computed_torque), within the effort limits as for gravity_effort, position / velocity =
   q_ref, qd_ref.  A reference message replaces the
@@ -327,7 +328,8 @@ class _Processor:
         if not rows.any():
             return
         first_velocity = qd[rows] if has_velocity[rows][0] else None
-        valid, sample = reference.sample_many(times[rows], q[rows], first_velocity)
+        at = np.where(stamp[rows] != 0, stamp[rows], times[rows])     # as inverse_dynamics_node
+        valid, sample = reference.sample_many(at, q[rows], first_velocity)
         self._reject("clock", np.sum(~valid))
         index = np.flatnonzero(rows)[valid]
         q_ref, qd_ref, qdd_ref = (a[valid] for a in sample)

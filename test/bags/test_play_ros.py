@@ -76,8 +76,9 @@ def test_playback_into_the_nodes_equals_offline_processing(ros_env, tmp_path):
         for topic in outputs:
             wait_for_log(recorder, f"recording '{topic}'")
         time.sleep(1.0)
-        # slowly (80 ms between messages): the clock leads each message by 40 ms, so even a
-        # node slowed down by a busy machine handles every message at its recorded time
+        # slowly (80 ms between messages). inverse_dynamics samples the reference at each joint
+        # state's stamp, so when a loaded node handles a message no longer matters (it sampled
+        # at its clock once: /clock had moved on by the time it got to 2 of the 51 messages)
         player = cli(ros_env, tmp_path, "play", "play", source, "--clock", "--rate", 0.25,
                      "--wait-for-subscribers", 20, "--remap",
                      f"/joint_states:={namespace}/joint_states",

@@ -141,14 +141,14 @@ def test_processing_equals_the_nodes_computation_message_by_message(tmp_path, pu
     np.testing.assert_array_equal(gravity.stamp, stamps)
     np.testing.assert_array_equal(gravity.time, records)
     np.testing.assert_allclose(gravity.effort, gravity_torques(puma, run.q), atol=1e-10)
-    # the node's path: one Reference, sampled message by message at the recorded time
+    # the node's path: one Reference, sampled message by message at the header stamp
     # within the effort limits, as the node's default effort_limit_policy (clamp) publishes it
     reference = Reference(traj, 0, int(records[100]) - 1)
     ff = out["/feedforward_effort"]
     np.testing.assert_array_equal(ff.time, records[100:])
     above = np.zeros(6, dtype=int)
     for k in range(100, 601):
-        q_ref, qd_ref, qdd_ref = reference.sample(int(records[k]), run.q[k], run.qd[k])
+        q_ref, qd_ref, qdd_ref = reference.sample(int(stamps[k]), run.q[k], run.qd[k])
         if mode == "feedforward":
             tau = rnea(puma, q_ref, qd_ref, qdd_ref)
         else:
@@ -163,6 +163,28 @@ def test_processing_equals_the_nodes_computation_message_by_message(tmp_path, pu
     assert above.any()                  # (this reference needs more than the Puma's limits)
     assert report.limited.get("/feedforward_effort", {}) == {
         name: count for name, count in zip(puma.joint_names, above.tolist()) if count}
+
+
+def test_joint_states_stamped_zero_are_sampled_at_their_recorded_time(tmp_path, puma):
+    """A publisher that does not stamp: the node samples on receipt, ``bag process`` then too."""
+    run = puma_run(puma, 0.2)
+    records = np.rint((run.t + 50.0) * 1e9).astype(np.int64)
+    template = JointStateTemplate(puma.joint_names, ("position", "velocity"))
+    rows = template.encode_many(np.zeros_like(records), position=run.q, velocity=run.qd)
+    traj, ref_raw = reference_raw(puma)
+    raw_bag(tmp_path / "in", {
+        "/joint_states": (JOINT_STATE, list(zip(records.tolist(), (r.tobytes() for r in rows)))),
+        "/reference_trajectory": (REFERENCE, [(int(records[0]) - 1, ref_raw)])})
+    report = process_bag(tmp_path / "in", tmp_path / "out", puma,
+                         options(outputs=("feedforward",)))
+    assert report.written == {"/feedforward_effort": records.size}
+    ff = load_joint_states(tmp_path / "out", "/feedforward_effort", require_position=False)
+    reference = Reference(traj, 0, int(records[0]) - 1)
+    expected = [reference.sample(int(t), run.q[k], run.qd[k]) for k, t in enumerate(records)]
+    np.testing.assert_array_equal(ff.stamp, 0)
+    np.testing.assert_allclose(ff.position, [e.position for e in expected], atol=1e-12)
+    np.testing.assert_allclose(ff.velocity, [e.velocity for e in expected], atol=1e-12)
+    assert np.ptp(ff.position[:, 0]) > 1e-3                 # the reference moved: not held
 
 
 def test_residual_shows_an_unmodelled_payload_and_vanishes_with_the_exact_model(tmp_path, puma):

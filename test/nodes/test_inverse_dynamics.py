@@ -1,11 +1,13 @@
 """
-inverse_dynamics_node over DDS, on simulated time so that the sampling instant is exact.
+inverse_dynamics_node over DDS; the sampling instant is each joint state's stamp, exactly.
 
 The node runs in its own process with use_sim_time; this process publishes /clock, the reference
-trajectory and joint states.  The reference is a constant-acceleration motion
-p(t) = p0 + v0 t + a t^2 / 2 given as quintic points (positions, velocities, accelerations), which
-the interpolation reproduces exactly, so q_ref, qd_ref, qdd_ref are known in closed form.  The
-node's outputs are in a configured joint order (reversed), which the checks undo by name.
+trajectory and joint states stamped at the instant to sample (the reference is sampled at the
+stamp, whatever the node's clock when it handles the message).  The reference is a
+constant-acceleration motion p(t) = p0 + v0 t + a t^2 / 2 given as quintic points (positions,
+velocities, accelerations), which the interpolation reproduces exactly, so q_ref, qd_ref,
+qdd_ref are known in closed form.  The node's outputs are in a configured joint order
+(reversed), which the checks undo by name.
 
 Oracles: RNEA from the core for feedforward; for computed torque B(q) from the core's composite-
 rigid-body mass matrix plus n(q, qd), a different formulation from the node's single RNEA call.
@@ -120,35 +122,34 @@ def set_reference(h, msg, clock="stamp"):
     assert len(h.client.logs_from(NODE, "new reference")) > before, h.proc.log_text()
 
 
-def output_at(h, sim_time, expected_position, q=None, qd=None, names=None):
+def output_at(h, sim_time, expected_position, q=None, qd=None, names=None, clock=None):
     """
-    Set /clock to ``sim_time`` and return the output for it.
+    Return the output for a joint state stamped ``sim_time``, /clock at ``clock`` (or the same).
 
-    Joint states are published until the output's reference position is ``expected_position``
-    (the clock has reached the node).
+    The joint state is published until an output with its stamp and the reference position
+    ``expected_position`` comes back (only outputs that arrive during this call count).
     """
     q = P0 if q is None else q
     qd = np.zeros(6) if qd is None else qd
     names = names or NAMES
-    clock = clock_msg(sim_time)
-    first = h.stamp + 1                                   # only outputs of this call count
+    clock = clock_msg(sim_time if clock is None else clock)
+    msg = JointState()
+    msg.header.stamp = clock_msg(sim_time).clock
+    msg.name = names
+    by_name = dict(zip(NAMES, q))
+    vel = dict(zip(NAMES, qd))
+    msg.position = [float(by_name[n]) for n in names]
+    msg.velocity = [float(vel[n]) for n in names]
+    first = len(h.out.messages)
 
     def publish():
-        h.stamp += 1
-        msg = JointState()
-        msg.header.stamp.sec = h.stamp
-        msg.name = names
-        by_name = dict(zip(NAMES, q))
-        vel = dict(zip(NAMES, qd))
-        msg.position = [float(by_name[n]) for n in names]
-        msg.velocity = [float(vel[n]) for n in names]
         h.clock.publish(clock)
         h.states.publish(msg)
 
     def found():
-        for m in reversed(h.out.messages):
-            if m.header.stamp.sec >= first and np.allclose(model_order(m.position),
-                                                           expected_position, atol=1e-12):
+        for m in reversed(h.out.messages[first:]):
+            if m.header.stamp == msg.header.stamp and np.allclose(
+                    model_order(m.position), expected_position, atol=1e-12):
                 return m
         return None
     out = h.client.publish_until(publish, found)
@@ -165,10 +166,27 @@ def test_feedforward_is_rnea_of_the_sampled_reference(idn):
     np.testing.assert_allclose(model_order(out.velocity), pd(t), atol=1e-12)
     expected = rnea(MODEL, p(t), pd(t), A)
     np.testing.assert_allclose(model_order(out.effort), expected, rtol=1e-9, atol=1e-9)
-    stamp = out.header.stamp.sec
     assert idn.client.spin_until(lambda: any(np.allclose(c.data, out.effort)
                                  for c in idn.command.messages))
-    assert stamp > 5000                         # the output carries the joint_states stamp
+    assert (out.header.stamp.sec, out.header.stamp.nanosec) == (T0, 700_000_000)   # the input's
+
+
+def test_sampled_at_the_joint_state_stamp_whatever_the_clock(idn):
+    """
+    The reference is sampled at the joint state's stamp, not at the node's clock on handling it.
+
+    /clock 0.3 s ahead of the stamp is what a node gets to see when it handles a joint state
+    played from a bag late, after the player's clock has moved on (a loaded machine; the online
+    outputs then differed from ``bag process``); behind it, a clock that has not caught up yet.
+    """
+    set_reference(idn, trajectory_msg())
+    for t, clock in ((0.5, 0.8), (0.9, 0.6)):
+        out = output_at(idn, T0 + t, p(t), clock=T0 + clock)
+        np.testing.assert_allclose(model_order(out.velocity), pd(t), atol=1e-12)
+        np.testing.assert_allclose(model_order(out.effort), rnea(MODEL, p(t), pd(t), A),
+                                   rtol=1e-9, atol=1e-9)
+    out = output_at(idn, 0.0, p(0.7), clock=T0 + 0.7)    # stamped zero: at the node's clock
+    np.testing.assert_allclose(model_order(out.velocity), pd(0.7), atol=1e-12)
 
 
 def test_after_the_end_the_last_point_as_given(idn):
@@ -185,7 +203,7 @@ def test_after_the_end_the_last_point_as_given(idn):
         MODEL, p(2.0), pd(2.0), A), rtol=1e-9, atol=1e-9)
     at_rest = trajectory_msg(fields=("positions",), times=(0.0, 2.0))
     set_reference(idn, at_rest)
-    out = output_at(idn, T0 + 5.0, p(2.0))
+    out = output_at(idn, T0 + 6.0, p(2.0))
     np.testing.assert_allclose(model_order(out.velocity), 0.0, atol=0)
     np.testing.assert_allclose(model_order(out.effort), gravity_torques(
         MODEL, p(2.0)), rtol=1e-9, atol=1e-9)
@@ -193,7 +211,7 @@ def test_after_the_end_the_last_point_as_given(idn):
 
 def test_zero_stamp_starts_on_receipt(idn):
     set_reference(idn, trajectory_msg())
-    # node clock now at T0 + 50 (old reference held)
+    # node clock and joint states now at T0 + 50 (old reference held)
     output_at(idn, T0 + 50.0, p(2.0))
     set_reference(idn, trajectory_msg(stamp_sec=0))       # starts at the first sample: t = 0
     out = output_at(idn, T0 + 50.0, P0)
@@ -213,7 +231,7 @@ def test_before_the_first_point_it_moves_from_the_measured_state_like_jtc(idn):
     from scipy.interpolate import CubicHermiteSpline
     c = idn.client
     set_reference(idn, trajectory_msg(stamp_sec=T0 + 19))
-    output_at(idn, T0 + 20.0, p(1.0))                     # the node's clock is now exactly T0 + 20
+    output_at(idn, T0 + 20.0, p(1.0))                     # joint states and clock at T0 + 20
     # due at T0 + 21 + 0.5: 1.5 s after the first sample, which happens at T0 + 20
     set_reference(idn, trajectory_msg(stamp_sec=T0 + 21, times=(0.5, 1.5, 2.5)), clock=None)
     q_b, qd_b = P0 + np.array([0.2, -0.1, 0.15, -0.3, 0.1, 0.05]
@@ -229,17 +247,19 @@ def test_before_the_first_point_it_moves_from_the_measured_state_like_jtc(idn):
     out = output_at(idn, T0 + 22.0, p(1.0), q=q_b, qd=qd_b)    # then the trajectory itself
     np.testing.assert_allclose(model_order(out.effort), rnea(
         MODEL, p(1.0), pd(1.0), A), rtol=1e-9, atol=1e-9)
-    # the clock goes back before the first sample (a simulator reset): rejected, nothing published
+    # the clock goes back before the first sample (a simulator reset): rejected, nothing published;
+    # a joint state stamped zero is sampled at the node's clock, one stamped later at its stamp
+    before = len(idn.out.messages)
     state = JointState(name=NAMES, position=q_b.tolist(), velocity=qd_b.tolist())
     c.publish_until(lambda: (idn.clock.publish(clock_msg(T0 + 10.0)), idn.states.publish(state)),
                     lambda: c.logs_from(NODE, "clock went back"))
     went_back = len(c.logs_from(NODE, "clock went back"))
     assert went_back, idn.proc.log_text()
-    state.header.stamp.sec = 4000                         # the node's clock is now T0 + 10
-    for _ in range(3):
+    for k in range(3):                                    # stamped before the first sample
+        state.header.stamp.sec = T0 + 11 + k
         idn.states.publish(state)
     assert c.spin_until(lambda: len(c.logs_from(NODE, "clock went back")) >= went_back + 3)
-    assert not [m for m in idn.out.messages if m.header.stamp.sec == 4000]
+    assert idn.out.messages[before:] == []
 
 
 def test_positions_only_is_linear(idn):
