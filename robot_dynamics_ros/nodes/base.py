@@ -33,8 +33,9 @@ robot YAML or URDF path or URDF XML text; empty: the node subscribes to ``/robot
 (std_msgs/String, reliable, transient local), starts computing when a valid URDF arrives and
 replaces its model as a whole with each later valid one (an invalid one is refused with the
 reason and the old model kept); until a model exists nothing is published (said once) and
-services answer ``success: false``.  A model from the topic is built in a worker thread
-(``model_builder``): outputs continue with the old model until it is ready.  ``gravity`` and
+services answer ``success: false`` (saying whether a URDF is awaited or being built).  A model
+from the topic is built in a worker thread (``model_builder``): outputs continue with the old
+model until it is ready.  ``gravity`` and
 ``payload.*`` are unset until the robot is loaded, then the robot file's unless given; they
 change the model at run time (``nodes/model_settings.py``).
 """
@@ -239,6 +240,10 @@ class DynamicsNodeBase:
         """Return the current Dynamics; RobotDescriptionError when there is no model yet."""
         dynamics = self.dynamics
         if dynamics is None:
+            builder = self._model_builder
+            if builder is not None and builder.busy:
+                raise RobotDescriptionError(f"no robot model yet: building it from the URDF "
+                                            f"received on {DESCRIPTION_TOPIC}")
             raise RobotDescriptionError(f"no robot model yet: {self.robot_label}")
         return dynamics
 

@@ -53,6 +53,11 @@ class ModelBuilder:
             self._condition.notify()
         self._poll.reset()
 
+    @property
+    def busy(self) -> bool:
+        """Tell whether a submitted text has not been handed over as a model yet (executor)."""
+        return self._busy > 0
+
     def stop(self) -> None:
         """Stop the worker (a build in progress finishes; its result is dropped)."""
         with self._condition:

@@ -11,6 +11,8 @@ The nodes' robot_description over DDS: URDF path or text parameters, the /robot_
 * the bringup and launch arguments: ``robot`` as a URDF path or ``topic``, ``root_link``,
   ``tip_link``.
 """
+import time
+
 import numpy as np
 import pytest
 
@@ -120,6 +122,10 @@ def test_nodes_wait_for_robot_description_then_follow_it(waiting_nodes, ros_clie
     got = _gravity_output(client, pub, out, PLANAR.joint_names, q, 3001)
     assert got is not None, gravity.log_text()
     np.testing.assert_allclose(got.effort, gravity_torques(PLANAR, q), rtol=1e-12, atol=1e-12)
+    # each node builds its own model, in its own process: the service node has one once it says
+    # so, not when the gravity node has (a loaded CI run asked it while it was still building)
+    assert client.spin_until(lambda: "'planar2' (2 joints) from /robot_description"
+                             in service.log_text(), TIMEOUT * 3), service.log_text()
     answer = client.call(srv, GetGravityTorques.Request(position=q.tolist()))
     assert answer.success, answer.message
     np.testing.assert_allclose(answer.effort, gravity_torques(PLANAR, q), rtol=1e-12, atol=1e-12)
@@ -148,6 +154,61 @@ def test_nodes_wait_for_robot_description_then_follow_it(waiting_nodes, ros_clie
     assert "keeping robot 'puma560'" in gravity.log_text()
     got = _gravity_output(client, pub, out, PUMA.joint_names, q6, 3003)
     assert got is not None and np.allclose(got.effort, gravity_torques(PUMA, q6), rtol=1e-12)
+
+
+def test_services_asked_while_the_model_is_built_say_so(ros_env, monkeypatch):
+    """
+    Between a URDF's arrival and its model, a service answers that the model is being built.
+
+    In this process on a private context, the build held until released: before the URDF the
+    answer is "waiting for a URDF", while it is built "building it from the URDF received",
+    then the model answers.
+    """
+    import threading
+
+    import rclpy
+    from rclpy.executors import SingleThreadedExecutor
+    from rclpy.parameter import Parameter
+    from robot_dynamics_interfaces.srv import GetGravityTorques
+    from robot_dynamics_ros.nodes import base
+    from robot_dynamics_ros.nodes.dynamics_service import DynamicsServiceNode
+    release, build = threading.Event(), base.model_from_topic
+
+    def held(text, options):
+        release.wait(TIMEOUT)
+        return build(text, options)
+    monkeypatch.setattr(base, "model_from_topic", held)
+    context = rclpy.Context()
+    rclpy.init(context=context)
+    node = DynamicsServiceNode("service", namespace=f"{NS}_building", context=context,
+                               parameter_overrides=[Parameter("robot_description", value="")])
+    executor = SingleThreadedExecutor(context=context)
+    executor.add_node(node)
+    service = next(s for s in node.services if s.srv_name.endswith("get_gravity_torques"))
+
+    def ask():
+        return service.callback(GetGravityTorques.Request(position=[0.4, -0.7]),
+                                GetGravityTorques.Response())
+    try:
+        assert "no robot model yet: (no robot yet: waiting for /robot_description)" in \
+            ask().message
+        node._on_robot_description(String(data=PLANAR_URDF))     # as the subscription does
+        answer = ask()
+        assert not answer.success and answer.message.endswith(
+            "no robot model yet: building it from the URDF received on /robot_description")
+        release.set()
+        end = time.monotonic() + TIMEOUT * 3
+        while node.dynamics is None and time.monotonic() < end:
+            executor.spin_once(timeout_sec=0.05)
+        answer = ask()
+        assert answer.success, answer.message
+        np.testing.assert_allclose(answer.effort, gravity_torques(PLANAR, [0.4, -0.7]),
+                                   rtol=1e-12, atol=1e-12)
+    finally:
+        release.set()
+        executor.shutdown(timeout_sec=1.0)
+        node.destroy_node()
+        rclpy.try_shutdown(context=context)
 
 
 @pytest.mark.parametrize("form", ["path", "text"])
