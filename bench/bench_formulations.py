@@ -6,7 +6,7 @@ Cost of the source texts' formulations: operation counts and time per call again
 (--quick: n = 2..4, short loops, prints only; the full run rewrites the docs table and plot.)
 
 For n = 2..12 (chains of revolute joints with random, generic parameters, standard DH; see
-test/random_robots.py) every formulation of ``robot_dynamics_ros.core.formulations`` is
+test/support/random_robots.py) every formulation of ``robot_dynamics_ros.core.formulations`` is
 
 * counted: run once on counting scalars (``formulations.opcount``): multiplications and
   additions/subtractions whose operands depend on the joint state, constants folded;

@@ -7,14 +7,15 @@ The functions are rnea, nonlinear_effects, gravity_torques and mass_matrix, with
     code = generate(model)                 # .source (a module), .counts (operation counts)
     dyn = generated_model(model)           # compiled and cached: dyn.rnea(q, qd, qdd), ...
 
-Modules: ``expr`` (expression DAG: folding, hashing, counting), ``parameters`` (augmented and
-grouped constants), ``renaud`` (steps (0)-(10)), ``writer`` (Python source), ``generate``,
-``loader`` (in-memory compiled models).
+Modules: ``expr`` (expression DAG: folding, hashing, counting; nodes with arithmetic operators),
+``graph_dynamics`` (the core's Newton-Euler recursion, Renaud's steps (0)-(10), on the graph; its
+constants are ``core.model.bodies``), ``writer`` (Python source), ``generate``, ``loader``
+(in-memory compiled models), ``simulation`` (the simulator's terms).
 """
 from .expr import Graph, OpCount
 from .generate import FUNCTIONS, CodegenError, GeneratedCode, generate
 from .loader import GeneratedModel, generated_model
-from .parameters import GROUPINGS
+from ..core.model.bodies import GROUPINGS
 
 __all__ = ["generate", "generated_model", "GeneratedModel", "GeneratedCode", "CodegenError",
            "Graph", "OpCount", "FUNCTIONS", "GROUPINGS"]

@@ -17,12 +17,15 @@ module does exactly that, for scalars:
   x and y components of n_1 when only n_1 . z is a torque, costs nothing).
 
 Nodes are integers (indices into ``Graph.nodes``); an operation's operands always have smaller
-indices, so index order is an evaluation order.
+indices, so index order is an evaluation order.  :class:`Node` wraps one with Python's arithmetic
+operators, so that a recursion written for floats builds the graph when run on nodes (the core's
+``algorithms/newton_euler.py``); Python floats mixed in are constants.
 """
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+
+from ..core.formulations.opcount import OpCount
 
 # Kinds of node.  'sub' is a - b; 'neg' is -a (free); 'sin'/'cos' of one operand; 'sign' is
 # sgn(a) in {-1, 0, 1} (Coulomb friction).
@@ -32,25 +35,59 @@ COUNTED = {ADD: "additions", SUB: "additions", MUL: "multiplications", SIN: "sin
            COS: "sin_cos", SIGN: "signs"}
 
 
-@dataclass(frozen=True)
-class OpCount:
-    """Operations of a set of outputs. Negations are free; sin/cos and sign are counted apart."""
+class Node:
+    """
+    A node of a :class:`Graph` with the operators +, -, * and unary -, folded and hashed.
 
-    multiplications: int
-    additions: int
-    sin_cos: int = 0
-    signs: int = 0
+    Floats (and numpy scalars) on either side are constants.  Comparisons are not defined: a
+    recursion run on nodes may branch on its constants, never on its variables.
+    """
 
-    def as_dict(self) -> dict:
-        return {"multiplications": self.multiplications, "additions": self.additions,
-                "sin_cos": self.sin_cos, "signs": self.signs}
+    __slots__ = ("graph", "index")
+    __array_ufunc__ = None          # numpy scalars defer to the reflected operators below
 
-    def __str__(self) -> str:
-        text = f"{self.multiplications} multiplications, {self.additions} additions"
-        if self.sin_cos or self.signs:
-            text += (f" ({self.sin_cos} sin/cos" + (f", {self.signs} sign" if self.signs else "")
-                     + ")")
-        return text
+    def __init__(self, graph: "Graph", index: int):
+        self.graph, self.index = graph, index
+
+    def _operand(self, other) -> int:
+        if isinstance(other, Node):
+            return other.index
+        return self.graph.const(other)
+
+    def _new(self, index: int) -> "Node":
+        return Node(self.graph, index)
+
+    def __add__(self, other):
+        return self._new(self.graph.add(self.index, self._operand(other)))
+
+    def __radd__(self, other):
+        return self._new(self.graph.add(self._operand(other), self.index))
+
+    def __sub__(self, other):
+        return self._new(self.graph.sub(self.index, self._operand(other)))
+
+    def __rsub__(self, other):
+        return self._new(self.graph.sub(self._operand(other), self.index))
+
+    def __mul__(self, other):
+        return self._new(self.graph.mul(self.index, self._operand(other)))
+
+    def __rmul__(self, other):
+        return self._new(self.graph.mul(self._operand(other), self.index))
+
+    def __neg__(self):
+        return self._new(self.graph.neg(self.index))
+
+    def __pos__(self):
+        return self
+
+    def __repr__(self) -> str:
+        return f"Node({self.index}: {self.graph.nodes[self.index][0]})"
+
+
+def index_of(graph: "Graph", value) -> int:
+    """Return the node index of a :class:`Node` or of a constant (a float)."""
+    return value.index if isinstance(value, Node) else graph.const(value)
 
 
 class Graph:
@@ -83,6 +120,10 @@ class Graph:
 
     def var(self, name: str) -> int:
         return self._intern(VAR, (), name)
+
+    def node(self, index: int) -> Node:
+        """Return node ``index`` with arithmetic operators (:class:`Node`)."""
+        return Node(self, index)
 
     # -- inspection -----------------------------------------------------------------------------
     def kind(self, node: int) -> str:
@@ -222,8 +263,17 @@ class Graph:
 
     def count(self, outputs) -> OpCount:
         tally = Counter(COUNTED.get(self.nodes[k][0]) for k in self.reachable(outputs))
-        return OpCount(tally["multiplications"], tally["additions"], tally["sin_cos"],
-                       tally["signs"])
+        return OpCount(multiplications=tally["multiplications"], additions=tally["additions"],
+                       sin_cos=tally["sin_cos"], signs=tally["signs"])
+
+    def label_reachable(self, outputs, label: str) -> None:
+        """Give ``label`` to the nodes the outputs depend on that have none yet."""
+        stack = list(outputs)
+        while stack:      # (the nodes a labelled node depends on are labelled: stop there)
+            node = stack.pop()
+            if not self.labels[node]:
+                self.labels[node] = label
+                stack.extend(self.nodes[node][1])
 
     def count_by_label(self, outputs) -> dict[str, OpCount]:
         """Operation counts split by the label (step) under which each node was first built."""
@@ -232,7 +282,8 @@ class Graph:
             what = COUNTED.get(self.nodes[k][0])
             if what:
                 tallies.setdefault(self.labels[k], Counter())[what] += 1
-        return {label: OpCount(t["multiplications"], t["additions"], t["sin_cos"], t["signs"])
+        return {label: OpCount(multiplications=t["multiplications"], additions=t["additions"],
+                               sin_cos=t["sin_cos"], signs=t["signs"])
                 for label, t in sorted(tallies.items())}
 
     def evaluate(self, outputs, values: dict) -> list[float]:

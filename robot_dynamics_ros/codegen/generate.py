@@ -3,7 +3,9 @@ Generate a robot's dynamics module: rnea, gravity_torques and mass_matrix as str
 
 Each function gets its own expression DAG (so each has its own operation count):
 
-* ``rnea(q, qd, qdd)``: Renaud's steps (0)-(10) with rotors and friction, the model's gravity;
+* ``rnea(q, qd, qdd)``: the core's Newton-Euler recursion (Renaud's steps (0)-(10),
+  ``core/algorithms/newton_euler.py``) on the expression graph (``graph_dynamics.py``), with
+  rotors and friction, the model's gravity;
 * ``nonlinear_effects(q, qd)``: the same with qdd = 0 as constants;
 * ``gravity_torques(q)``: the same with qd = qdd = 0 as constants (everything velocity- or
   acceleration-dependent folds away), no friction (sgn(0) = 0);
@@ -19,9 +21,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..core.algorithms.newton_euler import rows_of
+from ..core.model.bodies import FORMS, gravity_in_base, link_constants
 from .expr import Graph, OpCount
-from .parameters import GROUPINGS, gravity_in_base, link_constants
-from .renaud import RenaudEmitter
+from .graph_dynamics import torques
 from .writer import FunctionSpec, function_source
 
 FUNCTIONS = ("rnea", "nonlinear_effects", "gravity_torques", "mass_matrix")
@@ -75,47 +78,44 @@ def _names(prefix: str, n: int) -> list[str]:
 def build_functions(model, grouping: str = "full") -> list[tuple[Graph, FunctionSpec]]:
     """Return the three functions as (graph, spec) pairs; see the module docstring."""
     check_model(model)
-    if grouping not in GROUPINGS:
-        raise CodegenError(f"{model.name}: grouping must be one of {list(GROUPINGS)}, "
+    if grouping not in FORMS:
+        raise CodegenError(f"{model.name}: grouping must be one of {list(FORMS)}, "
                            f"got {grouping!r}")
     n = model.n
-    links = link_constants(model, grouping)
+    rows = rows_of(link_constants(model, grouping))
     gravity = gravity_in_base(model)
     out = []
 
     g = Graph()
-    tau = RenaudEmitter(g, links, gravity).torques(_variables(g, "q", n), _variables(g, "qd", n),
-                                                   _variables(g, "qdd", n))
+    tau = torques(g, rows, gravity, _variables(g, "q", n), _variables(g, "qd", n),
+                  _variables(g, "qdd", n), label=True)
     out.append((g, FunctionSpec(
         "rnea", {"q": _names("q", n), "qd": _names("qd", n), "qdd": _names("qdd", n)}, tau,
         "Joint torques/forces tau(q, qd, qdd) with the model's gravity, rotors and friction "
         "(sequences of n floats in, array (n,) out).")))
 
     g = Graph()
-    tau = RenaudEmitter(g, links, gravity).torques(_variables(g, "q", n), _variables(g, "qd", n),
-                                                   [g.zero] * n)
+    tau = torques(g, rows, gravity, _variables(g, "q", n), _variables(g, "qd", n), [g.zero] * n)
     out.append((g, FunctionSpec(
         "nonlinear_effects", {"q": _names("q", n), "qd": _names("qd", n)}, tau,
         "n(q, qd) = C(q, qd) qd + friction + g(q): the torques at zero acceleration.")))
 
     g = Graph()
     zeros = [g.zero] * n
-    tau = RenaudEmitter(g, links, gravity).torques(_variables(g, "q", n), zeros, zeros,
-                                                   friction=False)
+    tau = torques(g, rows, gravity, _variables(g, "q", n), zeros, zeros)
     out.append((g, FunctionSpec("gravity_torques", {"q": _names("q", n)}, tau,
                                 "g(q): the torques that hold the robot still against gravity.")))
 
     g = Graph()
-    emitter = RenaudEmitter(g, links, np.zeros(3))
     q = _variables(g, "q", n)
     lower = [[None] * n for _ in range(n)]
     for j in range(n):
         unit = [g.one if k == j else g.zero for k in range(n)]
-        column = emitter.torques(q, [g.zero] * n, unit, gravity=False, friction=False)
+        column = torques(g, rows, (0.0, 0.0, 0.0), q, [g.zero] * n, unit)
         for i in range(j, n):
             lower[i][j] = column[i]
-    rows = [[lower[max(i, j)][min(i, j)] for j in range(n)] for i in range(n)]
-    out.append((g, FunctionSpec("mass_matrix", {"q": _names("q", n)}, rows,
+    rows_out = [[lower[max(i, j)][min(i, j)] for j in range(n)] for i in range(n)]
+    out.append((g, FunctionSpec("mass_matrix", {"q": _names("q", n)}, rows_out,
                                 "M(q): the joint-space inertia matrix, rotors included "
                                 "(array (n, n)).")))
     return out
@@ -176,6 +176,7 @@ def _docstring(model, grouping, source, counts, step_lines, world_g) -> str:
             f"{model.n} floats (lists, tuples or numpy arrays) and return numpy arrays.\n"
             "Operation counts (negations free, sin/cos counted apart):\n"
             f"{count_lines}\n"
-            "rnea by step (\"0\": on-line augmented bodies of a prismatic next joint):\n"
+            "rnea by step of Renaud's numbering (\"10\": the torques' rotor and friction "
+            "terms):\n"
             f"{step_lines}\n")
     return text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')

@@ -6,20 +6,19 @@ straight-line solve, compiled by numba in ``compiled.py``) but never generates t
 does not import the code generator.  Whoever builds a simulator asks
 ``implementations.simulation_terms(model)`` for this text and passes it in (issue 22).
 
-Renaud's quasi-minimal Newton-Euler (Renaud 1987), with rotors and viscous friction (Siciliano et
-al. 2009, 7.111-7.114), as ``mass_matrix`` and ``nonlinear_effects`` are generated, but on one
-expression graph, so the joint sines and cosines and every shared sub-expression are computed once
-per call:
+The core's Newton-Euler recursion (Renaud 1987, steps (0)-(10), with rotors and viscous
+friction, Siciliano et al. 2009, eqs. 7.111-7.114) on the expression graph (``graph_dynamics.torques``), as
+``mass_matrix`` and ``nonlinear_effects`` are generated, but on one graph, so the joint sines and
+cosines and every shared sub-expression are computed once per call:
 
     terms(q, qd) -> (B row 0 [:1], B row 1 [:2], ..., B row n-1 [:n], n(q, qd))
 """
 from __future__ import annotations
 
-import numpy as np
-
+from ..core.algorithms.newton_euler import rows_of
+from ..core.model.bodies import gravity_in_base, link_constants
 from .expr import Graph
-from .parameters import gravity_in_base, link_constants
-from .renaud import RenaudEmitter
+from .graph_dynamics import torques
 from .writer import FunctionSpec, function_source
 
 
@@ -31,18 +30,18 @@ def simulation_terms_source(model) -> str:
     sgn(qd) would be part of n(q, qd); the simulator applies it as an implicit step.
     """
     n = model.n
-    links = link_constants(model, "full")
+    rows = rows_of(link_constants(model, "full"))
     g = Graph()
     q = [g.var(f"q{i + 1}") for i in range(n)]
     qd = [g.var(f"qd{i + 1}") for i in range(n)]
-    effects = RenaudEmitter(g, links, gravity_in_base(model)).torques(q, qd, [g.zero] * n)
-    # B by columns: torques of a unit acceleration of joint j, no velocity, no gravity (Siciliano
-    # et al. 2009, 7.115-7.116 and L1200's column-by-column recipe); rows i >= j only.
-    emitter = RenaudEmitter(g, links, np.zeros(3))
+    effects = torques(g, rows, gravity_in_base(model), q, qd, [g.zero] * n)
+    # B by columns: torques of a unit acceleration of joint j, no velocity, no gravity (Siciliano et al. 2009,
+    # 7.115-7.116 and L1200's column-by-column recipe); rows i >= j only (the friction terms
+    # vanish at zero velocity).
     columns = []
     for j in range(n):
         unit = [g.one if k == j else g.zero for k in range(n)]
-        columns.append(emitter.torques(q, [g.zero] * n, unit, gravity=False, friction=False))
+        columns.append(torques(g, rows, (0.0, 0.0, 0.0), q, [g.zero] * n, unit))
     lower = [[columns[j][i] for j in range(i + 1)] for i in range(n)]
     inputs = {"q": [f"q{i + 1}" for i in range(n)], "qd": [f"qd{i + 1}" for i in range(n)]}
     spec = FunctionSpec("terms", inputs, lower + [effects],

@@ -2,18 +2,21 @@
 Dynamics selection: which model and which implementation the nodes compute with.
 
 :class:`Dynamics` is the facade the nodes call (all vectors in the model's joint order).  It is
-built once per model by :func:`select_dynamics`, the one place where the implementation is chosen,
-and replaced as a whole (never mutated) when the payload changes, so a callback that reads
-``node.dynamics`` once sees one consistent model.
+built once per model by :func:`select_dynamics` from the kernel that
+``robot_dynamics_ros.implementations.select`` (the one place where implementations are chosen)
+returns, and replaced as a whole (never mutated) when the payload changes, so a callback that
+reads ``node.dynamics`` once sees one consistent model.
 
-Implementations:
+Implementations (the nodes' ``use_generated_model`` parameter):
 
 * ``"generated"`` (the default): the straight-line model that ``robot-dynamics codegen`` writes
-  (Renaud's quasi-minimal form, Renaud 1987), generated and compiled in memory for this exact model
-  (payload included) in a few tens of milliseconds; equal to the core to 1e-12 and 5-20x faster
-  per call (gravity: ~3 us instead of ~80 us on the Puma).  Where generation is refused
-  (CodegenError) the core is used and ``fallback_reason`` says why.
-* ``"core"``: the numeric algorithms of ``robot_dynamics_ros.core``.
+  (the core's Newton-Euler recursion on the code generator's graph), generated and compiled in
+  memory for this exact model (payload included) in a few tens of milliseconds; equal to the
+  core to 1e-12.  Where generation is refused (CodegenError, or more than
+  ``implementations.MAX_GENERATED_JOINTS`` joints) the core is used and ``fallback_reason``
+  says why.
+* ``"core"``: the algorithms of ``robot_dynamics_ros.core``, compiled by numba where it works
+  (``implementations``: "core"): about 1-2 us per call on the Puma, the faster of the two.
 
 The per-message path of the torque nodes calls :meth:`Dynamics.holding_values` and
 :meth:`Dynamics.rnea_values`: lists of n finite floats in (already checked by the message
@@ -36,12 +39,9 @@ from ..core import RobotDescriptionError, RobotModel
 from ..core.control import friction_torques, holding_torque, holding_torques
 from ..core.model.urdf_xml import looks_like_xml
 from ..core.model.xacro_file import parse_arguments
+from ..implementations import Kernel, select
 
 IMPLEMENTATIONS = ("generated", "core")
-# Generating and compiling the straight-line model grows faster than linearly with the joints
-# (0.05 s at 6, 0.85 s at 32, 1.8 s at 48 on this machine under load 2): longer chains compute
-# with the core, checked before generation.
-MAX_GENERATED_JOINTS = 32
 INERTIA_KEYS = ("ixx", "iyy", "izz", "ixy", "ixz", "iyz")
 
 
@@ -96,10 +96,11 @@ class Dynamics:
                  "nonlinear_effects", "mass_matrix", "forward_dynamics", "_rnea_raw",
                  "_gravity_raw", "_viscous", "_coulomb")
 
-    def __init__(self, model: RobotModel, implementation: str, fallback_reason: str = ""):
-        functions = _functions(model, implementation)
+    def __init__(self, kernel: Kernel):
+        model = kernel.model
+        implementation = "generated" if kernel.implementation == "generated" else "core"
         for name, value in (("model", model), ("implementation", implementation),
-                            ("fallback_reason", fallback_reason), *functions.items(),
+                            ("fallback_reason", kernel.reason), *_functions(kernel).items(),
                             ("_viscous", model.viscous.tolist()),
                             ("_coulomb", model.coulomb.tolist())):
             object.__setattr__(self, name, value)
@@ -132,45 +133,33 @@ class Dynamics:
         return self._rnea_raw(q, qd, qdd).tolist()
 
 
-def _functions(model: RobotModel, implementation: str) -> dict:
-    if implementation == "generated":
+def _functions(kernel: Kernel) -> dict:
+    model = kernel.model
+    functions = {"rnea": kernel.rnea, "gravity_torques": kernel.gravity_torques,
+                 "nonlinear_effects": kernel.nonlinear_effects,
+                 "mass_matrix": kernel.mass_matrix, "forward_dynamics": kernel.forward_dynamics}
+    if kernel.implementation == "generated":
         from ..codegen import generated_model
-        g = generated_model(model)
-        return {"rnea": g.rnea, "gravity_torques": g.gravity_torques,
-                "nonlinear_effects": g.nonlinear_effects, "mass_matrix": g.mass_matrix,
-                "forward_dynamics": g.forward_dynamics,
-                # the raw straight-line functions: sequences of n floats in, an array out
-                "_rnea_raw": g.module.rnea, "_gravity_raw": g.module.gravity_torques}
-    return {"_rnea_raw": lambda q, qd, qdd: core.rnea(model, np.array(q), np.array(qd),
-                                                      np.array(qdd)),
-            "_gravity_raw": lambda q: core.gravity_torques(model, np.array(q)),
-            "rnea": lambda q, qd, qdd: core.rnea(model, q, qd, qdd),
-            "gravity_torques": lambda q: core.gravity_torques(model, q),
-            "nonlinear_effects": lambda q, qd: core.nonlinear_effects(model, q, qd),
-            "mass_matrix": lambda q: core.mass_matrix(model, q),
-            "forward_dynamics": lambda q, qd, tau: core.forward_dynamics(model, q, qd, tau)}
+        raw = generated_model(model).module
+        # the raw straight-line functions: sequences of n floats in, an array out
+        functions.update(_rnea_raw=raw.rnea, _gravity_raw=raw.gravity_torques)
+    else:
+        functions.update(
+            _rnea_raw=lambda q, qd, qdd: kernel.rnea(np.array(q), np.array(qd), np.array(qdd)),
+            _gravity_raw=lambda q: kernel.gravity_torques(np.array(q)))
+    return functions
 
 
 def select_dynamics(model: RobotModel, implementation: str = "generated") -> Dynamics:
     """
-    Choose how dynamics are computed: the one place where nodes do (see the module docstring).
+    Choose how dynamics are computed, by ``implementations.select`` (see the module docstring).
 
     ``"generated"`` falls back to ``"core"`` when the code generator refuses the model.
     """
     if implementation not in IMPLEMENTATIONS:
         raise ValueError(f"unknown dynamics implementation '{implementation}' "
                          f"(available: {list(IMPLEMENTATIONS)})")
-    if implementation == "generated" and model.n > MAX_GENERATED_JOINTS:
-        return Dynamics(model, "core", fallback_reason=f"generated model not built: {model.n} "
-                        f"joints, more than {MAX_GENERATED_JOINTS} (its generation time grows "
-                        "faster than linearly)")
-    if implementation == "generated":
-        from ..codegen import CodegenError
-        try:
-            return Dynamics(model, "generated")
-        except CodegenError as exc:
-            return Dynamics(model, "core", fallback_reason=f"generated model refused: {exc}")
-    return Dynamics(model, "core")
+    return Dynamics(select(model, implementation))
 
 
 class ModelOptions(NamedTuple):

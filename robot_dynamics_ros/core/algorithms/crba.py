@@ -1,112 +1,74 @@
 """
-Composite-rigid-body algorithm on scalar components (Featherstone's CRBA).
+The joint-space inertia matrix B(q) by the composite-rigid-body algorithm, rotors included.
 
-In the spirit of Siciliano et al. 2009, Sect. 7.6: B(q) without n calls of inverse dynamics.
+Featherstone, Rigid Body Dynamics Algorithms (2008), Table 6.2; in the spirit of Siciliano et
+al. 2009, Sect. 7.6: B(q) without n calls of inverse dynamics.  The composite body i (links
+i..n) is a spatial inertia in frame i about O_i (``spatial_inertia.py``): link i's own, plus the
+composite body i+1 carried into frame i.  Column i of B is the force F_i = I^c_i S_i that gives
+joint i a unit acceleration, carried down the chain by the force transform; B_ji = S_j^T F.  Rotor
+spin (Siciliano et al. 2009, eqs. 7.111-7.114) adds k_r^2 I_m on the diagonal and the reaction k_r I_m z_i on
+link i-1, exactly the Newton-Euler recursion's rotor terms with qdd = e_i.
 
-Each composite body i (links i..n) is kept in its own frame as (mass m, first moment h = m c,
-inertia I about the frame origin).  Column i of B is the wrench F_i = Ic_i S_i needed to give joint
-i a unit acceleration, carried down the chain by the same frame change as the RNEA's backward pass;
-B_ji is its projection on joint j's axis.  Rotor spin (Siciliano et al. 2009, eqs. 7.113-7.114)
-adds k_r^2 I_m on the diagonal and the reaction k_r I_m z_i on link i-1, exactly the RNEA's rotor
-terms with qdd = e_i.  Like ``rnea.py``, components are floats (single call) or numpy columns (a
-batch).
+The same text runs on Python floats, numpy columns and compiled by numba (``compiled.py``); the
+constants are the plain bodies' rows (``newton_euler.joint_rows(model, "plain")``).
 """
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
 from ..inputs import joint_arrays
-from ..model.cache import model_constant
-from ..model.inertia import parallel_axis
-from ..model.joint_constants import joint_fields
-from .rotations import rot_x
+from . import compiled, plain
+from .newton_euler import (A, COS_ALPHA, D0, GEAR, KXX, KXY, KXZ, KYY, KYZ, KZZ, MASS, PRISMATIC,
+                           ROTOR, SIN_ALPHA, UX, UY, UZ)
+from .spatial_inertia import force_to_parent, rigid_to_parent
 
-# The per-joint constants read below (model/joint_constants.py), in the order unpacked.
-FIELDS = ("prismatic", "cos_alpha", "sin_alpha", "a", "theta0", "d0", "rotor", "gear_ratio")
-
-
-def _rotate_inertia_x(ca, sa, xx, yy, zz, xy, xz, yz):
-    """Entries of Rx(alpha) I Rx(alpha)^T."""
-    if sa == 0.0:
-        return (xx, yy, zz, xy, xz, yz) if ca > 0 else (xx, yy, zz, -xy, -xz, yz)
-    if ca == 0.0:
-        return xx, zz, yy, -sa * xz, sa * xy, -yz
-    c2, s2, cs = ca * ca, sa * sa, ca * sa
-    return (xx, c2 * yy - 2.0 * cs * yz + s2 * zz, s2 * yy + 2.0 * cs * yz + c2 * zz,
-            ca * xy - sa * xz, sa * xy + ca * xz, cs * (yy - zz) + (c2 - s2) * yz)
+# A joint's row of the workspace: cos and sin theta_i, r_i, the composite body (m, h, I at O_i).
+CW_CT, CW_ST, CW_R, CW_M, CW_H, CW_I = 0, 1, 2, 3, 4, 7
+N_CRBA_WORKSPACE = 13
 
 
-def _composite_to_parent(body, ct, st, a, d, ca, sa):
-    """(m, h, I about origin) of a body in frame i -> the same body in frame i-1."""
-    m, hx, hy, hz, xx, yy, zz, xy, xz, yz = body
-    # Rz(theta): into the intermediate frame X.
-    c2, s2 = ct * ct - st * st, 2.0 * ct * st
-    mean, half = 0.5 * (xx + yy), 0.5 * (xx - yy)
-    xx, yy, xy = mean + half * c2 - xy * s2, mean - half * c2 + xy * s2, half * s2 + xy * c2
-    xz, yz = ct * xz - st * yz, st * xz + ct * yz
-    hx, hy = ct * hx - st * hy, st * hx + ct * hy
-    # Shift the reference point to the parent's origin, p = (a, 0, d) in X (parallel axes):
-    # I' = I + m (|p|^2 E - p p^T) + 2 (p.h) E - (h p^T + p h^T)
-    ph = a * hx + d * hz
-    xx, yy, zz = (xx + m * d * d + 2.0 * d * hz, yy + m * (a * a + d * d) + 2.0 * ph,
-                  zz + m * a * a + 2.0 * a * hx)
-    xy, xz, yz = xy - a * hy, xz - m * a * d - (hx * d + a * hz), yz - d * hy
-    hx, hz = hx + m * a, hz + m * d
-    hx, hy, hz = rot_x(ca, sa, hx, hy, hz)
-    return (m, hx, hy, hz) + _rotate_inertia_x(ca, sa, xx, yy, zz, xy, xz, yz)
-
-
-def _link_body(m, c, Ic) -> tuple:
-    """Return (m, h = m c, I about the frame origin) of one link, floats (I: xx yy zz xy xz yz)."""
-    I_o = parallel_axis(Ic, m, c)
-    return tuple(map(float, (m, *(m * c), I_o[0, 0], I_o[1, 1], I_o[2, 2],
-                             I_o[0, 1], I_o[0, 2], I_o[1, 2])))
-
-
-def _link_bodies(model) -> tuple:
-    """Each link as (m, h, I about its frame origin) in its internal frame; once per model."""
-    ch = model.chain
-    return model_constant(model, "crba_link_bodies", lambda _: tuple(
-        _link_body(m, c, Ic) for m, c, Ic in zip(ch.mass, ch.com, ch.inertia)))
-
-
-def _columns(model, q, xp):
-    """B as a list of rows of components."""
-    joints = joint_fields(model, FIELDS)
-    bodies = _link_bodies(model)
-    n = len(joints)
-    geometry = []
-    for i, (prism, ca, sa, a, th0, d0, _, _) in enumerate(joints):
-        th, d = (th0, d0 + q[i]) if prism else (th0 + q[i], d0)
-        geometry.append((xp.cos(th), xp.sin(th), a, d, ca, sa))
-    prismatic = [joint[0] for joint in joints]
-    B = [[0.0] * n for _ in range(n)]
-    composite = None
+def composite_inertias(c, q, ct, st, ws):
+    """Write cos, sin theta_i, r_i and the composite body i (links i..n) into ``ws``."""
+    n = len(q)                               # (c may hold more rows than joints: compiled.py)
     for i in range(n - 1, -1, -1):
-        composite = bodies[i] if composite is None else tuple(
-            x + y for x, y in zip(bodies[i], _composite_to_parent(composite, *geometry[i + 1])))
-        m, hx, hy, hz, xx, yy, zz, xy, xz, yz = composite
-        prism, _, _, _, _, _, rotor, kr = joints[i]
-        # F_i = Ic_i S_i: (moment; force) about the origin of frame i.
-        if prism:
-            nx, ny, nz, fx, fy, fz = hy, -hx, 0.0, 0.0, 0.0, m
-            B[i][i] = m + rotor * kr
+        row, w = c[i], ws[i]
+        w[CW_CT], w[CW_ST] = ct[i], st[i]
+        w[CW_R] = row[D0] + q[i] if row[PRISMATIC] != 0.0 else row[D0]
+        own = (row[MASS], row[UX], row[UY], row[UZ], row[KXX], row[KYY], row[KZZ], row[KXY],
+               row[KXZ], row[KYZ])
+        if i == n - 1:
+            for k in range(10):
+                w[CW_M + k] = own[k]
         else:
-            nx, ny, nz, fx, fy, fz = xz, yz, zz, -hy, hx, 0.0
-            B[i][i] = zz + rotor * kr
-        for j in range(i - 1, -1, -1):
-            ct, st, a, d, ca, sa = geometry[j + 1]
-            fx, fy = ct * fx - st * fy, st * fx + ct * fy
-            nx, ny = ct * nx - st * ny, st * nx + ct * ny
-            nx, ny, nz = nx - d * fy, ny + d * fx - a * fz, nz + a * fy
-            if j == i - 1 and rotor != 0.0:
-                nz = nz + rotor            # reaction of rotor i on link i-1: k_r I_m z_i
-            fx, fy, fz = rot_x(ca, sa, fx, fy, fz)
-            nx, ny, nz = rot_x(ca, sa, nx, ny, nz)
-            B[i][j] = B[j][i] = fz if prismatic[j] else nz
-    return B
+            b, nxt = ws[i + 1], c[i + 1]
+            moved = rigid_to_parent(b[CW_M], b[CW_H], b[CW_H + 1], b[CW_H + 2], b[CW_I],
+                                    b[CW_I + 1], b[CW_I + 2], b[CW_I + 3], b[CW_I + 4],
+                                    b[CW_I + 5], b[CW_CT], b[CW_ST], nxt[A], b[CW_R],
+                                    nxt[COS_ALPHA], nxt[SIN_ALPHA])
+            for k in range(10):
+                w[CW_M + k] = own[k] + moved[k]
+
+
+def mass_matrix_entries(c, ws, out):
+    """Fill ``out`` (n rows of n) with B from the composite bodies in ``ws``."""
+    n = len(out)
+    for i in range(n - 1, -1, -1):
+        row, w = c[i], ws[i]
+        m, hx, hy = w[CW_M], w[CW_H], w[CW_H + 1]
+        if row[PRISMATIC] != 0.0:       # F = I^c S, S = linear z: (h x z; m z)
+            f = (hy, -hx, 0.0, 0.0, 0.0, m)
+            out[i][i] = m + row[ROTOR] * row[GEAR]
+        else:                           # S = angular z: (I z; z x h)
+            f = (w[CW_I + 4], w[CW_I + 5], w[CW_I + 2], -hy, hx, 0.0)
+            out[i][i] = w[CW_I + 2] + row[ROTOR] * row[GEAR]
+        for j in range(i, 0, -1):       # F from frame j to frame j-1
+            link, lw = c[j], ws[j]
+            f = force_to_parent(f[0], f[1], f[2] + (row[ROTOR] if j == i else 0.0), f[3], f[4],
+                                f[5], lw[CW_CT], lw[CW_ST], link[A], lw[CW_R],
+                                link[COS_ALPHA], link[SIN_ALPHA])
+            entry = f[5] if c[j - 1][PRISMATIC] != 0.0 else f[2]
+            out[i][j - 1] = entry
+            out[j - 1][i] = entry
 
 
 def mass_matrix(model, q) -> np.ndarray:
@@ -115,10 +77,17 @@ def mass_matrix(model, q) -> np.ndarray:
 
     By the composite-rigid-body algorithm, O(n^2).  Shape (n, n), or (N, n, n) for a batch (N, n).
     """
+    return compiled.bound(model).mass_matrix(q)
+
+
+def checked(model, q) -> np.ndarray:
+    """Validate q (InputError naming it), then compute B(q) (compiled, or plain Python)."""
     (q,), batched = joint_arrays(model, q=q)
-    if batched:
-        rows = _columns(model, np.ascontiguousarray(q.T), np)
-        N = q.shape[0]
-        return np.stack([np.stack(np.broadcast_arrays(*row, np.empty(N))[:-1], axis=-1)
-                         for row in rows], axis=-2)
-    return np.array(_columns(model, q.tolist(), math))
+    kernels = compiled.kernels()
+    if kernels is None:
+        return plain.mass_matrix(model, q)
+    q = compiled.kernel_array(q)
+    out = np.empty((q.shape[0], model.n, model.n))
+    if not kernels.mass_many(compiled.constants(model, "plain"), q, out):
+        raise AssertionError("the compiled CRBA refused checked arguments")
+    return out if batched else out[0]

@@ -13,6 +13,7 @@ import numpy as np
 from ..errors import InputError
 from ..inputs import joint_arrays
 from ..model.cache import model_constant
+from . import compiled
 
 
 def joint_transforms(model, q: np.ndarray) -> np.ndarray:
@@ -184,6 +185,13 @@ def jacobian(model, q, frame=None, point=None, reference="world") -> np.ndarray:
     2009, eqs. 7.18-7.19; Asada & Slotine 1986, eqs. 3-26/3-27 with 3-29 corrected:
     r_{i-1,e} = p_e - o_{i-1}); joints beyond the frame's link give zero columns.
     """
+    if (frame is None or frame == "tool") and point is None and reference == "world":
+        return compiled.bound(model).jacobian(q)
+    return numpy_jacobian(model, q, frame, point, reference)
+
+
+def numpy_jacobian(model, q, frame, point, reference) -> np.ndarray:
+    """Return :func:`jacobian` computed with numpy (any frame, point and reference)."""
     (q,), _ = joint_arrays(model, q=q)
     link, offset, _ = resolve_frame(model, frame)
     point, reference = _point_argument(point), _reference_argument(reference)

@@ -31,13 +31,49 @@ import numpy as np
 
 @dataclass
 class OpCount:
-    mul: int = 0
-    add: int = 0
-    div: int = 0
-    trig: int = 0
+    """
+    Operations of a computation: the one count of the package (formulations and code generator).
+
+    Negations are free; sines and cosines, signs and divisions are counted apart from the
+    multiplications and additions (subtractions are additions).  ``mul``, ``add``, ``div`` and
+    ``trig`` are the short names the formulations' tables use.
+    """
+
+    multiplications: int = 0
+    additions: int = 0
+    sin_cos: int = 0
+    signs: int = 0
+    divisions: int = 0
+
+    @property
+    def mul(self) -> int:
+        return self.multiplications
+
+    @property
+    def add(self) -> int:
+        return self.additions
+
+    @property
+    def div(self) -> int:
+        return self.divisions
+
+    @property
+    def trig(self) -> int:
+        return self.sin_cos
 
     def as_dict(self) -> dict:
-        return {"mul": self.mul, "add": self.add, "div": self.div, "trig": self.trig}
+        out = {"multiplications": self.multiplications, "additions": self.additions,
+               "sin_cos": self.sin_cos, "signs": self.signs}
+        if self.divisions:
+            out["divisions"] = self.divisions
+        return out
+
+    def __str__(self) -> str:
+        text = f"{self.multiplications} multiplications, {self.additions} additions"
+        extra = [f"{self.sin_cos} sin/cos"] if self.sin_cos or self.signs else []
+        extra += [f"{self.signs} sign"] if self.signs else []
+        extra += [f"{self.divisions} divisions"] if self.divisions else []
+        return text + (f" ({', '.join(extra)})" if extra else "")
 
 
 _active: list[OpCount] = []
@@ -63,7 +99,7 @@ class Counted:
     # -- products ----------------------------------------------------------------------------
     def __mul__(self, other):
         if isinstance(other, Counted):
-            _tally("mul")
+            _tally("multiplications")
             return Counted(self.value * other.value)
         if not _is_constant(other):
             return NotImplemented
@@ -73,14 +109,14 @@ class Counted:
             return self
         if other == -1:
             return Counted(-self.value)
-        _tally("mul")
+        _tally("multiplications")
         return Counted(self.value * other)
 
     __rmul__ = __mul__
 
     def __truediv__(self, other):
         if isinstance(other, Counted):
-            _tally("div")
+            _tally("divisions")
             return Counted(self.value / other.value)
         if not _is_constant(other):
             return NotImplemented
@@ -91,26 +127,26 @@ class Counted:
             return NotImplemented
         if other == 0:
             return 0.0
-        _tally("div")
+        _tally("divisions")
         return Counted(other / self.value)
 
     # -- sums --------------------------------------------------------------------------------
     def __add__(self, other):
         if isinstance(other, Counted):
-            _tally("add")
+            _tally("additions")
             return Counted(self.value + other.value)
         if not _is_constant(other):
             return NotImplemented
         if other == 0:
             return self
-        _tally("add")
+        _tally("additions")
         return Counted(self.value + other)
 
     __radd__ = __add__
 
     def __sub__(self, other):
         if isinstance(other, Counted):
-            _tally("add")
+            _tally("additions")
             return Counted(self.value - other.value)
         if not _is_constant(other):
             return NotImplemented
@@ -129,11 +165,11 @@ class Counted:
 
     # -- functions numpy calls on object arrays (np.cos(a) -> a.cos()) -----------------------
     def cos(self):
-        _tally("trig")
+        _tally("sin_cos")
         return Counted(np.cos(self.value))
 
     def sin(self):
-        _tally("trig")
+        _tally("sin_cos")
         return Counted(np.sin(self.value))
 
     def __repr__(self) -> str:

@@ -1,11 +1,12 @@
 """
 Per-joint constants of the internal chain as Python floats, for the scalar recursions.
 
-The recursions (``algorithms/rnea.py``, ``rnea_batch.py``, ``crba.py``) work on Python floats or
-numpy columns, one scalar component at a time; they read the model through these per-joint
-records, computed once per model (``cache.model_constant``).  Entries that are zero up to rounding
-(cos(pi/2) ~ 6e-17 after re-expressing a standard-DH link in its joint frame) are made exact
-zeros, so the recursions can skip the work on them.
+The scalar recursions outside ``algorithms/`` (the identification regressor, the task-space
+scalar kinematics) work on Python floats or numpy columns, one scalar component at a time; they
+read the model through these per-joint records, computed once per model
+(``cache.model_constant``); the dynamics algorithms read ``newton_euler.joint_rows``.  Entries
+that are zero up to rounding (cos(pi/2) ~ 6e-17 after re-expressing a standard-DH link in its
+joint frame) are made exact zeros, so the recursions can skip the work on them.
 """
 from __future__ import annotations
 

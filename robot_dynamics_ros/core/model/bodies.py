@@ -1,42 +1,50 @@
 """
-Numeric constants of a generated model: Renaud's augmented bodies, then grouped parameters.
+Per-link constants of the Newton-Euler recursion: plain bodies, Renaud's augmented bodies, grouped.
 
 Inputs are the model's internal modified-DH chain (``model.chain``, so standard-DH files work
-too).  Per link i (1-based in the comments, 0-based in the code):
+too).  Per link i (1-based in the comments, 0-based in the code), the moments at O_i in frame i
+(Renaud 1987): u^i = m^i d_ii and k^i = phi^i - m^i d^_ii d^_ii =
+phi^i + m^i (|d|^2 E - d d^T).  Three forms (``FORMS``) feed the one recursion
+(``algorithms/newton_euler.py``), all giving the same torques:
 
-* moments at O_i in frame i (Renaud 1987, intrinsic calculation): u^i = m^i d_ii and
-  k^i = phi^i - m^i d^_ii d^_ii = phi^i + m^i (|d|^2 E - d d^T);
-* augmented body i (Renaud 1987, definition of augmented body i; step (0), with the correction
-  p_{i,i+1}(i) of doc/references.md):
-  m*i = sum_{j>=i} m^j, u*i = u^i + m*(i+1) p_{i,i+1}(i), k*i = k^i - m*(i+1) p^ p^.
-  When joint i+1 is prismatic, p_{i,i+1}(i) = p0 + q_{i+1} zeta (zeta = z_{i+1}(i)) depends on the
-  joint variable; the constant part is folded here and the q-dependent part is kept as
-  coefficients (``u_q``, ``k_q``, ``k_qq``) that the emitter evaluates on line (step (0) on line).
+* ``"plain"``: the bodies themselves (m^i, centre of mass d_ii, phi^i about it; and u^i, k^i),
+  for the classical iteration (Milićević et al., Table 2):
+  f^i = f^{i+1} + m^i (alpha_i + b_i d_ii).
+* ``"augmented"``: Renaud's augmented bodies (Renaud 1987, step (0), with the
+  erratum p_{i,i+1}(i)): m*i = sum_{j>=i} m^j, u*i = u^i + m*(i+1) p_{i,i+1}(i),
+  k*i = k^i - m*(i+1) p^ p^, for the simplified iteration (Renaud 1987) e_i = e_{i+1} + b_i u*i +
+  sigma_i m*i t_i.  When joint i+1 is prismatic, p_{i,i+1}(i) = p0 + q_{i+1} zeta (zeta =
+  z_{i+1}(i)) depends on the joint variable; the constant part is folded here and the
+  q-dependent part is kept as coefficients (``u_q``, ``k_q``, ``k_qq``) that the recursion
+  evaluates on line (step (0) on line).
+* ``"full"``: the augmented bodies with constants regrouped between neighbouring links,
+  generalising Renaud's y5 - z6 observation (Renaud 1987, the 6R example; the "exhaustive gathering" of
+  base parameters is the later work of Khalil, Gautier and Bennis, not in Renaud 1987).  Every
+  transfer moves a mass distribution that has the same motion on both links, so every torque is
+  unchanged exactly:
 
-``grouping="full"`` then regroups constants between neighbouring links, generalising Renaud's
-y5 - z6 observation (Renaud 1987, example and conclusion; the "exhaustive gathering" of base
-parameters is the later work of Khalil, Gautier and Bennis, not in the source texts).  Every
-transfer moves a mass distribution that has the same motion on both links, so every torque is
-unchanged exactly:
+  - revolute joint j: a distribution on the axis of joint j moves identically with link j and
+    link j-1.  Two such pieces are moved from augmented body j to j-1 (or dropped, for j = 1,
+    onto the fixed base):
 
-* revolute joint j: a distribution on the axis of joint j moves identically with link j and
-  link j-1.  Two such pieces are moved from augmented body j to j-1 (or dropped, for j = 1, onto
-  the fixed base):
+    - a dipole at O_j along z_j carrying the first moment mu = u*j . z_j (zero mass): link j
+      gets u_z = 0; link j-1 gets u += mu z_j and, the dipole being off O_{j-1},
+      k += mu (2 (p.z_j) E - p z_j^T - z_j p^T) with p = p_{j-1,j};
+    - a line quadrupole on the axis, zero mass and first moment, second moment
+      lambda (E - z_j z_j^T) with lambda = k*j_yy: link j gets XX - YY and YY = 0; link j-1 gets
+      lambda (E - z_j z_j^T) (no shift term: zero mass and first moment).
 
-  - a dipole at O_j along z_j carrying the first moment mu = u*j . z_j (zero mass): link j gets
-    u_z = 0; link j-1 gets u += mu z_j and, the dipole being off O_{j-1},
-    k += mu (2 (p.z_j) E - p z_j^T - z_j p^T) with p = p_{j-1,j};
-  - a line quadrupole on the axis, zero mass and first moment, second moment
-    lambda (E - z_j z_j^T) with lambda = k*j_yy: link j gets XX - YY and YY = 0; link j-1 gets
-    lambda (E - z_j z_j^T) (no shift term: zero mass and first moment).
+    Renaud's y5 - z6 is the first rule at j = 6 (alpha_5 = pi/2: z_6 = -y_5, p_56 = 0).
+  - prismatic joint j: link j does not turn relative to link j-1, so a zero-mass,
+    zero-first-moment distribution with second moment k*j (all of it) can ride on link j-1
+    instead: k_{j-1} += R_{j-1,j} k*j R_{j-1,j}^T and k*j = 0.
 
-  Renaud's y5 - z6 is the first rule at j = 6 (alpha_5 = pi/2: z_6 = -y_5, p_56 = 0).
-* prismatic joint j: link j does not turn relative to link j-1, so a zero-mass, zero-first-moment
-  distribution with second moment k*j (all of it) can ride on link j-1 instead:
-  k_{j-1} += R_{j-1,j} k*j R_{j-1,j}^T and k*j = 0.
-
-``grouping="augmented"`` stops after the augmented bodies: Renaud's own table (Renaud 1987,
-example).
+The code generator offers ``"augmented"`` (Renaud's own table, Renaud 1987, the 6R example) and ``"full"``
+(``GROUPINGS``), the fewest operations.  The core's numeric Newton-Euler runs on ``"full"`` too,
+except where the DH origins lie far away (:func:`numeric_form`): the augmented moments
+k* = k - m* p^ p^ carry the squared distances of the DH origins, which a URDF with almost
+parallel axes puts kilometres away, and lose precision as their square; the classical iteration
+on ``"plain"`` bodies loses it only in proportion (``algorithms/newton_euler._plain_terms``).
 """
 from __future__ import annotations
 
@@ -45,10 +53,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.model.inertia import parallel_axis
-from ..core.transforms import ROUNDING as SNAP, exact_cos_sin, snap_unit
+from ..transforms import ROUNDING as SNAP, exact_cos_sin, snap_unit
+from .inertia import parallel_axis
 
 GROUPINGS = ("full", "augmented")
+FORMS = ("plain",) + GROUPINGS
 
 
 def quarter_turns(angle: float) -> int | None:
@@ -59,7 +68,7 @@ def quarter_turns(angle: float) -> int | None:
 
 @dataclass
 class Link:
-    """Constants of link i for the emitter (arrays are numpy floats)."""
+    """Constants of link i for the recursion (arrays are numpy floats)."""
 
     prismatic: bool
     ca: float          # cos alpha_{i-1}, snapped
@@ -67,7 +76,7 @@ class Link:
     a: float           # a_{i-1}
     theta0: float      # theta_i offset (the angle itself for a prismatic joint)
     d0: float          # r_i offset (r_i itself for a revolute joint)
-    m_star: float      # m*i
+    m_star: float      # m*i (augmented bodies; 0 for plain ones): f_i = e_i + m*i r_{i-1}  (8)
     u: np.ndarray      # constant part of u*i (3,)
     k: np.ndarray      # constant part of k*i (3, 3)
     u_q: np.ndarray | None = None    # u*i += q_{i+1} u_q          (joint i+1 prismatic)
@@ -77,6 +86,9 @@ class Link:
     gear: float = 1.0   # k_r
     viscous: float = 0.0
     coulomb: float = 0.0
+    mass: float = 0.0   # m^i of a plain body (0 for an augmented one)
+    com: np.ndarray | None = None        # plain body: centre of mass d_ii in frame i
+    inertia_c: np.ndarray | None = None  # plain body: phi^i, the inertia tensor about it
 
     @property
     def zeta(self) -> np.ndarray:
@@ -118,9 +130,9 @@ def _internal_inertial(model):
 
 
 def link_constants(model, grouping: str = "full") -> list[Link]:
-    """Per-link constants of ``model`` for the emitter (see the module docstring)."""
-    if grouping not in GROUPINGS:
-        raise ValueError(f"grouping must be one of {list(GROUPINGS)}, got {grouping!r}")
+    """Per-link constants of ``model`` in the form ``grouping`` (one of ``FORMS``; module doc)."""
+    if grouping not in FORMS:
+        raise ValueError(f"grouping must be one of {list(FORMS)}, got {grouping!r}")
     ch, n = model.chain, model.n
     mass, com, inertia = _internal_inertial(model)
     m_star = np.cumsum(mass[::-1])[::-1]
@@ -134,6 +146,10 @@ def link_constants(model, grouping: str = "full") -> list[Link]:
             u=mass[i] * com[i], k=parallel_axis(inertia[i], mass[i], com[i]),
             rotor=float(ch.rotor_inertia[i] * ch.gear_ratio[i]), gear=float(ch.gear_ratio[i]),
             viscous=float(ch.viscous[i]), coulomb=float(ch.coulomb[i])))
+    if grouping == "plain":
+        for link, m, c, phi in zip(links, mass, com, inertia):
+            link.m_star, link.mass, link.com, link.inertia_c = 0.0, float(m), c, phi
+        return links
     # Augmented bodies, step (0): the outer bodies' mass m*(i+1) as a point at O_{i+1}.
     for i in range(n - 1):
         nxt, ms = links[i + 1], links[i + 1].m_star
@@ -172,6 +188,21 @@ def _regroup(links: list[Link]) -> None:
             parent.k = (parent.k + mu * (2.0 * (p @ zeta) * np.eye(3) - np.outer(p, zeta)
                                          - np.outer(zeta, p))
                         + lam * _shift(zeta))
+
+
+FAR = 10.0     # m: DH lengths beyond this make the numeric Newton-Euler run on plain bodies
+
+
+def numeric_form(model) -> str:
+    """
+    Return the form the core's numeric Newton-Euler uses for ``model`` (module docstring).
+
+    ``"full"`` (about 20 % fewer operations than ``"plain"``) while every DH length is within
+    ``FAR``: its error, of order eps kappa^2 with kappa the largest length in metres, then stays
+    within eps kappa times 10, the classical iteration's bound.
+    """
+    far = max(float(np.abs(model.chain.a_prev).max()), float(np.abs(model.chain.d0).max()))
+    return "full" if far <= FAR else "plain"
 
 
 def gravity_in_base(model) -> np.ndarray:

@@ -1,8 +1,8 @@
-"""The generator's parameter grouping against Renaud's augmented-body table (Renaud 1987)."""
+"""Per-link constants (model/bodies.py): the grouping against the augmented-body table (Renaud 1987)."""
 
 import numpy as np
 
-from robot_dynamics_ros.codegen.parameters import link_constants
+from robot_dynamics_ros.core.model.bodies import link_constants
 from robot_dynamics_ros.core import RobotModel
 
 

@@ -1,0 +1,84 @@
+"""
+The core's Newton-Euler recursion run on the expression graph: torques as nodes.
+
+``core/algorithms/newton_euler.py`` is Renaud's projected algorithm, steps (0)-(10) (Renaud
+1987), written once for any number type.  Run here on :class:`~.expr.Node` values, its
+arithmetic builds the graph, which deletes the additions of 0 and the multiplications by 0 or 1
+and names every sub-expression once: Renaud's "analytical form" (Renaud 1987).  What
+needs a function is supplied in graph form: the joint sines and cosines (a multiple of pi/2 in
+theta_i turns cos(q + theta0) into +-cos q or +-sin q) and sgn(qd) for Coulomb friction.
+"""
+from __future__ import annotations
+
+from ..core.algorithms import newton_euler as ne
+from ..core.model.bodies import quarter_turns
+from ..core.transforms import exact_cos_sin
+from .expr import Graph, index_of
+
+
+def joint_trig(graph: Graph, row, q: int) -> tuple:
+    """Return (cos theta_i, sin theta_i) as nodes or floats for the joint variable node ``q``."""
+    g = graph
+    theta0 = row[ne.THETA0]
+    if row[ne.PRISMATIC] != 0.0:
+        return exact_cos_sin(theta0)
+    turns = quarter_turns(theta0)
+    if turns is None:
+        angle = g.add(q, g.const(theta0))
+        return g.node(g.cos(angle)), g.node(g.sin(angle))
+    cq, sq = g.node(g.cos(q)), g.node(g.sin(q))
+    return [(cq, sq), (-sq, cq), (-cq, -sq), (sq, -cq)][turns]
+
+
+def torques(graph: Graph, rows, gravity, q: list, qd: list, qdd: list,
+            label: bool = False) -> list[int]:
+    """
+    Return tau as node indices: the recursion on the rows of constants ``rows``.
+
+    ``q``, ``qd``, ``qdd``: node indices (variables, or ``graph.zero``); ``gravity``: three
+    floats in frame 0 (zeros: no gravity).  Friction is included where the rows have it (at
+    qd = 0 it folds away).  ``label``: name each node's step (:func:`label_steps`).
+    """
+    g = graph
+    n = len(rows)
+    q_, qd_, qdd_ = ([g.node(k) for k in v] for v in (q, qd, qdd))
+    trig = [joint_trig(g, rows[i], q[i]) for i in range(n)]
+    signs = [g.node(g.sign(k)) for k in qd]
+    ws = [[0.0] * ne.N_WORKSPACE for _ in range(n)]
+    tau = [0.0] * n
+    moving = any(k != g.zero for k in list(qd) + list(qdd))
+    ne.forward_pass(rows, q_, qd_, qdd_, [t[0] for t in trig], [t[1] for t in trig],
+                    [float(x) for x in gravity], ws, moving)
+    ne.backward_pass(rows, q_, qd_, qdd_, signs, (0.0,) * 6, ws, tau, moving)
+    if label:
+        label_steps(g, trig, ws, tau)
+    return [index_of(g, t) for t in tau]
+
+
+FORWARD_STEPS = (("1", (ne.W_WX, ne.W_WY, ne.W_WZ)),
+                 ("3", (ne.W_AX, ne.W_AY, ne.W_AZ, ne.W_PAZ)),
+                 ("5", (ne.W_TX, ne.W_TY, ne.W_TZ)),
+                 ("2", (ne.W_DXX, ne.W_DYY, ne.W_DZZ, ne.W_DXY, ne.W_DXZ, ne.W_DYZ)),
+                 ("4", (ne.W_BXX, ne.W_BXY, ne.W_BXZ, ne.W_BYX, ne.W_BYY, ne.W_BYZ, ne.W_BZX,
+                        ne.W_BZY, ne.W_BZZ)),
+                 ("6", (ne.W_LX, ne.W_LY, ne.W_LZ, ne.W_RX, ne.W_RY, ne.W_RZ)))
+BACKWARD_STEPS = (("7", (ne.W_EX, ne.W_EY, ne.W_EZ)), ("9", (ne.W_NX, ne.W_NY, ne.W_NZ)))
+
+
+def label_steps(graph: Graph, trig, ws, tau) -> None:
+    """
+    Name Renaud's step (Renaud 1987, steps (0)-(10)) of every node the torques use, for the per-step counts.
+
+    By data flow, in the order of the algorithm: a node belongs to the first step whose
+    quantities (the workspace of the recursion) it enters; what only the torques use (rotors,
+    friction, Z . f of a prismatic joint) is step "10".
+    """
+    g = graph
+    g.label_reachable([index_of(g, x) for pair in trig for x in pair], "trig")
+    for row in ws:
+        for step, fields in FORWARD_STEPS:
+            g.label_reachable([index_of(g, row[k]) for k in fields], step)
+    for row in reversed(ws):
+        for step, fields in BACKWARD_STEPS:
+            g.label_reachable([index_of(g, row[k]) for k in fields], step)
+    g.label_reachable([index_of(g, t) for t in tau], "10")

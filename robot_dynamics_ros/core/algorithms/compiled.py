@@ -1,0 +1,306 @@
+"""
+The core's algorithms compiled by numba: the same texts, in machine code.
+
+``kernels()`` returns a module whose functions are ``kernels.py``'s drivers and the recursions
+they call (``newton_euler.forward_pass``, ``backward_pass``, ...), compiled once per process and
+cached on disk across processes (``core/jit.py``), or None when numba is unavailable (a warning,
+once): the algorithms then run as plain Python, on floats for one configuration and on numpy
+columns for a batch.  Why: a single call in machine code costs about a microsecond, most of it
+numba's dispatch, against 25-40 us for the same recursion in CPython (some 25 ns per float
+operation), and a batch costs the arithmetic alone.
+
+The drivers take the model as arrays, the same for every robot, so one compilation serves all
+models: ``constants(model, form)`` is the model's rows of constants (``newton_euler.joint_rows``)
+with cos and sin of each theta0 appended, and a last row with the gravity, base and flange.
+``bound(model)`` are the model's functions on arrays: the compiled kernels where the arguments are
+float arrays of the model's shapes (the kernels check shapes and finiteness themselves), the
+checked path otherwise.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Callable, NamedTuple
+
+import numpy as np
+
+from .. import jit
+from ..errors import SingularityError
+from ..model.bodies import gravity_in_base, numeric_form
+from ..model.cache import model_constant
+from ..transforms import exact_cos_sin
+from . import aba as _aba
+from . import crba as _crba
+from . import kernels as _kernels
+from . import newton_euler as _ne
+from . import spatial_inertia as _si
+
+_HEADER = '''"""
+The dynamics kernels of robot_dynamics_ros (core/algorithms/compiled.py), compiled by numba.
+
+Do not edit: generated from the package's functions; the file name is a hash of this text.
+"""
+import math
+
+import numpy as np
+'''
+_F1, _F2, _F3 = "float64[::1]", "float64[:, ::1]", "float64[:, :, ::1]"
+INLINE = jit.INLINE
+
+
+def _functions() -> tuple:
+    """
+    Return the compiled functions, callees first, with the signatures of the entry points.
+
+    Helpers are inlined into their callers (``INLINE``): as separate functions their calls,
+    several per link, cost more than their arithmetic.
+    """
+    return (
+        (_ne.forward_pass, None), (_ne._online, INLINE), (_ne._rotational, INLINE),
+        (_ne._plain_terms, INLINE), (_ne.backward_pass, None),
+        (_si.rotate_symmetric_z, INLINE), (_si.rotate_general_z, INLINE),
+        (_si.rotate_symmetric_x, INLINE), (_si.rotate_general_x, INLINE), (_si.shift, INLINE),
+        (_si.to_parent, INLINE), (_si.force_to_parent, INLINE), (_si.rigid_to_parent, INLINE),
+        (_aba._link_inertia, INLINE), (_aba.velocities, None), (_aba._joint, INLINE),
+        (_aba._articulated, INLINE),
+        (_aba.inertias, None), (_aba.accelerations, None),
+        (_crba.composite_inertias, None), (_crba.mass_matrix_entries, None),
+        (_kernels.all_finite, INLINE), (_kernels.valid, INLINE), (_kernels.valid_batch, INLINE),
+        (_kernels.valid_rows, INLINE), (_kernels.scratch, INLINE),
+        (_kernels.joint_trig, None), (_kernels.newton_euler_into, None),
+        (_kernels.rnea_one, f"boolean({_F2}, {_F1}, {_F1}, {_F1}, {_F1})"),
+        (_kernels.gravity_one, f"boolean({_F2}, {_F1}, {_F1})"),
+        (_kernels.rnea_general, f"boolean({_F2}, {_F1}, {_F2}, {_F2}, {_F2}, {_F2}, {_F2})"),
+        (_kernels.rnea_many, f"boolean({_F2}, {_F2}, {_F2}, {_F2}, {_F2})"),
+        (_kernels.gravity_many, f"boolean({_F2}, {_F2}, {_F2})"),
+        (_kernels.mass_one, f"boolean({_F2}, {_F1}, {_F2})"),
+        (_kernels.mass_many, f"boolean({_F2}, {_F2}, {_F3})"),
+        (_kernels._aba_into, None),
+        (_kernels.aba_one, f"int64({_F2}, {_F1}, {_F1}, {_F1}, {_F1})"),
+        (_kernels.aba_general, f"int64({_F2}, {_F1}, {_F2}, {_F2}, {_F2}, {_F2}, {_F2})"),
+        (_kernels.aba_many, f"int64({_F2}, {_F2}, {_F2}, {_F2}, {_F2})"),
+        (_kernels.tool_jacobian_into, None),
+        (_kernels.jacobian_one, f"boolean({_F2}, {_F1}, {_F2})"),
+        (_kernels.jacobian_many, f"boolean({_F2}, {_F2}, {_F3})"),
+    )
+
+
+_LOCK = threading.Lock()
+_STATE: dict = {}
+_kernels_unset = False          # (a falsy default: look the module up once it is built)
+
+
+def _constants() -> dict:
+    """Return the integer constants the compiled texts read (column indices)."""
+    out = {}
+    for module in (_ne, _aba, _crba, _kernels):
+        out.update({k: v for k, v in vars(module).items()
+                    if k.isupper() and isinstance(v, int) and not isinstance(v, bool)})
+    return out
+
+
+def source() -> str:
+    """Return the text of the compiled module (one namespace: every name must be unique)."""
+    functions = [f for f, _ in _functions()]
+    names = [f.__name__ for f in functions]
+    if len(set(names)) != len(names):
+        raise AssertionError(f"compiled functions with the same name: {sorted(names)}")
+    # (how each function is compiled is part of the text: a change compiles anew)
+    header = _HEADER + "".join(f"# {f.__name__}: {sig}\n" for f, sig in _functions())
+    return jit.module_text(header, _constants(), functions)
+
+
+def kernels():
+    """
+    Return the compiled module (its functions named as in ``kernels.py``), or None.
+
+    Built (or loaded from the disk cache) at the first call in a process; None, with a
+    ``jit.CompilationWarning`` once, when numba is unavailable or fails.
+    """
+    try:
+        return _STATE["module"]
+    except KeyError:
+        pass
+    with _LOCK:
+        if "module" not in _STATE:
+            module, reason = jit.compile_module(
+                source(), "kernels", {f.__name__: sig for f, sig in _functions()})
+            if module is None:
+                jit.warn_once(f"the dynamics kernels run as plain Python: {reason}")
+            _STATE["module"], _STATE["reason"] = module, reason
+    return _STATE["module"]
+
+
+def status() -> str:
+    """Return how the kernels run ("compiled with numba ...", or why not)."""
+    kernels()
+    return _STATE["reason"]
+
+
+def _build_constants(model, form: str) -> np.ndarray:
+    rows = [row + exact_cos_sin(row[_ne.THETA0]) for row in _ne.joint_rows(model, form)]
+    ch = model.chain
+    last = (tuple(gravity_in_base(model)) + tuple(ch.base[:3, :3].ravel())
+            + tuple(ch.base[:3, 3]) + tuple(ch.flange[:3, :3].ravel()) + tuple(ch.flange[:3, 3]))
+    last += (0.0,) * (len(rows[0]) - len(last))
+    return np.ascontiguousarray(rows + [last], dtype=float)
+
+
+def constants(model, form: str = "plain") -> np.ndarray:
+    """
+    Return the model's constants for the kernels, (n + 1, N_CONSTANTS + 2); once per model.
+
+    Row i < n: joint i's row of ``newton_euler.joint_rows`` in ``form`` (model/bodies.FORMS;
+    the ABA, CRBA and Jacobian read "plain" rows, the Newton-Euler ``bodies.numeric_form``),
+    then cos and sin
+    of theta0; row n: the model's gravity in frame 0 (3), the base pose (rotation by rows, 9;
+    position, 3) and the flange (internal frame n -> tool: 9 and 3), then zeros.
+    """
+    return model_constant(model, ("kernel_constants", form),
+                          lambda m: _build_constants(m, form))
+
+
+class Bound(NamedTuple):
+    """
+    One model's dynamics on arrays: the compiled kernels first, the checked path otherwise.
+
+    ``rnea(q, qd, qdd)``, ``gravity_torques(q)``, ``mass_matrix(q)``, ``forward_dynamics(q, qd,
+    tau)``, ``jacobian(q)`` (the tool frame, world axes), single (n,) or batched (N, n), the
+    model's gravity, no external wrench.
+    """
+
+    rnea: Callable
+    gravity_torques: Callable
+    mass_matrix: Callable
+    forward_dynamics: Callable
+    jacobian: Callable
+
+
+_LAST: list = [None, None]      # the last model and its Bound: most calls repeat the model
+
+
+def bound(model) -> Bound:
+    """Return the model's :class:`Bound` functions (built once per model)."""
+    last = _LAST
+    if last[0] is model:
+        return last[1]
+    functions = model_constant(model, "bound_kernels", _bind)
+    _LAST[:] = model, functions     # (another thread may see either pair: both are consistent)
+    return functions
+
+
+def _bind(model) -> Bound:
+    """Build the :class:`Bound` of ``model``: closures with everything bound as local names."""
+    # (the package exports functions named like these modules: import the functions)
+    from .crba import checked as mass_checked
+    from .forward_dynamics import checked as aba_checked
+    from .kinematics import numpy_jacobian
+    from .rnea import checked as rnea_checked
+    slow = Bound(lambda q, qd, qdd: rnea_checked(model, q, qd, qdd, None, None),
+                 lambda q: rnea_checked(model, q, None, None, None, None),
+                 lambda q: mass_checked(model, q),
+                 lambda q, qd, tau: aba_checked(model, q, qd, tau, None),
+                 lambda q: numpy_jacobian(model, q, None, None, "world"))
+    module = kernels()
+    if module is None:
+        return slow
+    plain, newton_euler = constants(model, "plain"), constants(model, numeric_form(model))
+    return Bound(_vector(module.rnea_one, module.rnea_many, newton_euler, model.n, slow.rnea),
+                 _positions(module.gravity_one, module.gravity_many, newton_euler,
+                            slow.gravity_torques),
+                 _matrix(module.mass_one, module.mass_many, plain, (model.n, model.n),
+                         slow.mass_matrix),
+                 _accelerations(module.aba_one, module.aba_many, plain, model,
+                                slow.forward_dynamics),
+                 _matrix(module.jacobian_one, module.jacobian_many, plain, (6, model.n),
+                         slow.jacobian))
+
+
+def _vector(one, many, c, n, slow):
+    """Return f(q, qd, qdd) -> vector (n,) or (N, n) by the kernels ``one``/``many``, else slow."""
+    def call(q, qd, qdd, _one=one, _many=many, _c=c, _n=n, _empty=np.empty, _nd=np.ndarray,
+             _slow=slow):
+        if q.__class__ is _nd:
+            try:
+                if q.ndim == 1:
+                    out = _empty(_n)
+                    if _one(_c, q, qd, qdd, out):
+                        return out
+                else:
+                    out = _empty(q.shape)
+                    if _many(_c, q, qd, qdd, out):
+                        return out
+            except TypeError:       # (numba: no compiled version for these argument types)
+                pass
+        return _slow(q, qd, qdd)
+    return call
+
+
+def _positions(one, many, c, slow):
+    """Return f(q) -> vector (n,) or (N, n) by the kernels ``one``/``many``, else slow."""
+    def call(q, _one=one, _many=many, _c=c, _empty=np.empty, _slow=slow):
+        try:
+            out = _empty(q.shape)
+            if q.ndim == 1:
+                if _one(_c, q, out):
+                    return out
+            elif _many(_c, q, out):
+                return out
+        except (AttributeError, TypeError, ValueError):   # (not an array; numba: no version
+            pass                                           # for these types; a bad shape)
+        return _slow(q)
+    return call
+
+
+def _matrix(one, many, c, shape, slow):
+    """Return f(q) -> array ``shape`` or (N,) + ``shape`` by the kernels, else slow."""
+    def call(q, _one=one, _many=many, _c=c, _shape=shape, _empty=np.empty, _slow=slow):
+        try:
+            if q.ndim == 1:
+                out = _empty(_shape)
+                if _one(_c, q, out):
+                    return out
+            else:
+                out = _empty(q.shape[:1] + _shape)
+                if _many(_c, q, out):
+                    return out
+        except (AttributeError, TypeError, ValueError):
+            pass
+        return _slow(q)
+    return call
+
+
+def _accelerations(one, many, c, model, slow):
+    """Return f(q, qd, tau) -> qdd by the ABA kernels (SingularityError if B is singular)."""
+    n = model.n
+
+    def call(q, qd, tau, _one=one, _many=many, _c=c, _n=n, _empty=np.empty, _nd=np.ndarray,
+             _slow=slow):
+        if q.__class__ is _nd:
+            try:
+                if q.ndim == 1:
+                    out = _empty(_n)
+                    status = _one(_c, q, qd, tau, out)
+                else:
+                    out = _empty(q.shape)
+                    status = _many(_c, q, qd, tau, out)
+            except TypeError:
+                status = 1
+            if status == 0:
+                return out
+            if status == 2:
+                raise singular(model)
+        return _slow(q, qd, tau)
+    return call
+
+
+def kernel_array(value) -> np.ndarray:
+    """Convert a value to a writable C-contiguous float array (2-D at least) for a kernel."""
+    a = np.ascontiguousarray(np.atleast_2d(value), dtype=float)
+    return a if a.flags.writeable else a.copy()
+
+
+def singular(model) -> SingularityError:
+    """Return the error of a singular mass matrix (forward dynamics undefined)."""
+    return SingularityError(f"mass matrix of '{model.name}' is singular at this q (a joint "
+                            "moves no mass or inertia, e.g. massless outer links): forward "
+                            "dynamics is undefined")

@@ -1,0 +1,272 @@
+"""
+The drivers numba compiles around the core's recursions: one configuration, or a batch.
+
+Numba only: ``compiled.py`` puts these texts, with the recursions they call
+(``newton_euler.forward_pass`` and ``backward_pass``, ...), into one module and compiles it.  Each
+single-configuration driver first checks that its inputs are finite and returns an empty array
+otherwise, so the caller's argument check costs nothing on valid input (the caller then runs the
+full checks for the error message).  Arrays are float64 and C-contiguous; ``c`` is the model's
+rows of constants (``newton_euler.joint_rows``, with cos and sin of theta0 appended) and one
+more row holding the gravity vector in frame 0 (``compiled.constants``): numba's dispatch costs
+some 0.3 us per array argument, the largest part of a single call.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .aba import AW_D, N_ABA_WORKSPACE, accelerations, inertias, velocities
+from .crba import N_CRBA_WORKSPACE, composite_inertias, mass_matrix_entries
+from .newton_euler import (A, COS_ALPHA, D0, N_WORKSPACE, PRISMATIC, SIN_ALPHA, THETA0,
+                           backward_pass, forward_pass)
+
+COS_THETA0_COLUMN = -2   # (the rows end with cos, sin theta0 snapped: compiled.constants_array)
+SIN_THETA0_COLUMN = -1
+
+
+def all_finite(x) -> bool:
+    """Return whether every entry of the 1-D array x is finite."""
+    for i in range(x.shape[0]):
+        if not math.isfinite(x[i]):
+            return False
+    return True
+
+
+def joint_trig(c, q, qd, ct, st, sg):
+    """Cos and sin of theta_i (exact constants for a prismatic joint) and sgn(qd_i)."""
+    for i in range(q.shape[0]):
+        if c[i, PRISMATIC] != 0.0:
+            ct[i], st[i] = c[i, COS_THETA0_COLUMN], c[i, SIN_THETA0_COLUMN]
+        else:
+            theta = c[i, THETA0] + q[i]
+            ct[i], st[i] = math.cos(theta), math.sin(theta)
+        sg[i] = 1.0 if qd[i] > 0.0 else (-1.0 if qd[i] < 0.0 else 0.0)
+
+
+def newton_euler_into(c, q, qd, qdd, g, wrench, ws, ct, st, sg, tau, moving):
+    """Run the recursion for one configuration into ``tau`` (workspace given)."""
+    joint_trig(c, q, qd, ct, st, sg)
+    forward_pass(c, q, qd, qdd, ct, st, g, ws, moving)
+    backward_pass(c, q, qd, qdd, sg, wrench, ws, tau, moving)
+
+
+def valid(n, q, qd, qdd) -> bool:
+    """Return whether q, qd, qdd all have n finite entries."""
+    return (q.shape[0] == n and qd.shape[0] == n and qdd.shape[0] == n and all_finite(q)
+            and all_finite(qd) and all_finite(qdd))
+
+
+def valid_batch(n, q, qd, qdd) -> bool:
+    """Return whether q, qd, qdd are all (N, n) with finite entries."""
+    if q.shape[1] != n or qd.shape != q.shape or qdd.shape != q.shape:
+        return False
+    return (all_finite(q.reshape(q.size)) and all_finite(qd.reshape(qd.size))
+            and all_finite(qdd.reshape(qdd.size)))
+
+
+def valid_rows(n, q) -> bool:
+    """Return whether the 2-D q has n columns and finite entries."""
+    return q.shape[1] == n and all_finite(q.reshape(q.size))
+
+
+def scratch(n, width):
+    """
+    Return a workspace (n, width), the joints' trig (3, n) and six zeros, from one allocation.
+
+    (An allocation costs about as much as the passes of a six-joint robot at rest.)
+    """
+    s = np.empty(n * width + 3 * n + 6)
+    a = n * width
+    zeros = s[a + 3 * n:]
+    zeros[:] = 0.0
+    return s[:a].reshape((n, width)), s[a:a + 3 * n].reshape((3, n)), zeros
+
+
+def rnea_one(c, q, qd, qdd, out) -> bool:
+    """Write tau of one configuration into ``out``; False (nothing written) if not valid."""
+    n = c.shape[0] - 1
+    if not (valid(n, q, qd, qdd) and out.shape[0] == n):
+        return False
+    ws, trig, zeros = scratch(n, N_WORKSPACE)
+    newton_euler_into(c, q, qd, qdd, c[n, :3], zeros, ws, trig[0], trig[1], trig[2], out, True)
+    return True
+
+
+def gravity_one(c, q, out) -> bool:
+    """Write g(q) of one configuration into ``out``; False (nothing written) if not valid."""
+    n = c.shape[0] - 1
+    if not ((q.shape[0] == n and all_finite(q)) and out.shape[0] == n):
+        return False
+    ws, trig, zeros = scratch(n, N_WORKSPACE)
+    # (at rest the passes read no velocity: q stands in for qd and qdd)
+    newton_euler_into(c, q, q, q, c[n, :3], zeros, ws, trig[0], trig[1], trig[2], out, False)
+    return True
+
+
+def rnea_many(c, q, qd, qdd, out) -> bool:
+    """Write tau (N, n) of N configurations into ``out``; False (nothing written) if not valid."""
+    return rnea_general(c, c[c.shape[0] - 1, :3], q, qd, qdd, np.zeros((1, 6)), out)
+
+
+def rnea_general(c, g, q, qd, qdd, wrench, out) -> bool:
+    """
+    Write tau (N, n) of N configurations into ``out``; False (nothing written) if not valid.
+
+    ``g``: gravity in frame 0; ``wrench``: (N, 6), or (1, 6) for all (``newton_euler``).
+    """
+    n = c.shape[0] - 1
+    if not (valid_batch(n, q, qd, qdd) and out.shape == q.shape):
+        return False
+    ws, trig, _ = scratch(n, N_WORKSPACE)
+    last = wrench.shape[0] - 1
+    for k in range(q.shape[0]):
+        newton_euler_into(c, q[k], qd[k], qdd[k], g, wrench[min(k, last)], ws, trig[0],
+                          trig[1], trig[2], out[k], True)
+    return True
+
+
+def gravity_many(c, q, out) -> bool:
+    """Write g(q) (N, n) of N configurations into ``out``; False if not valid."""
+    n = c.shape[0] - 1
+    if not (valid_rows(n, q) and out.shape == q.shape):
+        return False
+    ws, trig, zeros = scratch(n, N_WORKSPACE)
+    for k in range(q.shape[0]):
+        newton_euler_into(c, q[k], q[k], q[k], c[n, :3], zeros, ws, trig[0], trig[1], trig[2],
+                          out[k], False)
+    return True
+
+
+def mass_one(c, q, out) -> bool:
+    """Write B(q) (n, n) into ``out``; False (nothing written) if q is not valid."""
+    n = c.shape[0] - 1
+    if not ((q.shape[0] == n and all_finite(q)) and out.shape[0] == n and out.shape[1] == n):
+        return False
+    ws, trig, _ = scratch(n, N_CRBA_WORKSPACE)
+    joint_trig(c, q, q, trig[0], trig[1], trig[2])
+    composite_inertias(c, q, trig[0], trig[1], ws)
+    mass_matrix_entries(c, ws, out)
+    return True
+
+
+def mass_many(c, q, out) -> bool:
+    """Write B of N configurations into ``out`` (N, n, n); False if q is not valid."""
+    n = c.shape[0] - 1
+    if not (valid_rows(n, q) and out.shape[0] == q.shape[0]
+            and out.shape[1] == n and out.shape[2] == n):
+        return False
+    ws, trig, _ = scratch(n, N_CRBA_WORKSPACE)
+    for k in range(q.shape[0]):
+        joint_trig(c, q[k], q[k], trig[0], trig[1], trig[2])
+        composite_inertias(c, q[k], trig[0], trig[1], ws)
+        mass_matrix_entries(c, ws, out[k])
+    return True
+
+
+def _aba_into(c, g, q, qd, tau, wrench, ws, trig, out) -> int:
+    """Run the three ABA passes for one configuration; 2 if a pivot D_i is not positive."""
+    n = q.shape[0]
+    joint_trig(c, q, qd, trig[0], trig[1], trig[2])
+    velocities(c, q, qd, trig[0], trig[1], ws)
+    inertias(c, qd, tau, trig[2], wrench, ws)
+    for i in range(n):
+        if not ws[i, AW_D] > 0.0:
+            return 2
+    accelerations(c, g, ws, out)
+    return 0
+
+
+def aba_one(c, q, qd, tau, out) -> int:
+    """Write qdd into ``out``: 0, or 1 if the input is not valid, 2 if B(q) is singular."""
+    n = c.shape[0] - 1
+    if not (valid(n, q, qd, tau) and out.shape[0] == n):
+        return 1
+    ws, trig, zeros = scratch(n, N_ABA_WORKSPACE)
+    return _aba_into(c, c[n, :3], q, qd, tau, zeros, ws, trig, out)
+
+
+def aba_many(c, q, qd, tau, out) -> int:
+    """Write qdd (N, n) into ``out`` (status as aba_one), the model's gravity, no wrench."""
+    return aba_general(c, c[c.shape[0] - 1, :3], q, qd, tau, np.zeros((1, 6)), out)
+
+
+def aba_general(c, g, q, qd, tau, wrench, out) -> int:
+    """Write qdd (N, n) into ``out`` (status as aba_one); ``wrench`` (N, 6) or (1, 6)."""
+    n = c.shape[0] - 1
+    if not (valid_batch(n, q, qd, tau) and out.shape == q.shape):
+        return 1
+    ws, trig, _ = scratch(n, N_ABA_WORKSPACE)
+    last = wrench.shape[0] - 1
+    for k in range(q.shape[0]):
+        if _aba_into(c, g, q[k], qd[k], tau[k], wrench[min(k, last)], ws, trig, out[k]):
+            return 2
+    return 0
+
+
+def tool_jacobian_into(c, q, out):
+    """
+    Write the tool frame's geometric Jacobian (6, n), world axes, into ``out``.
+
+    Column i: [z_i x (p - p_i); z_i] for a revolute joint, [z_i; 0] for a prismatic one
+    (Siciliano et al. 2009, eqs. 3.18-3.19); the world poses of the joint frames from the base pose in row n of ``c``.
+    """
+    n = q.shape[0]
+    e = c[n]
+    r00, r01, r02, r10, r11, r12, r20, r21, r22 = (e[3], e[4], e[5], e[6], e[7], e[8], e[9],
+                                                   e[10], e[11])
+    px, py, pz = e[12], e[13], e[14]
+    axes = np.empty((n, 6))
+    for i in range(n):
+        row = c[i]
+        ca, sa, a = row[COS_ALPHA], row[SIN_ALPHA], row[A]
+        r = row[D0] + q[i] if row[PRISMATIC] != 0.0 else row[D0]
+        if row[PRISMATIC] != 0.0:
+            cq, sq = row[COS_THETA0_COLUMN], row[SIN_THETA0_COLUMN]
+        else:
+            cq, sq = math.cos(row[THETA0] + q[i]), math.sin(row[THETA0] + q[i])
+        # origin: p + R (a, -r sa, r ca); R <- R Rx(alpha) Rz(theta)
+        px, py, pz = (px + r00 * a - r01 * r * sa + r02 * r * ca,
+                      py + r10 * a - r11 * r * sa + r12 * r * ca,
+                      pz + r20 * a - r21 * r * sa + r22 * r * ca)
+        r01, r02 = ca * r01 + sa * r02, ca * r02 - sa * r01
+        r11, r12 = ca * r11 + sa * r12, ca * r12 - sa * r11
+        r21, r22 = ca * r21 + sa * r22, ca * r22 - sa * r21
+        r00, r01 = cq * r00 + sq * r01, cq * r01 - sq * r00
+        r10, r11 = cq * r10 + sq * r11, cq * r11 - sq * r10
+        r20, r21 = cq * r20 + sq * r21, cq * r21 - sq * r20
+        axes[i, 0], axes[i, 1], axes[i, 2] = r02, r12, r22
+        axes[i, 3], axes[i, 4], axes[i, 5] = px, py, pz
+    tx = px + r00 * e[24] + r01 * e[25] + r02 * e[26]      # the tool point: flange offset
+    ty = py + r10 * e[24] + r11 * e[25] + r12 * e[26]
+    tz = pz + r20 * e[24] + r21 * e[25] + r22 * e[26]
+    for i in range(n):
+        zx, zy, zz = axes[i, 0], axes[i, 1], axes[i, 2]
+        if c[i, PRISMATIC] != 0.0:
+            out[0, i], out[1, i], out[2, i] = zx, zy, zz
+            out[3, i] = out[4, i] = out[5, i] = 0.0
+        else:
+            dx, dy, dz = tx - axes[i, 3], ty - axes[i, 4], tz - axes[i, 5]
+            out[0, i], out[1, i] = zy * dz - zz * dy, zz * dx - zx * dz
+            out[2, i] = zx * dy - zy * dx
+            out[3, i], out[4, i], out[5, i] = zx, zy, zz
+
+
+def jacobian_one(c, q, out) -> bool:
+    """Write the tool Jacobian (6, n) into ``out``; False if q is not valid."""
+    n = c.shape[0] - 1
+    if not ((q.shape[0] == n and all_finite(q)) and out.shape[0] == 6 and out.shape[1] == n):
+        return False
+    tool_jacobian_into(c, q, out)
+    return True
+
+
+def jacobian_many(c, q, out) -> bool:
+    """Write the tool Jacobians (N, 6, n) into ``out``; False if q is not valid."""
+    n = c.shape[0] - 1
+    if not (valid_rows(n, q) and out.shape[0] == q.shape[0]
+            and out.shape[1] == 6 and out.shape[2] == n):
+        return False
+    for k in range(q.shape[0]):
+        tool_jacobian_into(c, q[k], out[k])
+    return True

@@ -1,0 +1,78 @@
+"""
+The one place where an implementation is chosen (robot_dynamics_ros/implementations.py).
+
+Every implementation gives the core's numbers (to 1e-12, the generated code folding constants)
+for single calls and batches of every size, checks arguments as the core does, and the
+selection falls back with a reason where the preferred implementation cannot serve.
+"""
+
+import numpy as np
+import pytest
+
+from random_robots import random_robot_dict, random_state
+from robot_dynamics_ros.core import (InputError, RobotModel, forward_dynamics, gravity_torques,
+                                     jacobian, mass_matrix, nonlinear_effects, rnea)
+from robot_dynamics_ros.core.algorithms import compiled
+from robot_dynamics_ros.implementations import IMPLEMENTATIONS, select
+
+TOL = 1e-12
+
+
+def expected(model, q, qd, x):
+    return {"rnea": rnea(model, q, qd, x), "gravity_torques": gravity_torques(model, q),
+            "nonlinear_effects": nonlinear_effects(model, q, qd),
+            "mass_matrix": mass_matrix(model, q), "forward_dynamics": forward_dynamics(
+                model, q, qd, x), "jacobian": jacobian(model, q)}
+
+
+def results(kernel, q, qd, x):
+    return {"rnea": kernel.rnea(q, qd, x), "gravity_torques": kernel.gravity_torques(q),
+            "nonlinear_effects": kernel.nonlinear_effects(q, qd),
+            "mass_matrix": kernel.mass_matrix(q),
+            "forward_dynamics": kernel.forward_dynamics(q, qd, x),
+            "jacobian": kernel.jacobian(q)}
+
+
+@pytest.mark.parametrize("prefer", IMPLEMENTATIONS)
+def test_every_implementation_gives_the_cores_numbers(prefer):
+    rng = np.random.default_rng(3)
+    models = [RobotModel.named("puma560"), RobotModel.named("stanford"),
+              RobotModel.from_dict(random_robot_dict(4, rng, "modified", with_motors=True,
+                                                     with_friction=True))]
+    for model in models:
+        kernel = select(model, prefer)
+        assert kernel.model is model
+        if prefer == "compiled" and compiled.kernels() is None:
+            assert kernel.implementation != "compiled" and kernel.reason
+            continue
+        assert kernel.implementation == prefer and kernel.reason == ""
+        for batch in (None, 1, 9, 40):
+            q, qd, x = random_state(model, rng, batch)
+            want = expected(model, q, qd, x)
+            for name, got in results(kernel, q, qd, x).items():
+                scale = max(1.0, float(np.abs(want[name]).max()))
+                assert np.shape(got) == np.shape(want[name]), (prefer, name, batch)
+                np.testing.assert_allclose(got, want[name], rtol=0, atol=TOL * scale,
+                                           err_msg=f"{prefer} {name} batch {batch}")
+
+
+@pytest.mark.parametrize("prefer", IMPLEMENTATIONS)
+def test_every_implementation_checks_its_arguments(prefer):
+    kernel = select(RobotModel.named("puma560"), prefer)
+    with pytest.raises(InputError, match="q: expected shape"):
+        kernel.rnea(np.zeros(5), np.zeros(5), np.zeros(5))
+    with pytest.raises(InputError, match="non-finite"):
+        kernel.mass_matrix(np.full(6, np.nan))
+
+
+def test_fastest_is_compiled_where_numba_works_and_falls_back_with_a_reason(monkeypatch):
+    model = RobotModel.named("panda")
+    kernel = select(model)
+    assert kernel.implementation == ("compiled" if compiled.kernels() is not None
+                                     else "generated")
+    monkeypatch.setattr(compiled, "kernels", lambda: None)
+    monkeypatch.setattr(compiled, "status", lambda: "numba is not importable (test)")
+    fallback = select(model, "compiled")
+    assert fallback.implementation == "generated" and "numba is not importable" in fallback.reason
+    with pytest.raises(ValueError, match="unknown dynamics implementation"):
+        select(model, "fortran")
