@@ -19,7 +19,7 @@ over random samples (7.85):
    mx, my before mz, m, Iyy, and rotor inertias, friction and offsets after all link
    parameters.  So the
    parameters of an outer link are folded into the inner ones, as Khalil and Gautier's grouping
-   rules and the code generator's regrouping (``codegen/parameters.py``) do: what lies on a
+   rules and the code generator's regrouping (``model/bodies.py``, form "full") do: what lies on a
    revolute joint's axis (m, mz, and Iyy - Ixx) moves with the previous link.  Were this order
    to reach a lower rank (it never did on the shipped robots), the pivoted selection is used;
 4. each dependent column is the exact combination W_d = W_b beta (least squares, residual

@@ -21,7 +21,7 @@ moment k_r (qd_i w_{i-1} x z_i + qdd_i z_i) on link i-1.  Friction columns (7.11
 sgn(qd_i) (sgn(0) = 0, as ``rnea``), and an offset's column is 1 on joint i.
 
 The batch runs in chunks of ``CHUNK`` samples, every quantity a numpy column of the chunk (as in
-``rnea_batch.py``).
+the batched ``newton_euler`` recursion).
 """
 from __future__ import annotations
 
