@@ -67,7 +67,9 @@ BACKWARD_STEPS = (("7", (ne.W_EX, ne.W_EY, ne.W_EZ)), ("9", (ne.W_NX, ne.W_NY, n
 
 def label_steps(graph: Graph, trig, ws, tau) -> None:
     """
-    Name Renaud's step (Renaud 1987, steps (0)-(10)) of every node the torques use, for the per-step counts.
+    Name Renaud's step (Renaud 1987, steps (0)-(10)) of every node the torques use.
+
+    For the per-step counts.
 
     By data flow, in the order of the algorithm: a node belongs to the first step whose
     quantities (the workspace of the recursion) it enters; what only the torques use (rotors,

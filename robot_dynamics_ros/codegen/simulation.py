@@ -7,7 +7,8 @@ does not import the code generator.  Whoever builds a simulator asks
 ``implementations.simulation_terms(model)`` for this text and passes it in (issue 22).
 
 The core's Newton-Euler recursion (Renaud 1987, steps (0)-(10), with rotors and viscous
-friction, Siciliano et al. 2009, eqs. 7.111-7.114) on the expression graph (``graph_dynamics.torques``), as
+friction, Siciliano et al. 2009, eqs. 7.111-7.114) on the expression graph
+(``graph_dynamics.torques``), as
 ``mass_matrix`` and ``nonlinear_effects`` are generated, but on one graph, so the joint sines and
 cosines and every shared sub-expression are computed once per call:
 
@@ -35,9 +36,9 @@ def simulation_terms_source(model) -> str:
     q = [g.var(f"q{i + 1}") for i in range(n)]
     qd = [g.var(f"qd{i + 1}") for i in range(n)]
     effects = torques(g, rows, gravity_in_base(model), q, qd, [g.zero] * n)
-    # B by columns: torques of a unit acceleration of joint j, no velocity, no gravity (Siciliano et al. 2009,
-    # 7.115-7.116 and L1200's column-by-column recipe); rows i >= j only (the friction terms
-    # vanish at zero velocity).
+    # B by columns: torques of a unit acceleration of joint j, no velocity, no gravity
+    # (Siciliano et al. 2009, eqs. 7.115-7.116, column by column); rows i >= j only (the
+    # friction terms vanish at zero velocity).
     columns = []
     for j in range(n):
         unit = [g.one if k == j else g.zero for k in range(n)]

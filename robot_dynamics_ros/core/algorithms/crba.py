@@ -6,8 +6,8 @@ al. 2009, Sect. 7.6: B(q) without n calls of inverse dynamics.  The composite bo
 i..n) is a spatial inertia in frame i about O_i (``spatial_inertia.py``): link i's own, plus the
 composite body i+1 carried into frame i.  Column i of B is the force F_i = I^c_i S_i that gives
 joint i a unit acceleration, carried down the chain by the force transform; B_ji = S_j^T F.  Rotor
-spin (Siciliano et al. 2009, eqs. 7.111-7.114) adds k_r^2 I_m on the diagonal and the reaction k_r I_m z_i on
-link i-1, exactly the Newton-Euler recursion's rotor terms with qdd = e_i.
+spin (Siciliano et al. 2009, eqs. 7.111-7.114) adds k_r^2 I_m on the diagonal and the reaction
+k_r I_m z_i on link i-1, exactly the Newton-Euler recursion's rotor terms with qdd = e_i.
 
 The same text runs on Python floats, numpy columns and compiled by numba (``compiled.py``); the
 constants are the plain bodies' rows (``newton_euler.joint_rows(model, "plain")``).

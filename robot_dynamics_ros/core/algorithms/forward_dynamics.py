@@ -1,5 +1,7 @@
 """
-Forward dynamics: the joint accelerations that given torques produce (Siciliano et al. 2009, eqs. 7.115-7.116).
+Forward dynamics: the joint accelerations that given torques produce.
+
+Siciliano et al. 2009, eqs. 7.115-7.116.
 
 Two routes, each the other's oracle: the articulated-body algorithm (``aba.py``, O(n), the
 default) and qdd = B^{-1} (tau - n(q, qd)) by the composite-rigid-body algorithm and a Cholesky
@@ -19,9 +21,9 @@ def forward_dynamics(model, q, qd, tau, f_ext=None) -> np.ndarray:
     """
     Return the joint accelerations qdd = B^{-1} (tau - n(q, qd) - J^T f_ext).
 
-    Siciliano et al. 2009, eqs. 7.115-7.116, by the articulated-body algorithm (Featherstone), rotors and friction
-    included.  Shapes (n,) or (N, n).  ``f_ext``: the wrench the end effector exerts on the
-    environment, as for ``rnea``.
+    Siciliano et al. 2009, eqs. 7.115-7.116, by the articulated-body algorithm (Featherstone),
+    rotors and friction included.  Shapes (n,) or (N, n).  ``f_ext``: the wrench the end
+    effector exerts on the environment, as for ``rnea``.
 
     Raises ``SingularityError`` where B is singular (a joint that moves no mass or inertia).
     """

@@ -209,7 +209,8 @@ def tool_jacobian_into(c, q, out):
     Write the tool frame's geometric Jacobian (6, n), world axes, into ``out``.
 
     Column i: [z_i x (p - p_i); z_i] for a revolute joint, [z_i; 0] for a prismatic one
-    (Siciliano et al. 2009, eqs. 3.18-3.19); the world poses of the joint frames from the base pose in row n of ``c``.
+    (Siciliano et al. 2009, eqs. 7.18-7.19); the world poses of the joint frames from the base
+    pose in row n of ``c``.
     """
     n = q.shape[0]
     e = c[n]

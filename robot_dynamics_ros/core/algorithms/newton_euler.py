@@ -2,13 +2,13 @@
 The Newton-Euler recursion, written once: Renaud's projected algorithm, steps (0)-(10).
 
 M. Renaud, "Quasi-minimal computation of the dynamic model of a robot manipulator utilizing the
-Newton-Euler formalism and the notion of augmented body" (Renaud 1987, steps (0)-(10), with the errata of its printed text
-corrected).  Like Pinocchio's
-``rnea.hxx``, a forward pass (velocities and accelerations, link 1 to n) and a backward pass
-(forces and moments, link n to 1) over a constant model and a workspace.
+Newton-Euler formalism and the notion of augmented body" (Renaud 1987, steps (0)-(10), with the
+errata of its printed text corrected).  Like Pinocchio's ``rnea.hxx``, a forward pass
+(velocities and accelerations, link 1 to n) and a backward pass (forces and moments, link n to 1)
+over a constant model and a workspace.
 
-The same text runs on every number type; only arithmetic (+, -, *) and indexing are used, and
-the caller supplies what needs a function (cos, sin, sgn):
+The same text runs on every number type; only arithmetic (``+``, ``-``, ``*``) and indexing are
+used, and the caller supplies what needs a function (cos, sin, sgn):
 
 * Python floats: one configuration (``rnea.py``);
 * numpy columns: a batch, every quantity a column of N samples;
@@ -18,18 +18,24 @@ the caller supplies what needs a function (cos, sin, sgn):
 * counting scalars (``formulations.opcount.Counted``), for the operation counts.
 
 Constants, per joint i (``joint_rows``), come from ``model/bodies.py`` in one of three forms:
-plain bodies (the classical iteration, notes Sect. 3.3: m^i, u^i, k^i), Renaud's augmented bodies
-(Sect. 3.4: m*i, u*i, k*i) or the grouped ones.  One text covers the classical and the
-augmented backward step (7a), e_i = e_{i+1} + m^i alpha_i + b_i u_i + sigma_i m*i t_i: a plain
-body has m*i = 0 (e is then the force f), an augmented one m^i = 0.
+plain bodies (the classical iteration of Milićević et al., Table 2: ``m^i, u^i, k^i``), Renaud's
+augmented bodies (``m*i, u*i, k*i``) or the grouped ones.  One text covers the classical and the
+augmented backward step (7a)::
 
-Frames are the model's internal modified-DH frames: R_{i-1,i} = Rx(alpha_{i-1}) Rz(theta_i),
-p_{i-1,i}(i-1) = (a_{i-1}, -r_i sin alpha_{i-1}, r_i cos alpha_{i-1}) (Renaud 1987).  Gravity
-enters as the upward acceleration of the base, alpha_0 = -g (Renaud 1987, step (1), sign corrected).  Added to Renaud's
-rigid model, from Siciliano et al., Robotics: Modelling, Planning and Control (Siciliano et al. 2009): rotor i
-on link i-1 spinning at k_r qd_i about z_i adds k_r I_m (wd_{i-1} . z_i + k_r qdd_i) to tau_i
-(eq. 7.111, 7.114) and k_r I_m (qdd_i z_i + qd_i w_{i-1} x z_i) to the moment on link i-1
-(eq. 7.113); friction adds F_v qd + F_s sgn(qd) (eq. 7.114).
+    e_i = e_{i+1} + m^i alpha_i + b_i u_i + sigma_i m*i t_i
+
+a plain body has m*i = 0 (e is then the force f), an augmented one m^i = 0.
+
+Frames are the model's internal modified-DH frames::
+
+    R_{i-1,i} = Rx(alpha_{i-1}) Rz(theta_i)
+    p_{i-1,i}(i-1) = (a_{i-1}, -r_i sin alpha_{i-1}, r_i cos alpha_{i-1})
+
+Gravity enters as the upward acceleration of the base, alpha_0 = -g (Renaud 1987, step (1), sign
+corrected).  Added to Renaud's rigid model, from Siciliano et al. 2009: rotor i on link i-1
+spinning at k_r qd_i about z_i adds k_r I_m (wd_{i-1} . z_i + k_r qdd_i) to tau_i (eqs. 7.111,
+7.114) and k_r I_m (qdd_i z_i + qd_i w_{i-1} x z_i) to the moment on link i-1 (eq. 7.113);
+friction adds F_v qd + F_s sgn(qd) (eq. 7.114).
 """
 from __future__ import annotations
 
@@ -93,7 +99,8 @@ def forward_pass(c, q, qd, qdd, ct, st, g, ws, moving=True):
     False: qd = qdd = 0 (the robot at rest: w, a, b, t vanish and are neither computed nor
     stored, only alpha is).
     """
-    wx = wy = wz = 0.0                                   # w_0 = a_0 = 0, alpha_0 = -g (Renaud 1987, step (1))
+    # w_0 = a_0 = 0, alpha_0 = -g (Renaud 1987, step (1))
+    wx = wy = wz = 0.0
     ax = ay = az = 0.0
     lx, ly, lz = -g[0], -g[1], -g[2]
     bxx = bxy = bxz = byx = byy = byz = bzx = bzy = bzz = 0.0
@@ -241,7 +248,7 @@ def backward_pass(c, q, qd, qdd, sg, wrench, ws, tau, moving=True):
             t = mz                                       # (10): Z . n_i
         w[W_EX], w[W_EY], w[W_EZ], w[W_NX], w[W_NY], w[W_NZ] = fx, fy, fz, mx, my, mz
         if moving and row[ROTOR] != 0.0:
-            # rotor i (Siciliano et al. 2009, eqs. 7.111, 7.114) and its reaction on link i-1 (7.113)
+            # rotor i (Siciliano et al. 2009, eqs. 7.111, 7.114), its reaction on link i-1 (7.113)
             kr, qdi, qddi = row[ROTOR], qd[i], qdd[i]
             t = t + kr * (w[W_PAZ] + row[GEAR] * qddi)
             mx, my, mz = mx + kr * (qdi * w[W_PWY]), my + kr * -(qdi * w[W_PWX]), mz + kr * qddi

@@ -2,10 +2,11 @@
 Inverse dynamics tau = B qdd + C qd + F_v qd + F_s sgn(qd) + g + J^T f_ext, single or batched.
 
 The recursion is ``newton_euler.py`` (Renaud 1987, steps (0)-(10), with the rotor and
-friction terms of Siciliano et al. 2009, eqs. 7.111-7.114), on the model's grouped constants, or on its
-plain bodies where its DH origins lie far away (``model/bodies.numeric_form``). It runs compiled by
-numba when numba is available (``compiled.py``: about a microsecond per call, most of it numba's
-dispatch), else as plain Python, on floats for one configuration and on numpy columns for a batch.
+friction terms of Siciliano et al. 2009, eqs. 7.111-7.114), on the model's grouped constants, or
+on its plain bodies where its DH origins lie far away (``model/bodies.numeric_form``). It runs
+compiled by numba when numba is available (``compiled.py``: about a microsecond per call, most of
+it numba's dispatch), else as plain Python, on floats for one configuration and on numpy columns
+for a batch.
 
 The checks of the arguments cost nothing on the common call (float arrays of the right shape,
 the model's gravity, no wrench): the compiled driver checks shapes and finiteness itself, and
@@ -25,9 +26,9 @@ def wrench_in_last_frame(model, q, f_ext, batched):
     Convert f_ext to the force and moment on the last link, internal frame n, about its origin.
 
     f_ext: wrench [f; mu] exerted BY the end effector ON the environment, world frame, moment
-    about the tool point (Siciliano et al. 2009, h_e in eq. 7.42) -> force and moment on the last link in internal
-    frame n about its origin (the terminal condition e_{n+1}, n_{n+1} of the backward pass), as
-    an array (6,) or (N, 6).
+    about the tool point (Siciliano et al. 2009, h_e in eq. 7.42) -> force and moment on the last
+    link in internal frame n about its origin (the terminal condition e_{n+1}, n_{n+1} of the
+    backward pass), as an array (6,) or (N, 6).
     """
     from .kinematics import internal_frames
     T = model.chain.base @ internal_frames(model, q)[..., -1, :, :]
@@ -82,7 +83,7 @@ def rnea(model, q, qd, qdd, gravity=None, f_ext=None):
 
 
 def gravity_torques(model, q, gravity=None):
-    """g(q): the joint torques that hold the robot still against gravity (Siciliano et al. 2009, eq. 7.39)."""
+    """g(q): the joint torques that hold the robot against gravity (Siciliano et al., 7.39)."""
     if gravity is None:
         return compiled.bound(model).gravity_torques(q)
     return checked(model, q, None, None, gravity, None)

@@ -18,10 +18,10 @@ phi^i + m^i (|d|^2 E - d d^T).  Three forms (``FORMS``) feed the one recursion
   q-dependent part is kept as coefficients (``u_q``, ``k_q``, ``k_qq``) that the recursion
   evaluates on line (step (0) on line).
 * ``"full"``: the augmented bodies with constants regrouped between neighbouring links,
-  generalising Renaud's y5 - z6 observation (Renaud 1987, the 6R example; the "exhaustive gathering" of
-  base parameters is the later work of Khalil, Gautier and Bennis, not in Renaud 1987).  Every
-  transfer moves a mass distribution that has the same motion on both links, so every torque is
-  unchanged exactly:
+  generalising Renaud's y5 - z6 observation (Renaud 1987, the 6R example; the "exhaustive
+  gathering" of base parameters is the later work of Khalil, Gautier and Bennis, not in Renaud
+  1987).  Every transfer moves a mass distribution that has the same motion on both links, so every
+  torque is unchanged exactly:
 
   - revolute joint j: a distribution on the axis of joint j moves identically with link j and
     link j-1.  Two such pieces are moved from augmented body j to j-1 (or dropped, for j = 1,
@@ -39,12 +39,12 @@ phi^i + m^i (|d|^2 E - d d^T).  Three forms (``FORMS``) feed the one recursion
     zero-first-moment distribution with second moment k*j (all of it) can ride on link j-1
     instead: k_{j-1} += R_{j-1,j} k*j R_{j-1,j}^T and k*j = 0.
 
-The code generator offers ``"augmented"`` (Renaud's own table, Renaud 1987, the 6R example) and ``"full"``
-(``GROUPINGS``), the fewest operations.  The core's numeric Newton-Euler runs on ``"full"`` too,
-except where the DH origins lie far away (:func:`numeric_form`): the augmented moments
-k* = k - m* p^ p^ carry the squared distances of the DH origins, which a URDF with almost
-parallel axes puts kilometres away, and lose precision as their square; the classical iteration
-on ``"plain"`` bodies loses it only in proportion (``algorithms/newton_euler._plain_terms``).
+The code generator offers ``"augmented"`` (Renaud's own table: Renaud 1987, the 6R example)
+and ``"full"`` (``GROUPINGS``), the fewest operations.  The core's numeric Newton-Euler runs on
+``"full"`` too, except where the DH origins lie far away (:func:`numeric_form`): the augmented
+moments k* = k - m* p^ p^ carry the squared distances of the DH origins, which a URDF with almost
+parallel axes puts kilometres away, and lose precision as their square; the classical iteration on
+``"plain"`` bodies loses it only in proportion (``algorithms/newton_euler._plain_terms``).
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Per-link constants (model/bodies.py): the grouping against the augmented-body table (Renaud 1987)."""
+"""Per-link constants (model/bodies.py): the grouping against Renaud 1987's augmented bodies."""
 
 import numpy as np
 
