@@ -28,4 +28,7 @@ def friction_torque(qd, viscous, coulomb):
 
 def friction_torques(model, qd) -> np.ndarray:
     """Return the robot's friction torques at ``qd`` ((n,) or (N, n)): :func:`friction_torque`."""
-    return friction_torque(np.asarray(qd, dtype=float), model.viscous, model.coulomb)
+    qd = np.asarray(qd, dtype=float)
+    if not model.has_friction:      # (the rigid model: no sign of a large batch to take)
+        return np.zeros_like(qd)
+    return friction_torque(qd, model.viscous, model.coulomb)

@@ -5,9 +5,10 @@ The path data (3 rnea per collocation point) and the re-check of the output (rne
 per output interval) are the scaling's largest costs, so the caller chooses the implementation
 and passes it in, the way toppra's ``JointTorqueConstraint(inv_dyn, ...)`` receives its inverse
 dynamics: ``time_optimal_scaling(..., dynamics=robot_dynamics_ros.implementations.select(model))``
-(the generated straight-line model on numpy columns, Renaud's quasi-minimal Newton-Euler,
-Renaud 1987).  Without one, the core's batched RNEA (Siciliano et al. 2009, eqs. 7.107-7.114) is
-used: the same torques to rounding, slower.  The core never imports the code generator (issue 22).
+(the core's Newton-Euler compiled by numba, or the generated straight-line model, Renaud 1987,
+where the model asks for it).  Without one, the core's ``rnea`` and ``gravity_torques`` are
+called: the same torques, the same kernel where numba is available.  The core never imports the
+code generator (issue 22).
 """
 from __future__ import annotations
 
@@ -56,9 +57,9 @@ def _chunked(function):
     Evaluate ``function`` on batches of at most CHUNK states.
 
     A re-check of the Puma path evaluates about 4,000 states; on numpy columns (the generated
-    model, ``implementations``) every operation makes a temporary the size of the batch, and
-    two calls of 2,000 states took 1.3-1.8 ms where one of 4,000 took 2.3-4.3 ms on this shared
-    machine.
+    model, or the core without numba) every operation makes a temporary the size of the batch,
+    and two calls of 2,000 states took 1.3-1.8 ms where one of 4,000 took 2.3-4.3 ms on this
+    shared machine.  The compiled kernel does not care either way.
     """
     def call(*arrays):
         N = arrays[0].shape[0]
