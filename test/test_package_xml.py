@@ -68,6 +68,7 @@ USED_WITHOUT_IMPORT = {
     "python3-sphinx": "test/test_doc.py builds the documentation with rosdoc2 (Sphinx)",
     "python3-myst-parser-pip": "the Markdown pages of doc/, read by Sphinx in test/test_doc.py",
     "python3-sphinx-rtd-theme": "the theme rosdoc2 sets, in test/test_doc.py",
+    "ament_flake8": "test/test_flake8.py runs it as python -m ament_flake8.main (own process)",
 }
 
 # rosdep key -> pip package pinned in requirements/*.txt.
