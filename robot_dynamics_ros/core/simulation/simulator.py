@@ -127,7 +127,7 @@ class Simulator:
     def qd(self) -> np.ndarray:
         return np.array(self._qd)
 
-    def torque_list(self, tau) -> list:
+    def torque_list(self, tau, name: str = "tau") -> list:
         """Return ``tau`` (n numbers, None for zero) as a new list of floats, or InputError."""
         n = self.model.n
         if tau is None:
@@ -144,13 +144,13 @@ class Simulator:
             except (TypeError, ValueError):
                 a = None
             if a is None or a.shape != (n,):
-                raise InputError(f"tau at t = {self.t:.6g} s: expected {n} torques for robot "
+                raise InputError(f"{name} at t = {self.t:.6g} s: expected {n} torques for robot "
                                  f"'{self.model.name}', got shape {np.shape(tau)}")
             values = a.tolist()
         if not math.isfinite(sum(values)):
             i = next(i for i, x in enumerate(values) if not math.isfinite(x))
-            raise InputError(f"tau at t = {self.t:.6g} s: non-finite torque {values[i]} for joint "
-                             f"'{self.model.joint_names[i]}'")
+            raise InputError(f"{name} at t = {self.t:.6g} s: non-finite torque {values[i]} for "
+                             f"joint '{self.model.joint_names[i]}'")
         return values
 
     def saturate(self, tau: list, count: bool = True) -> list:
@@ -183,24 +183,29 @@ class Simulator:
         return [a - c for a, c in zip(qdd, change)]
 
     # -- stepping ------------------------------------------------------------------------------
-    def step(self, tau=None, acceleration: bool = False):
+    def step(self, tau=None, acceleration: bool = False, external=None):
         """
         Advance by dt with ``tau`` held.
 
+        ``external``: an external joint torque held over the step too (n numbers, e.g. J^T F of
+        a wrench F applied to the robot at the tool, Siciliano et al. eq. 3.111): added to the
+        dynamics after the saturation of ``tau`` and not part of the returned (reported) torque.
         Returns the applied (saturated) torque and, with ``acceleration``, qdd at the step's
         start (Siciliano et al. 2009, eq. 7.115, Coulomb friction F_s sgn(qd)), as lists.
         """
         applied = self.saturate(self.torque_list(tau))
+        driving = applied if external is None else [
+            a + e for a, e in zip(applied, self.torque_list(external, "external"))]
         q0, qd0 = self._q, self._qd
-        sliding = self._sliding_step(q0, qd0, applied) if self.coulomb.joints else None
+        sliding = self._sliding_step(q0, qd0, driving) if self.coulomb.joints else None
         if sliding is not None:
             q, qd, qdd = sliding
         elif not self.coulomb.joints:
-            q, qd, qdd = self._integrate(q0, qd0, applied)
-        elif self._fast_coulomb is not None and self._compiled_coulomb(q0, qd0, applied):
+            q, qd, qdd = self._integrate(q0, qd0, driving)
+        elif self._fast_coulomb is not None and self._compiled_coulomb(q0, qd0, driving):
             q, qd, qdd = self._compiled
         else:
-            q, qd, qdd, first = self._step(self.dynamics, q0, qd0, applied, self.dt)
+            q, qd, qdd, first = self._step(self.dynamics, q0, qd0, driving, self.dt)
             after = self.coulomb(self.dynamics.last_terms, qd, self.dt)
             if after is not qd:
                 # a joint at rest that stays at rest (stuck) keeps its position exactly

@@ -1,0 +1,71 @@
+"""
+The external wrench at the tool that explains a joint-torque residual: J^T F = r, damped.
+
+A wrench F = [f; m] (force, moment about the tool point) applied to the robot at the tool causes
+the joint torques J^T F (Siciliano et al., Robotics: Modelling, Planning and Control, eq. 3.111;
+seed 003, 4-7).  Given the residual r, F is the damped least-squares solution (Nakamura and
+Hanafusa, 1986; Chiaverini, "Singularity-robust task-priority redundancy resolution", IEEE TRA
+13(3), 1997) of J^T F = r:
+
+    F = argmin |J^T F - r|^2 + lambda^2 |F|^2 = sum_i sigma_i / (sigma_i^2 + lambda^2) u_i v_i^T r
+
+from the SVD J = sum_i sigma_i u_i v_i^T.  The damping acts only near a singularity:
+lambda^2 = (1 - (sigma_min / epsilon)^2) lambda_max^2 when the smallest singular value sigma_min
+is below epsilon, else 0 (then F is the exact minimum-norm solution for n <= 6, the least-squares
+one for n > 6).  Near a singularity the wrench components along the lost directions are not
+observable from joint torques; the damping bounds them instead of amplifying noise.  Force and
+moment rows are mixed in one norm, as in any Jacobian pseudo-inverse (units: N, N m, m).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import InputError
+from ..inputs import joint_arrays
+from ..task_space.task import task_jacobian
+
+REFERENCES = ("local", "world")
+
+
+def check_damping(damping: float, singular_value: float):
+    """Raise InputError unless lambda_max >= 0 and epsilon > 0 are finite."""
+    if not (math.isfinite(damping) and damping >= 0.0):
+        raise InputError(f"damping: expected a finite value >= 0, got {damping!r}")
+    if not (math.isfinite(singular_value) and singular_value > 0.0):
+        raise InputError(f"singular_value: expected a finite value > 0, got {singular_value!r}")
+
+
+def damped_transpose_solve(J: np.ndarray, r: np.ndarray, damping: float,
+                           singular_value: float) -> np.ndarray:
+    """Return F with J^T F = r, damped as in the module docstring; J (..., 6, n), r (..., n)."""
+    U, s, Vt = np.linalg.svd(J, full_matrices=False)
+    smallest = s[..., -1:]
+    ratio = np.minimum(smallest / singular_value, 1.0)
+    lam2 = (1.0 - ratio * ratio) * damping * damping
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gain = np.where(s > 0.0, s / (s * s + lam2), 0.0)
+    coefficients = gain * np.einsum("...ij,...j->...i", Vt, r)
+    return np.einsum("...ij,...j->...i", U, coefficients)
+
+
+def wrench_from_residual(model, q, residual, damping: float = 0.05,
+                         singular_value: float = 0.1, reference: str = "local") -> np.ndarray:
+    """
+    Return the wrench [f; m] at the tool point whose J^T F best explains ``residual``.
+
+    ``reference``: "local" (the tool frame's axes, as a wrist force-torque sensor reports it) or
+    "world".  ``damping`` lambda_max and ``singular_value`` epsilon as in the module docstring.
+    ``q``, ``residual``: (n,) or (N, n); the result (6,) or (N, 6).
+    """
+    (q, residual), _ = joint_arrays(model, q=q, residual=residual)
+    if reference not in REFERENCES:
+        raise InputError(f"reference: expected one of {list(REFERENCES)}, got {reference!r}")
+    check_damping(damping, singular_value)
+    tj = task_jacobian(model, q)                  # world axes, the tool point
+    J = tj.J
+    if reference == "local":                      # rows v^T R, w^T R: the tool's axes
+        Rt = np.swapaxes(tj.pose[..., :3, :3], -1, -2)
+        J = np.concatenate([Rt @ J[..., :3, :], Rt @ J[..., 3:, :]], axis=-2)
+    return damped_transpose_solve(J, residual, damping, singular_value)
