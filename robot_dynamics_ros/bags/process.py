@@ -21,6 +21,9 @@ joint state and with its header stamp and recorded time:
   (computed_torque), within the effort limits as for gravity_effort, position / velocity =
   q_ref, qd_ref.  A reference message replaces the
   previous one when it is recorded; an empty one clears it; one that ends in the past is ignored;
+* ``external_effort`` (output ``observer``) -- where the message has effort and velocity: the
+  external-torque observer's residual, what external_torque_observer_node publishes for the same
+  messages (``observer_output.py``; ``observer_options``, effort as the joint torque);
 * ``effort_residual`` -- where the message has effort and velocity: measured effort minus the
   model torque of the measured motion, RNEA(q, qd, qdd) with qdd the central difference of the
   measured velocity over the header stamps (one-sided at the ends): the signal users watch for
@@ -47,7 +50,9 @@ from ..core import Reference, RobotModel, gravity_torques, rnea
 from ..core.control import (MODES, POLICIES, EffortLimiter, Gains, TorqueLaw, effective_limits,
                             holding_torques)
 from ..core.errors import BagError, RobotDynamicsError
+from ..core.observer import ObserverOptions
 from ..joint_state_cdr import JOINT_STATE, JointStateTemplate
+from . import observer_output
 from .joint_states import CHUNK, JointStateChecker, message_error, progress_bar
 from .reader import open_bag
 from .storage import DEFAULT_STORAGE, check_output, output_bag
@@ -55,9 +60,9 @@ from .types import deserialize, typestore
 
 REFERENCE = "trajectory_msgs/msg/JointTrajectory"
 OUTPUT_TOPICS = {"gravity": "gravity_effort", "feedforward": "feedforward_effort",
-                 "residual": "effort_residual"}
+                 "residual": "effort_residual", "observer": observer_output.TOPIC}
 OUTPUT_FIELDS = {"gravity": ("effort",), "feedforward": ("position", "velocity", "effort"),
-                 "residual": ("effort",)}
+                 "residual": ("effort",), "observer": observer_output.FIELDS}
 DEFAULT_REFERENCE = f"/{DEFAULT_NAMESPACE}/reference_trajectory"
 DEFAULT_KP, DEFAULT_KD = 100.0, 20.0        # inverse_dynamics_node's defaults
 # What the nodes' publishers offer (KEEP_LAST 10, reliable, volatile), recorded with the outputs.
@@ -71,15 +76,17 @@ class ProcessOptions:
     """
     How ``process_bag`` processes a bag (the command line's options; see the module docstring).
 
-    ``outputs``: any of "gravity", "feedforward", "residual" (None: gravity and residual, and
-    feedforward when the bag has the reference topic; asking for feedforward without it is an
-    error).  Output topics are ``<namespace>/<output topic>``; the defaults are the topics of the
-    launch file's defaults (joint states on /joint_states, the rest under /robot_dynamics).
+    ``outputs``: any of "gravity", "feedforward", "residual", "observer" (None: gravity and
+    residual, and feedforward when the bag has the reference topic; asking for feedforward
+    without it is an error).  Output topics are ``<namespace>/<output topic>``; the defaults are
+    the topics of the launch file's defaults (joint states on /joint_states, the rest under
+    /robot_dynamics).
     ``kp``, ``kd``: gains of computed_torque mode (one, or one per joint in model order).
     ``skip_bad``: skip and count messages whose bytes are no message of their type instead of
     failing on the first (messages a node would refuse are always dropped and counted).
     ``effort_limit_policy``: the torque nodes' (clamp, warn, off) for the gravity and
-    feedforward outputs.
+    feedforward outputs.  ``observer``: the ``core.observer.ObserverOptions`` of the "observer"
+    output (None: the defaults, those of external_torque_observer_node).
     """
 
     outputs: tuple | None = None
@@ -96,6 +103,7 @@ class ProcessOptions:
     progress: bool = False
     skip_bad: bool = False
     effort_limit_policy: str = "clamp"
+    observer: ObserverOptions | None = None
 
     def check(self):
         """Refuse (BagError) an option out of range, before any bag is opened."""
@@ -134,6 +142,8 @@ def process_bag(source, target, model: RobotModel,
     """
     started = time.perf_counter()
     options.check()
+    if options.observer is not None:
+        options.observer.checked(model)         # (InputError naming the option, before any I/O)
     check_output(target, options.overwrite)
     with open_bag(source) as bag:
         js_connections = bag.topic(options.joint_states_topic, JOINT_STATE)
@@ -141,7 +151,8 @@ def process_bag(source, target, model: RobotModel,
             if bag.has_topic(options.reference_topic) else []
         requested = options.outputs
         if requested is None:
-            requested = tuple(o for o in OUTPUT_TOPICS if o != "feedforward" or ref_connections)
+            requested = tuple(o for o in OUTPUT_TOPICS if o != "observer"
+                              and (o != "feedforward" or ref_connections))
         if "feedforward" in requested and not ref_connections:
             raise BagError(f"bag {bag.path}: no topic '{options.reference_topic}', which the "
                            "feedforward output needs (its topics: "
@@ -201,6 +212,8 @@ class _Processor:
         self.law = TorqueLaw(options.mode, Gains(self._gains(options.kp, DEFAULT_KP, "kp"),
                                                  self._gains(options.kd, DEFAULT_KD, "kd")))
         self.limiters = self._limiters(options.effort_limit_policy)
+        self.observer = None if "observer" not in channels else \
+            observer_output.ObserverOutput(model, options.observer or ObserverOptions())
         self.checker = JointStateChecker(model.joint_names)
         self.templates = {o: JointStateTemplate(model.joint_names, OUTPUT_FIELDS[o])
                           for o in channels}
@@ -286,6 +299,9 @@ class _Processor:
             rows = ok & has_velocity & np.isfinite(effort).all(axis=1)
             self._reject("residual: no velocity or effort", np.sum(ok & ~rows))
             self._residual(times[rows], stamp[rows], q[rows], qd[rows], effort[rows])
+        if "observer" in self.channels:
+            rows = ok & has_velocity & np.isfinite(effort).all(axis=1)
+            self._observer(times[rows], stamp[rows], q[rows], qd[rows], effort[rows])
 
     def _count_stamp_issues(self, stamp: np.ndarray):
         """Count header stamps equal to (duplicate) or before (out of order) the previous one."""
@@ -310,6 +326,12 @@ class _Processor:
     def _limited(self, output: str, tau):
         limiter = self.limiters.get(output)
         return tau if limiter is None else limiter.apply_array(tau)
+
+    def _observer(self, times, stamp, q, qd, effort):
+        """Write the observer's residual (``observer_output.py``) of the rows the node uses."""
+        accepted, r = self.observer.rows(stamp, q, qd, effort)
+        self._reject("observer: stamps not increasing", np.sum(~accepted))
+        self._write("observer", times[accepted], stamp[accepted], effort=r[accepted])
 
     def _gravity(self, times, stamp, q, qd, ok, has_velocity):
         rows = ok & has_velocity if self.friction else ok

@@ -61,8 +61,9 @@ def add_arguments(parser):
     process.add_argument("--robot", required=True, help=ROBOT_HELP)
     add_chain_arguments(process)
     process.add_argument("--outputs", type=_csv, default=None,
-                         help="comma-separated subset of gravity,feedforward,residual (default: "
-                              "gravity, residual, and feedforward when the bag has a reference)")
+                         help="comma-separated subset of gravity,feedforward,residual,observer "
+                              "(default: gravity, residual, and feedforward when the bag has a "
+                              "reference)")
     process.add_argument("--joint-states", default="/joint_states", help="joint states topic")
     process.add_argument("--reference", default=DEFAULT_REFERENCE,
                          help="reference trajectory topic (default %(default)s)")
@@ -77,6 +78,7 @@ def add_arguments(parser):
     process.add_argument("--effort-limit-policy", choices=("clamp", "warn", "off"),
                          default="clamp", help="the torque nodes' effort_limit_policy for the "
                          "gravity and feedforward outputs (default %(default)s)")
+    _add_observer_arguments(process)
     process.add_argument("--storage", choices=sorted(STORAGES), default=DEFAULT_STORAGE)
     process.add_argument("--overwrite", action="store_true", help="replace an existing output")
     process.add_argument("--skip-bad", action="store_true",
@@ -92,6 +94,34 @@ def add_arguments(parser):
     recover.add_argument("-o", "--output", help="the recovered bag (default: NAME for a "
                                                 ".NAME.partial-PID directory, else BAG_recovered)")
     recover.add_argument("--overwrite", action="store_true", help="replace an existing output")
+
+
+def _add_observer_arguments(process):
+    """Add the observer output's settings (external_torque_observer_node's, same defaults)."""
+    from ..core.observer import EFFORT_TIMINGS, ObserverOptions
+    default = ObserverOptions()
+    group = process.add_argument_group("observer output (external_effort)")
+    group.add_argument("--observer-gains", type=float, nargs="+", default=[default.gains],
+                       help="K_O [1/s]: one, or one per joint in the robot's order "
+                            "(default %(default)s)")
+    group.add_argument("--effort-timing", choices=EFFORT_TIMINGS, default=default.effort_timing,
+                       help="effort as a sample of the joint torque (trapezoid) or as the torque "
+                            "applied since the previous state (default %(default)s)")
+    group.add_argument("--static-velocity", type=float, default=default.static_velocity,
+                       help="below it a joint is not known to slide [rad/s or m/s] "
+                            "(default %(default)s)")
+    group.add_argument("--max-interval", type=float, default=default.max_interval,
+                       help="a longer gap restarts the observer [s] (default %(default)s)")
+    group.add_argument("--observer-without-friction", action="store_true",
+                       help="do not subtract the robot file's friction")
+
+
+def _observer_options(args):
+    from ..core.observer import ObserverOptions
+    gains = args.observer_gains[0] if len(args.observer_gains) == 1 else \
+        tuple(args.observer_gains)
+    return ObserverOptions(gains, args.effort_timing, not args.observer_without_friction,
+                           args.static_velocity, args.max_interval)
 
 
 def run(args) -> int:
@@ -154,7 +184,7 @@ def _process(args) -> int:
         kd=None if args.kd is None else tuple(args.kd),
         friction_compensation=args.friction_compensation, storage=args.storage,
         overwrite=args.overwrite, progress=not args.no_progress, skip_bad=args.skip_bad,
-        effort_limit_policy=args.effort_limit_policy)
+        effort_limit_policy=args.effort_limit_policy, observer=_observer_options(args))
     report = process_bag(args.input, args.output, model, options)
     rate = report.joint_states / report.seconds if report.seconds > 0 else float("inf")
     print(f"{args.output}: {report.joint_states} joint states in {report.seconds:.2f} s "

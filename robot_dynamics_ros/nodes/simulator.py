@@ -35,6 +35,15 @@ wall-clock second (1: real time; 0: as fast as possible, which needs ``publish_c
 seconds) for a new message on every effort command topic before integrating on, so a controller
 that answers every state closes the loop without delay jitter, at any speed.
 
+External forces, to simulate a collision: ``external_wrench`` (geometry_msgs/WrenchStamped) is a
+wrench applied to the robot at the tool point (force, and moment about that point): in the tool's
+axes when ``header.frame_id`` is empty or ``tool_frame`` (it turns with the tool), in the world's
+when it is ``world_frame``; ``external_joint_torque`` (sensor_msgs/JointState, effort matched by
+name) an external torque per joint.  Each is held until the next message (all zeros removes it);
+every step adds J(q)^T F (at the step's start) and the joint torque to the dynamics, after the
+effort saturation and outside the published effort, which stays the motors' (what the observer
+node estimates is then exactly the difference).
+
 With ``hold_until_command`` the robot is held at its initial state (simulated time does not
 advance; joint_states and /clock keep being published) until every effort input has delivered a
 message: the brakes of a real arm, released when its controller is up.
@@ -53,10 +62,12 @@ import threading
 import time
 
 import numpy as np
+from geometry_msgs.msg import WrenchStamped
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
 from ..core.errors import InputError
+from ..core.observer import joint_torques_of_wrench
 from ..core.simulation import MeasurementNoise, Simulator
 from ..core.simulation.dynamics import ForwardDynamics
 from ..implementations import simulation_terms
@@ -133,6 +144,14 @@ class DynamicsSimulatorNode(DynamicsNode):
             self.inputs.append(effort_input)
             watch = self.watch_input(state_topic)
             self.subscribe(JointState, state_topic, self._state_callback(effort_input, watch))
+        self.tool_frame = values["tool_frame"] or self.tip_link or "tool"
+        self.world_frame = values["world_frame"] or self.root_link or "world"
+        self._wrench = None                     # (F [f; m] at the tool point, axes)
+        self._joint_torque = None               # model order
+        self.subscribe(WrenchStamped, "external_wrench",
+                       lambda msg: self._on_external_wrench(msg))
+        self.subscribe(JointState, "external_joint_torque",
+                       lambda msg: self._on_external_torque(msg))
         self.joint_states = self.advertise(JointState, "joint_states")
         self.published = 0              # joint_states messages so far (the demo drains by it)
         self.clock_publisher = None
@@ -226,6 +245,44 @@ class DynamicsSimulatorNode(DynamicsNode):
             self._new_command.notify_all()
         self.input_accepted(watch, started)
 
+    @topic_guard
+    def _on_external_wrench(self, msg: WrenchStamped):
+        frame = msg.header.frame_id
+        if frame not in ("", self.tool_frame, self.world_frame):
+            raise MessageRejected("frame", f"external_wrench: frame_id '{frame}' is neither the "
+                                           f"tool frame '{self.tool_frame}' (or '') nor the "
+                                           f"world frame '{self.world_frame}'")
+        f, m = msg.wrench.force, msg.wrench.torque
+        wrench = np.array([f.x, f.y, f.z, m.x, m.y, m.z])
+        if not np.isfinite(wrench).all():
+            raise MessageRejected("non-finite", f"external_wrench: {wrench.tolist()}")
+        self._wrench = None if not wrench.any() else \
+            (wrench, "world" if frame == self.world_frame and frame else "local")
+        self.get_logger().info(f"external wrench at the tool: {wrench.tolist()} "
+                               f"({self._wrench[1] if self._wrench else 'none'} axes)",
+                               throttle_duration_sec=1.0)
+
+    @topic_guard
+    def _on_external_torque(self, msg: JointState):
+        index = self.input_order.indices(msg.name, "external_joint_torque")
+        if len(msg.effort) != len(msg.name):
+            raise MessageRejected("length", f"external_joint_torque: {len(msg.name)} names but "
+                                            f"{len(msg.effort)} efforts")
+        torque = np.asarray(msg.effort, dtype=float)[index]
+        if not np.isfinite(torque).all():
+            raise MessageRejected("non-finite", f"external_joint_torque: {torque.tolist()}")
+        self._joint_torque = torque if torque.any() else None
+        self.get_logger().info(f"external joint torque: {torque.tolist()}",
+                               throttle_duration_sec=1.0)
+
+    def _external(self, sim):
+        """Return the external joint torque of the next step (model order), or None."""
+        wrench, torque = self._wrench, self._joint_torque
+        if wrench is None:
+            return torque
+        caused = joint_torques_of_wrench(sim.model, sim.q, wrench[0], wrench[1])
+        return caused if torque is None else caused + torque
+
     def _applied_command(self, now: float) -> np.ndarray:
         """Return the sum of the fresh inputs at simulated time ``now`` (model order)."""
         total = np.zeros(self.sim.model.n)
@@ -269,7 +326,7 @@ class DynamicsSimulatorNode(DynamicsNode):
             with self._lock:
                 sim = self.sim
                 for _ in range(self.steps_per_publish):
-                    sim.step(self._applied_command(sim.t))
+                    sim.step(self._applied_command(sim.t), external=self._external(sim))
                 total = int(sim.saturation_counts.sum())
             if total > saturated:
                 self.get_logger().warning(

@@ -11,13 +11,13 @@ External-torque observation without ROS: the momentum residual, contact, the ext
 * ``contact.py`` -- :class:`ContactDetector` (per-joint thresholds, hysteresis) and
   :func:`detection_latency`.
 * ``wrench.py`` -- :func:`wrench_from_residual`: the tool wrench F with J^T F = r (damped
-  least squares).
+  least squares); :func:`joint_torques_of_wrench`: J^T F (what the simulator applies).
 
 p = B qd and C^T qd come from ``algorithms/momentum.py`` (one O(n) recursion).
 """
 from .contact import ContactDetector, detection_latency
 from .momentum_observer import EFFORT_TIMINGS, MomentumObserver, ObserverOptions
-from .wrench import wrench_from_residual
+from .wrench import joint_torques_of_wrench, wrench_from_residual
 
 __all__ = ["MomentumObserver", "ObserverOptions", "EFFORT_TIMINGS", "ContactDetector",
-           "detection_latency", "wrench_from_residual"]
+           "detection_latency", "wrench_from_residual", "joint_torques_of_wrench"]

@@ -77,7 +77,8 @@ class ObserverOptions:
     """
     The observer's settings (see the module docstring).
 
-    ``gains`` K_O per joint [1/s] (the filter's bandwidth in rad/s); ``effort_timing`` "sample"
+    ``gains`` K_O per joint, or one for all [1/s] (the filter's bandwidth in rad/s: 5 / K_O s
+    to within 1 % of a step); ``effort_timing`` "sample"
     or "interval"; ``friction``: subtract the model's friction; ``static_velocity`` [rad/s or m/s]:
     a joint slower than this at either end of an interval is not known to slide (its Coulomb
     friction is in the band); ``max_interval`` [s]: a longer interval between two samples
@@ -85,11 +86,11 @@ class ObserverOptions:
     over such a gap would not be accurate).
     """
 
-    gains: tuple
+    gains: tuple | float = 50.0
     effort_timing: str = "sample"
     friction: bool = True
-    static_velocity: float = 0.0
-    max_interval: float = math.inf
+    static_velocity: float = 0.01
+    max_interval: float = 0.1
 
     def checked(self, model) -> "ObserverOptions":
         """Return these options with gains as a tuple of n floats; InputError naming the field."""

@@ -1,5 +1,5 @@
 """
-The external wrench at the tool that explains a joint-torque residual: J^T F = r, damped.
+The external wrench at the tool and its joint torques: J^T F, and F from a residual r (damped).
 
 A wrench F = [f; m] (force, moment about the tool point) applied to the robot at the tool causes
 the joint torques J^T F (Siciliano et al., Robotics: Modelling, Planning and Control, eq. 3.111;
@@ -23,7 +23,7 @@ import math
 import numpy as np
 
 from ..errors import InputError
-from ..inputs import joint_arrays
+from ..inputs import joint_arrays, vector_argument
 from ..task_space.task import task_jacobian
 
 REFERENCES = ("local", "world")
@@ -50,6 +50,31 @@ def damped_transpose_solve(J: np.ndarray, r: np.ndarray, damping: float,
     return np.einsum("...ij,...j->...i", U, coefficients)
 
 
+def _tool_jacobian(model, q, reference: str) -> np.ndarray:
+    """Return the tool point's geometric Jacobian (..., 6, n) in world or tool axes."""
+    if reference not in REFERENCES:
+        raise InputError(f"reference: expected one of {list(REFERENCES)}, got {reference!r}")
+    tj = task_jacobian(model, q)                  # world axes, the tool point
+    J = tj.J
+    if reference == "local":                      # rows v^T R, w^T R: the tool's axes
+        Rt = np.swapaxes(tj.pose[..., :3, :3], -1, -2)
+        J = np.concatenate([Rt @ J[..., :3, :], Rt @ J[..., 3:, :]], axis=-2)
+    return J
+
+
+def joint_torques_of_wrench(model, q, wrench, reference: str = "local") -> np.ndarray:
+    """
+    Return J^T F: the joint torques that the wrench F applied to the robot at the tool causes.
+
+    ``wrench`` [f; m], moment about the tool point, in the tool's axes ("local") or the world's;
+    (6,) or (N, 6) with ``q`` (n,) or (N, n).  (The core's statics give the same J^T F in world
+    axes for the wrench the arm exerts, seed 003 4-7.)
+    """
+    (q,), batched = joint_arrays(model, q=q)
+    F = vector_argument(wrench, 6, "wrench", q.shape[0] if batched else None)
+    return np.einsum("...ji,...j->...i", _tool_jacobian(model, q, reference), F)
+
+
 def wrench_from_residual(model, q, residual, damping: float = 0.05,
                          singular_value: float = 0.1, reference: str = "local") -> np.ndarray:
     """
@@ -60,12 +85,6 @@ def wrench_from_residual(model, q, residual, damping: float = 0.05,
     ``q``, ``residual``: (n,) or (N, n); the result (6,) or (N, 6).
     """
     (q, residual), _ = joint_arrays(model, q=q, residual=residual)
-    if reference not in REFERENCES:
-        raise InputError(f"reference: expected one of {list(REFERENCES)}, got {reference!r}")
     check_damping(damping, singular_value)
-    tj = task_jacobian(model, q)                  # world axes, the tool point
-    J = tj.J
-    if reference == "local":                      # rows v^T R, w^T R: the tool's axes
-        Rt = np.swapaxes(tj.pose[..., :3, :3], -1, -2)
-        J = np.concatenate([Rt @ J[..., :3, :], Rt @ J[..., 3:, :]], axis=-2)
+    J = _tool_jacobian(model, q, reference)
     return damped_transpose_solve(J, residual, damping, singular_value)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from robot_dynamics_ros.core import InputError, RobotModel, jacobian, tool_pose
-from robot_dynamics_ros.core.observer import wrench_from_residual
+from robot_dynamics_ros.core.observer import joint_torques_of_wrench, wrench_from_residual
 from robot_dynamics_ros.core.task_space.statics import joint_torques_for_wrench
 
 
@@ -84,3 +84,19 @@ def test_bad_arguments_are_named():
         wrench_from_residual(model, np.zeros(6), np.zeros(6), singular_value=0.0)
     with pytest.raises(InputError, match="reference"):
         wrench_from_residual(model, np.zeros(6), np.zeros(6), reference="tool")
+
+
+def test_joint_torques_of_a_tool_wrench_in_either_axes_are_the_statics(rng):
+    """J^T F equals the core statics' torques (world axes; tool axes rotated first)."""
+    model = RobotModel.named("panda")
+    q = rng.uniform(-1.0, 1.0, (3, 7))
+    F = rng.normal(size=(3, 6))
+    np.testing.assert_allclose(joint_torques_of_wrench(model, q, F, "world"),
+                               joint_torques_for_wrench(model, q, F), rtol=1e-12, atol=1e-12)
+    R = tool_pose(model, q)[:, :3, :3]
+    world = np.concatenate([np.einsum("kij,kj->ki", R, F[:, :3]),
+                            np.einsum("kij,kj->ki", R, F[:, 3:])], axis=1)
+    np.testing.assert_allclose(joint_torques_of_wrench(model, q, F),
+                               joint_torques_for_wrench(model, q, world), rtol=1e-12, atol=1e-12)
+    with pytest.raises(InputError, match="wrench"):
+        joint_torques_of_wrench(model, q[0], F[0, :5])
