@@ -61,6 +61,24 @@ def joint_state_values(msg: JointState, order: JointOrder, need_velocity: bool =
     return joint_state_lists(msg.name, msg.position, msg.velocity, order, need_velocity)
 
 
+def joint_state_effort(msg: JointState, order: JointOrder) -> list:
+    """
+    The effort of a JointState in the configured order, as a list, checked as positions are.
+
+    Rejects (MessageRejected): an effort length different from name's (none: "no effort"), a
+    needed joint missing or listed twice, NaN/Inf or a value beyond ``MAX_JOINT_VALUE``.
+    """
+    count = len(msg.name)
+    if len(msg.effort) == 0:
+        raise MessageRejected("no effort", "joint_states: no effort, which this node needs (the "
+                                           "joint torque)")
+    if len(msg.effort) != count:
+        raise MessageRejected("length", f"joint_states: {count} names but {len(msg.effort)} "
+                                        "efforts")
+    index = order.index_list(msg.name, "joint_states")
+    return _pick(msg.effort, index, "effort", order.names, "joint_states")
+
+
 def joint_state_arrays(msg: JointState, order: JointOrder, need_velocity: bool = False):
     """:func:`joint_state_values` as float arrays (qd None when the message has no velocity)."""
     q, qd = joint_state_values(msg, order, need_velocity)

@@ -41,25 +41,24 @@ def damped_transpose_solve(J: np.ndarray, r: np.ndarray, damping: float,
                            singular_value: float) -> np.ndarray:
     """Return F with J^T F = r, damped as in the module docstring; J (..., 6, n), r (..., n)."""
     U, s, Vt = np.linalg.svd(J, full_matrices=False)
-    smallest = s[..., -1:]
-    ratio = np.minimum(smallest / singular_value, 1.0)
-    lam2 = (1.0 - ratio * ratio) * damping * damping
-    with np.errstate(divide="ignore", invalid="ignore"):
-        gain = np.where(s > 0.0, s / (s * s + lam2), 0.0)
-    coefficients = gain * np.einsum("...ij,...j->...i", Vt, r)
-    return np.einsum("...ij,...j->...i", U, coefficients)
+    ratio = np.minimum(s[..., -1:] / singular_value, 1.0)
+    denominator = s * s + (1.0 - ratio * ratio) * (damping * damping)
+    gain = np.divide(s, denominator, out=np.zeros_like(s), where=denominator > 0.0)
+    coefficients = gain * (Vt @ r[..., None])[..., 0]
+    return (U @ coefficients[..., None])[..., 0]
 
 
-def _tool_jacobian(model, q, reference: str) -> np.ndarray:
-    """Return the tool point's geometric Jacobian (..., 6, n) in world or tool axes."""
+def _rotate(R, F, inverse: bool = False) -> np.ndarray:
+    """Return the wrench F = [f; m] with both parts turned by R (by R^T with ``inverse``)."""
+    if inverse:
+        R = np.swapaxes(R, -1, -2)
+    return np.concatenate([np.einsum("...ij,...j->...i", R, F[..., :3]),
+                           np.einsum("...ij,...j->...i", R, F[..., 3:])], axis=-1)
+
+
+def _check_reference(reference: str):
     if reference not in REFERENCES:
         raise InputError(f"reference: expected one of {list(REFERENCES)}, got {reference!r}")
-    tj = task_jacobian(model, q)                  # world axes, the tool point
-    J = tj.J
-    if reference == "local":                      # rows v^T R, w^T R: the tool's axes
-        Rt = np.swapaxes(tj.pose[..., :3, :3], -1, -2)
-        J = np.concatenate([Rt @ J[..., :3, :], Rt @ J[..., 3:, :]], axis=-2)
-    return J
 
 
 def joint_torques_of_wrench(model, q, wrench, reference: str = "local") -> np.ndarray:
@@ -72,7 +71,11 @@ def joint_torques_of_wrench(model, q, wrench, reference: str = "local") -> np.nd
     """
     (q,), batched = joint_arrays(model, q=q)
     F = vector_argument(wrench, 6, "wrench", q.shape[0] if batched else None)
-    return np.einsum("...ji,...j->...i", _tool_jacobian(model, q, reference), F)
+    _check_reference(reference)
+    tj = task_jacobian(model, q)                  # world axes, the tool point
+    if reference == "local":
+        F = _rotate(tj.pose[..., :3, :3], F)
+    return np.einsum("...ji,...j->...i", tj.J, F)
 
 
 def wrench_from_residual(model, q, residual, damping: float = 0.05,
@@ -86,5 +89,8 @@ def wrench_from_residual(model, q, residual, damping: float = 0.05,
     """
     (q, residual), _ = joint_arrays(model, q=q, residual=residual)
     check_damping(damping, singular_value)
-    J = _tool_jacobian(model, q, reference)
-    return damped_transpose_solve(J, residual, damping, singular_value)
+    _check_reference(reference)
+    tj = task_jacobian(model, q)                  # world axes, the tool point
+    F = damped_transpose_solve(tj.J, residual, damping, singular_value)
+    # the damped solution turns with the axes (the norms are invariant): rotate F, not J
+    return _rotate(tj.pose[..., :3, :3], F, inverse=True) if reference == "local" else F
