@@ -63,7 +63,7 @@ def joint_state_values(msg: JointState, order: JointOrder, need_velocity: bool =
 
 def joint_state_effort(msg: JointState, order: JointOrder) -> list:
     """
-    The effort of a JointState in the configured order, as a list, checked as positions are.
+    Return the effort of a JointState in the configured order, checked as positions are.
 
     Rejects (MessageRejected): an effort length different from name's (none: "no effort"), a
     needed joint missing or listed twice, NaN/Inf or a value beyond ``MAX_JOINT_VALUE``.
