@@ -55,6 +55,12 @@ NODE_TYPES = {
     # effort_command, so the topic arguments below wire it to the other nodes
     "simulator": NodeType("dynamics_simulator_node", f"{PACKAGE}.nodes.simulator",
                           "DynamicsSimulatorNode"),
+    # collision detection (not started by default: it needs a joint torque in joint_states or
+    # the command topic, and thresholds that suit the robot): external_effort, external_wrench,
+    # contact
+    "external_torque_observer": NodeType("external_torque_observer_node",
+                                         f"{PACKAGE}.nodes.external_torque_observer",
+                                         "ExternalTorqueObserverNode", managed=True),
 }
 DEFAULT_NODES = ("inverse_dynamics", "gravity_compensation", "dynamics_service",
                  "trajectory_scaler")

@@ -35,14 +35,15 @@ wall-clock second (1: real time; 0: as fast as possible, which needs ``publish_c
 seconds) for a new message on every effort command topic before integrating on, so a controller
 that answers every state closes the loop without delay jitter, at any speed.
 
-External forces, to simulate a collision: ``external_wrench`` (geometry_msgs/WrenchStamped) is a
+External forces, to simulate a collision: ``applied_wrench`` (geometry_msgs/WrenchStamped) is a
 wrench applied to the robot at the tool point (force, and moment about that point): in the tool's
 axes when ``header.frame_id`` is empty or ``tool_frame`` (it turns with the tool), in the world's
-when it is ``world_frame``; ``external_joint_torque`` (sensor_msgs/JointState, effort matched by
-name) an external torque per joint.  Each is held until the next message (all zeros removes it);
-every step adds J(q)^T F (at the step's start) and the joint torque to the dynamics, after the
-effort saturation and outside the published effort, which stays the motors' (what the observer
-node estimates is then exactly the difference).
+when it is ``world_frame``; ``applied_joint_torque`` (sensor_msgs/JointState, effort matched by
+name) an external torque per joint.  (Not ``external_wrench``: in a shared namespace that is the
+external-torque observer's estimate, which would be fed back as a force.)  Each is held until the
+next message (all zeros removes it); every step adds J(q)^T F (at the step's start) and the joint
+torque to the dynamics, after the effort saturation and outside the published effort, which stays
+the motors' (what the observer node estimates is then exactly the difference).
 
 With ``hold_until_command`` the robot is held at its initial state (simulated time does not
 advance; joint_states and /clock keep being published) until every effort input has delivered a
@@ -148,10 +149,10 @@ class DynamicsSimulatorNode(DynamicsNode):
         self.world_frame = values["world_frame"] or self.root_link or "world"
         self._wrench = None                     # (F [f; m] at the tool point, axes)
         self._joint_torque = None               # model order
-        self.subscribe(WrenchStamped, "external_wrench",
-                       lambda msg: self._on_external_wrench(msg))
-        self.subscribe(JointState, "external_joint_torque",
-                       lambda msg: self._on_external_torque(msg))
+        self.subscribe(WrenchStamped, "applied_wrench",
+                       lambda msg: self._on_applied_wrench(msg))
+        self.subscribe(JointState, "applied_joint_torque",
+                       lambda msg: self._on_applied_torque(msg))
         self.joint_states = self.advertise(JointState, "joint_states")
         self.published = 0              # joint_states messages so far (the demo drains by it)
         self.clock_publisher = None
@@ -246,33 +247,33 @@ class DynamicsSimulatorNode(DynamicsNode):
         self.input_accepted(watch, started)
 
     @topic_guard
-    def _on_external_wrench(self, msg: WrenchStamped):
+    def _on_applied_wrench(self, msg: WrenchStamped):
         frame = msg.header.frame_id
         if frame not in ("", self.tool_frame, self.world_frame):
-            raise MessageRejected("frame", f"external_wrench: frame_id '{frame}' is neither the "
+            raise MessageRejected("frame", f"applied_wrench: frame_id '{frame}' is neither the "
                                            f"tool frame '{self.tool_frame}' (or '') nor the "
                                            f"world frame '{self.world_frame}'")
         f, m = msg.wrench.force, msg.wrench.torque
         wrench = np.array([f.x, f.y, f.z, m.x, m.y, m.z])
         if not np.isfinite(wrench).all():
-            raise MessageRejected("non-finite", f"external_wrench: {wrench.tolist()}")
+            raise MessageRejected("non-finite", f"applied_wrench: {wrench.tolist()}")
         self._wrench = None if not wrench.any() else \
             (wrench, "world" if frame == self.world_frame and frame else "local")
-        self.get_logger().info(f"external wrench at the tool: {wrench.tolist()} "
+        self.get_logger().info(f"applied wrench at the tool: {wrench.tolist()} "
                                f"({self._wrench[1] if self._wrench else 'none'} axes)",
                                throttle_duration_sec=1.0)
 
     @topic_guard
-    def _on_external_torque(self, msg: JointState):
-        index = self.input_order.indices(msg.name, "external_joint_torque")
+    def _on_applied_torque(self, msg: JointState):
+        index = self.input_order.indices(msg.name, "applied_joint_torque")
         if len(msg.effort) != len(msg.name):
-            raise MessageRejected("length", f"external_joint_torque: {len(msg.name)} names but "
+            raise MessageRejected("length", f"applied_joint_torque: {len(msg.name)} names but "
                                             f"{len(msg.effort)} efforts")
         torque = np.asarray(msg.effort, dtype=float)[index]
         if not np.isfinite(torque).all():
-            raise MessageRejected("non-finite", f"external_joint_torque: {torque.tolist()}")
+            raise MessageRejected("non-finite", f"applied_joint_torque: {torque.tolist()}")
         self._joint_torque = torque if torque.any() else None
-        self.get_logger().info(f"external joint torque: {torque.tolist()}",
+        self.get_logger().info(f"applied joint torque: {torque.tolist()}",
                                throttle_duration_sec=1.0)
 
     def _external(self, sim):

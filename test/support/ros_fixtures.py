@@ -36,7 +36,8 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E
 ROOT = REPO
 # the modules of the managed (lifecycle) node kinds
 MANAGED_MODULES = {"robot_dynamics_ros.nodes.inverse_dynamics",
-                   "robot_dynamics_ros.nodes.gravity_compensation"}
+                   "robot_dynamics_ros.nodes.gravity_compensation",
+                   "robot_dynamics_ros.nodes.external_torque_observer"}
 TIMEOUT = 20.0                   # s: generous, the machine is shared (bounded all the same)
 
 

@@ -1,0 +1,279 @@
+"""
+external_torque_observer_node: joint_states -> external joint torques, the tool wrench, contact.
+
+A managed (lifecycle) node (``nodes/managed.py``): configure loads the robot, activate starts
+publishing, deactivate stops it and forgets the observer's state (it restarts from zero with the
+next message once active again).  For every valid ``joint_states`` message while active (position,
+velocity, and with ``effort_source: joint_states`` the effort as the measured or applied joint
+torque; with ``command`` the latest std_msgs/Float64MultiArray on ``effort_command_topic``
+instead), the generalized-momentum residual r of ``core.observer.MomentumObserver`` (De Luca and
+Mattone, 2005; doc/observer.md), the robot file's friction subtracted, is published:
+
+* ``external_effort`` (sensor_msgs/JointState): r per joint as effort, the input's stamp;
+* ``external_wrench`` (geometry_msgs/WrenchStamped): the wrench at the tool, tool axes, frame
+  ``tool_frame``, with J^T F = r by damped least squares (``core.observer.wrench``);
+* ``contact`` (std_msgs/Bool): per-joint thresholds with hysteresis (``core.observer.contact``);
+* diagnostics: contact, how often it rose, the largest |r_i| / threshold since the last report,
+  restarts after gaps longer than ``max_interval``.
+
+Time is the header stamp, as integer nanoseconds since the first message (so 1 ms intervals of
+wall-clock stamps are exact); a stamp not after the previous one is refused.  A change of the
+robot (payload, gravity, /robot_description) or of the observer's parameters restarts it.
+Parameters: tables ``common``, ``managed``, ``external_torque_observer`` (doc/parameters.md).
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from geometry_msgs.msg import WrenchStamped
+from rclpy.serialization import deserialize_message
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Bool, Float64MultiArray
+
+from ..core.observer import (ContactDetector, MomentumObserver, ObserverOptions,
+                             wrench_from_residual)
+from ..ros_messages import MessageRejected, joint_state_effort, joint_state_values
+from ..serialized_messages import JointStateWriter
+from .base import main_for
+from .diagnostics import Extra
+from .errors import topic_guard
+from .managed import ManagedDynamicsNode
+
+THRESHOLD_SHARE = 0.05          # default contact threshold: this share of the effort limit
+
+
+class ObserverSetup:
+    """The observer, contact detector and wrench settings for one Dynamics (model order)."""
+
+    def __init__(self, dynamics, options: ObserverOptions, thresholds, release_ratio: float,
+                 damping: float, singular_value: float):
+        self.dynamics = dynamics
+        self.observer = MomentumObserver(dynamics.model, options,
+                                         gravity=dynamics.holding_values)
+        self.detector = ContactDetector(thresholds, release_ratio)
+        self.damping, self.singular_value = damping, singular_value
+
+
+def _per_joint(values, joint_names, output_index, name: str) -> np.ndarray:
+    """Return a parameter of one value or one per joint (joint_names order) in model order."""
+    values = np.asarray(values, dtype=float)
+    n = len(joint_names)
+    if values.size == 1:
+        return np.full(n, float(values[0]))
+    if values.size != n:
+        raise ValueError(f"{name}: expected 1 or {n} values (one per joint in "
+                         f"{list(joint_names)}), got {values.size}")
+    model_order = np.empty(n)
+    model_order[output_index] = values
+    return model_order
+
+
+def settings_for(values: dict, model, joint_names, output_index) -> dict:
+    """Check the observer's parameters against a robot; return ObserverSetup's arguments."""
+    gains = _per_joint(values["gains"], joint_names, output_index, "gains")
+    command = values["effort_source"] == "command"
+    options = ObserverOptions(tuple(gains), "interval" if command else values["effort_timing"],
+                              values["subtract_friction"], values["static_velocity"],
+                              values["max_interval"]).checked(model)
+    given = values["contact_thresholds"]
+    if len(given):
+        thresholds = _per_joint(given, joint_names, output_index, "contact_thresholds")
+    else:
+        limits = np.asarray(model.effort_limit, dtype=float)
+        unknown = [name for name, limit in zip(model.joint_names, limits)
+                   if not (np.isfinite(limit) and limit > 0.0)]
+        if unknown:
+            raise ValueError(f"contact_thresholds: the effort limits of {unknown} are unknown, "
+                             f"so the default ({THRESHOLD_SHARE:.0%} of each limit) cannot be "
+                             "used; give the thresholds")
+        thresholds = THRESHOLD_SHARE * limits
+    if not (thresholds > 0.0).all():
+        raise ValueError("contact_thresholds: every threshold must be > 0")
+    return dict(options=options, thresholds=thresholds, release_ratio=values["release_ratio"],
+                damping=values["wrench_damping"], singular_value=values["wrench_singular_value"])
+
+
+class ExternalTorqueObserverNode(ManagedDynamicsNode):
+    """The external-torque observer for every joint_states message (see the module docstring)."""
+
+    PARAMETER_TABLES = ManagedDynamicsNode.PARAMETER_TABLES + ("external_torque_observer",)
+
+    def __init__(self, node_name: str = "external_torque_observer", **node_kwargs):
+        self.setup: ObserverSetup | None = None
+        self._observer_settings = None          # settings_for(...) of the parameters
+        self._command = None                    # the latest command, model order
+        self._origin_ns = None                  # header stamp of the first message [ns]
+        self._worst_ratio = 0.0                 # largest |r_i| / h_i since the last report
+        self._wrench_msg, self._contact_msg = WrenchStamped(), Bool()
+        self._effort_msg, self._effort_writer = JointState(), None
+        super().__init__(node_name, **node_kwargs)
+        values = self.params.values()
+        self.effort_source = values["effort_source"]
+        self.tool_frame = values["tool_frame"] or self.tip_link or "tool"
+        self._wrench_msg.header.frame_id = self.tool_frame
+        self.params.add_hook(self._observer_parameters)
+        self.effort_output = self.advertise(JointState, "external_effort")
+        self.wrench_output = self.advertise(WrenchStamped, "external_wrench")
+        self.contact_output = self.advertise(Bool, "contact")
+        self.joint_states_watch = self.watch_input("joint_states")
+        self.subscribe_joint_states(self.on_joint_states)
+        self.command_topic = values["effort_command_topic"]
+        if self.effort_source == "command":
+            self.command_watch = self.watch_input(self.command_topic)
+            self.subscribe(Float64MultiArray, self.command_topic, self.on_command)
+
+    # -- parameters and the robot --------------------------------------------------------------
+    def _observer_parameters(self, values: dict):
+        dynamics = self.dynamics
+        if dynamics is None:
+            return None                 # checked with the robot at configure
+        settings = settings_for(values, dynamics.model, self.joint_names, self.output_index)
+
+        def apply():
+            self._observer_settings, self.setup = settings, None    # rebuilt when used
+        return apply
+
+    def check_model(self, model, joint_names, output_index):
+        """Refuse a robot the observer's parameters do not fit (count, unknown limits)."""
+        settings = settings_for(self.params.values(), model, joint_names, output_index)
+
+        def apply():
+            self._observer_settings, self.setup, self._command = settings, None, None
+            self._effort_writer = JointStateWriter.create(joint_names, ("effort",))
+            self._effort_msg.name = list(joint_names)
+        return apply
+
+    def forget_model(self):
+        """Drop the observer with the robot."""
+        self.setup, self._observer_settings, self._command = None, None, None
+
+    def _current_setup(self) -> ObserverSetup:
+        """Return the observer of the current Dynamics (new payload or gravity: new observer)."""
+        dynamics, setup = self.dynamics, self.setup
+        if setup is None or setup.dynamics is not dynamics:
+            if self._observer_settings is None:
+                self._observer_settings = settings_for(self.params.values(), dynamics.model,
+                                                       self.joint_names, self.output_index)
+            if setup is not None:
+                self.get_logger().info("robot or parameters changed: the observer restarts")
+            setup = self.setup = ObserverSetup(dynamics, **self._observer_settings)
+            self._origin_ns = None
+        return setup
+
+    # -- the lifecycle -------------------------------------------------------------------------
+    def activated(self):
+        """Start afresh: the observer begins at the first message after activation."""
+        self.setup, self._origin_ns, self._command = None, None, None
+
+    # -- inputs --------------------------------------------------------------------------------
+    @topic_guard
+    def on_command(self, msg: Float64MultiArray):
+        if not self.active:
+            self.inactive_input(self.command_topic)
+            return
+        if self.waiting_for_model():
+            return
+        started = time.monotonic()
+        n = len(self.joint_names)
+        data = list(msg.data)
+        if len(data) != n:
+            raise MessageRejected("length", f"{self.command_topic}: expected {n} efforts (one "
+                                            f"per joint in {list(self.joint_names)[:8]}), got "
+                                            f"{len(data)}")
+        if not np.isfinite(data).all():
+            raise MessageRejected("non-finite", f"{self.command_topic}: {data}")
+        model_order = [0.0] * n
+        for value, i in zip(data, self.output_index):
+            model_order[int(i)] = value
+        self._command = model_order
+        self.input_accepted(self.command_watch, started)
+
+    def _state(self, msg):
+        """Return (stamp ns, stamp (sec, nanosec), q, qd, tau) of a joint_states message."""
+        if self.effort_source == "command":
+            state = self.joint_state_reader.read(msg, need_velocity=True)
+            if self._command is None:
+                raise MessageRejected("no command", f"joint_states: no message on "
+                                                    f"{self.command_topic} yet")
+            sec, nanosec = state.stamp
+            return sec * 1_000_000_000 + nanosec, state.stamp, state.q, state.qd, self._command
+        if isinstance(msg, (bytes, bytearray)):
+            try:
+                msg = deserialize_message(msg, JointState)
+            except Exception as exc:  # noqa: BLE001 -- rmw's error types vary
+                raise MessageRejected("malformed", f"joint_states: {len(msg)} bytes that are "
+                                                   f"not a serialized JointState ({exc})") \
+                    from None
+        q, qd = joint_state_values(msg, self.input_order, need_velocity=True)
+        tau = joint_state_effort(msg, self.input_order)
+        stamp = msg.header.stamp
+        return (stamp.sec * 1_000_000_000 + stamp.nanosec, (stamp.sec, stamp.nanosec), q, qd,
+                tau)
+
+    @topic_guard
+    def on_joint_states(self, msg: JointState | bytes):
+        if not self.active:
+            self.inactive_input("joint_states")
+            return
+        if self.waiting_for_model():
+            return
+        started = time.monotonic()
+        ns, stamp, q, qd, tau = self._state(msg)
+        setup = self._current_setup()
+        observer = setup.observer
+        if self._origin_ns is None:
+            self._origin_ns = ns
+        restarts = observer.restarts
+        r = observer.update((ns - self._origin_ns) * 1e-9, q, qd, tau)
+        if observer.restarts != restarts:
+            self.get_logger().warning(f"joint_states: more than max_interval = "
+                                      f"{observer.options.max_interval:g} s since the previous "
+                                      "message: the observer restarts from zero",
+                                      throttle_duration_sec=2.0)
+        contact = setup.detector.update(r)
+        ratio = max(abs(x) / h for x, h in zip(r, setup.detector.thresholds))
+        self._worst_ratio = max(self._worst_ratio, ratio)
+        wrench = wrench_from_residual(setup.dynamics.model, np.array(q), np.array(r),
+                                      setup.damping, setup.singular_value)
+        self._publish(stamp, r, wrench, contact)
+        self.input_accepted(self.joint_states_watch, started)
+
+    # -- outputs -------------------------------------------------------------------------------
+    def _publish(self, stamp, r: list, wrench: np.ndarray, contact: bool):
+        index = self.output_index
+        effort = [r[int(i)] for i in index]
+        if self._effort_writer is not None:
+            self.effort_output.publish(self._effort_writer.serialize(stamp, effort=effort))
+        else:
+            msg = self._effort_msg
+            msg.header.stamp.sec, msg.header.stamp.nanosec = stamp
+            msg.effort = effort
+            self.effort_output.publish(msg)
+        msg = self._wrench_msg
+        msg.header.stamp.sec, msg.header.stamp.nanosec = stamp
+        f, m = msg.wrench.force, msg.wrench.torque
+        f.x, f.y, f.z, m.x, m.y, m.z = wrench.tolist()
+        self.wrench_output.publish(msg)
+        self._contact_msg.data = bool(contact)
+        self.contact_output.publish(self._contact_msg)
+
+    def diagnostic_extra(self) -> Extra:
+        """Add contact, its rises, the largest |r_i| / threshold and the restarts."""
+        extra = super().diagnostic_extra()
+        setup = self.setup
+        if setup is None:
+            return extra
+        ratio, self._worst_ratio = self._worst_ratio, 0.0
+        detector = setup.detector
+        values = [("contact", detector.contact), ("contact rises", detector.rises),
+                  ("largest |residual| / threshold since last report", ratio),
+                  ("observer restarts (gaps > max_interval)", setup.observer.restarts)]
+        problems = ["contact"] if detector.contact else []
+        return Extra(extra.values + values, extra.problems + problems, extra.not_active)
+
+
+main = main_for(ExternalTorqueObserverNode)
+
+if __name__ == "__main__":
+    main()

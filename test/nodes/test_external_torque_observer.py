@@ -1,0 +1,266 @@
+"""
+external_torque_observer_node over DDS (separate processes).
+
+* A simulated collision: dynamics_simulator_node (Puma 560 with its friction, lockstep, 1 kHz,
+  /clock) tracked by inverse_dynamics_node (computed torque) along a slow sinusoid on which every
+  joint keeps sliding, a step wrench published to the simulator's ``applied_wrench`` (world
+  axes) mid-run; the observer node (its friction known, effort from joint_states as applied since
+  the previous state): its ``external_effort`` reaches the applied J(q)^T F (computed here from
+  the recorded joint states and the core's Jacobian) within 2 % after 5 / K_O, ``contact`` rises
+  within the stated latency and not before, ``external_wrench`` is F in the tool's axes.  A wrench
+  in an unknown frame is refused by the simulator by name.
+* The lifecycle: unconfigured and inactive, the node publishes nothing; activated, it does.
+* A bag played into the node gives what ``bag process --outputs observer`` gives offline.
+"""
+import numpy as np
+import pytest
+from geometry_msgs.msg import WrenchStamped
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Bool
+from trajectory_msgs.msg import JointTrajectory as JointTrajectoryMsg
+
+from bag_cli import cli, wait_exit
+from observer_cases import GENTLE, puma, track
+from robot_dynamics_ros.bags import load_joint_states
+from robot_dynamics_ros.bags.joint_state_cdr import JOINT_STATE, JointStateEncoder
+from robot_dynamics_ros.bags.process import process_bag
+from robot_dynamics_ros.bags.storage import output_bag
+from robot_dynamics_ros.bags.types import typestore
+from robot_dynamics_ros.core import JointTrajectory, jacobian, tool_pose
+from robot_dynamics_ros.core.observer import ObserverOptions, detection_latency
+from robot_dynamics_ros.ros_messages import trajectory_to_msg
+from ros_fixtures import *  # noqa: F401,F403
+from ros_fixtures import NodeProcess, private_namespace
+
+pytestmark = pytest.mark.ros          # starts DDS (see test/conftest.py)
+
+SIM = "robot_dynamics_ros.nodes.simulator"
+INVERSE_DYNAMICS = "robot_dynamics_ros.nodes.inverse_dynamics"
+OBSERVER = "robot_dynamics_ros.nodes.external_torque_observer"
+K = 50.0
+DURATION = 1.0                       # s of simulated time
+PUSH_AT = 0.5                        # the wrench is computed for the configuration here
+
+
+def stamp_ns(msg) -> int:
+    return msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
+
+
+def reference():
+    """GENTLE as waypoints every 20 ms (positions, velocities, accelerations)."""
+    times = np.arange(0.0, DURATION + 0.3, 0.02)
+    q, qd, qdd = (np.array(x) for x in zip(*(GENTLE.sample(t) for t in times)))
+    return JointTrajectory(puma().joint_names, times, q, qd, qdd)
+
+
+def push_wrench(model):
+    """World-axes wrench on the tool with J^T F along every joint's motion at PUSH_AT."""
+    q = GENTLE.sample(PUSH_AT)[0]
+    return np.linalg.solve(jacobian(model, q).T, [10.0, 30.0, 12.0, 1.5, 1.5, 1.0])
+
+
+def test_a_step_wrench_on_the_simulator_is_estimated_and_flagged(ros_env, ros_client, tmp_path):
+    model = puma()
+    namespace = private_namespace("observer")
+    q0, qd0, _ = GENTLE.sample(0.0)
+    sim_params = {"robot_description": "puma560", "rate": 1000.0, "publish_rate": 1000.0,
+                  "real_time_factor": 0.0, "publish_clock": True, "lockstep": True,
+                  "command_timeout": 5.0, "initial_position": q0.tolist(),
+                  "initial_velocity": qd0.tolist()}
+    common = {"robot_description": "puma560", "use_sim_time": True, "input_timeout": 0.0,
+              "autostart": True}
+    controller = NodeProcess.node(INVERSE_DYNAMICS, ros_env, tmp_path, "inverse_dynamics",
+                                  namespace, {**common, "mode": "computed_torque"})
+    observer = NodeProcess.node(OBSERVER, ros_env, tmp_path, "external_torque_observer",
+                                namespace, {**common, "gains": [K],
+                                            "effort_timing": "interval", "qos_depth": 1000,
+                                            "qos_overrides./" + namespace.strip("/")
+                                            + "/joint_states.subscription.reliability":
+                                            "reliable"})
+    processes = [controller, observer]
+    depth = 5000
+    try:
+        states = ros_client.collect(JointState, f"{namespace}/joint_states", depth)
+        efforts = ros_client.collect(JointState, f"{namespace}/external_effort", depth)
+        contacts = ros_client.collect(Bool, f"{namespace}/contact", depth)
+        wrenches = ros_client.collect(WrenchStamped, f"{namespace}/external_wrench", depth)
+        publisher = ros_client.publisher(JointTrajectoryMsg, f"{namespace}/reference_trajectory")
+        assert ros_client.wait_for_subscriber(publisher, timeout=60.0), controller.log_text()
+        # every output matched before the first joint state: the contact flags and the efforts
+        # are then the same messages one to one
+        outputs = [f"{namespace}/{topic}"
+                   for topic in ("external_effort", "contact", "external_wrench")]
+        assert ros_client.spin_until(lambda: all(ros_client.node.count_publishers(topic)
+                                                 for topic in outputs), timeout=60.0), \
+            observer.log_text()
+        ros_client.spin_for(0.5)
+        publisher.publish(trajectory_to_msg(reference()))
+        wrench_publisher = ros_client.publisher(WrenchStamped, f"{namespace}/applied_wrench")
+        simulator = NodeProcess.node(SIM, ros_env, tmp_path, "dynamics_simulator", namespace,
+                                     sim_params)
+        processes.append(simulator)
+        assert ros_client.wait_for_subscriber(wrench_publisher, timeout=60.0), \
+            simulator.log_text()
+        bad = WrenchStamped()
+        bad.header.frame_id = "nowhere"
+        wrench_publisher.publish(bad)
+
+        def sim_time():
+            return stamp_ns(states.messages[-1]) * 1e-9 if states.messages else 0.0
+        assert ros_client.spin_until(lambda: sim_time() >= 0.35, timeout=90.0), \
+            simulator.log_text()
+        F = push_wrench(model)
+        msg = WrenchStamped()
+        msg.header.frame_id = "world"
+        msg.wrench.force.x, msg.wrench.force.y, msg.wrench.force.z = F[:3].tolist()
+        msg.wrench.torque.x, msg.wrench.torque.y, msg.wrench.torque.z = F[3:].tolist()
+        wrench_publisher.publish(msg)
+        assert ros_client.spin_until(lambda: sim_time() >= DURATION and len(efforts.messages)
+                                     >= 0.8 * DURATION * 1000, timeout=120.0), \
+            "\n".join(p.log_text()[-2000:] for p in processes)
+        simulator.stop()                    # no more joint states: the outputs all arrive
+        ros_client.spin_for(1.0)
+    finally:
+        for p in processes:
+            p.stop()
+    assert "frame_id 'nowhere'" in simulator.log_text()
+    # the estimate against J^T F at the recorded configurations
+    q_of = {stamp_ns(m): np.array(m.position) for m in states.messages}
+    stamps = np.array([stamp_ns(m) for m in efforts.messages])
+    r = np.array([m.effort for m in efforts.messages])
+    applied = np.array([jacobian(model, q_of[s]).T @ F for s in stamps])
+    onset = int(np.argmax(np.abs(r).max(axis=1) > 0.01 * np.abs(applied).max()))
+    assert 0 < onset and stamps[onset] * 1e-9 > 0.35, "the wrench acted before it was sent"
+    t_on = (stamps[onset] - 1_000_000) * 1e-9       # the step that ended at the onset stamp
+    k = int(np.searchsorted(stamps, round((t_on + 5.0 / K) * 1e9)))
+    residual_error = np.abs(r[k] - applied[k]).max() / np.abs(applied[k]).max()
+    assert residual_error <= 0.02, f"{residual_error:.2%} of max |J^T F| after 5 / K_O"
+    # contact: the Bool messages are the efforts' one to one (same callback, reliable readers)
+    flags = np.array([m.data for m in contacts.messages])
+    assert flags.size == stamps.size
+    assert not flags[:onset].any()
+    first = int(np.argmax(flags))
+    thresholds = 0.05 * model.effort_limit
+    latency = min(detection_latency(abs(a), h, K, 1e-3)
+                  for a, h in zip(applied[onset], thresholds))
+    delay = stamps[first] * 1e-9 - t_on
+    assert delay <= latency + 1e-6, (delay, latency)
+    # the wrench: F in the tool's axes, from the same residual
+    w = {stamp_ns(m): m for m in wrenches.messages}[int(stamps[k])]
+    R = tool_pose(model, q_of[int(stamps[k])])[:3, :3]
+    expected = np.concatenate([R.T @ F[:3], R.T @ F[3:]])
+    got = np.array([w.wrench.force.x, w.wrench.force.y, w.wrench.force.z,
+                    w.wrench.torque.x, w.wrench.torque.y, w.wrench.torque.z])
+    wrench_error = np.abs(got - expected).max() / np.abs(expected).max()
+    assert wrench_error <= 0.03, f"wrench {wrench_error:.2%} off"
+    print(f"after 5 / K_O: residual {residual_error:.2%}, wrench {wrench_error:.2%}; contact "
+          f"after {delay * 1e3:.1f} ms (bound {latency * 1e3:.1f} ms)")
+
+
+def test_a_bag_played_into_the_node_gives_what_bag_process_gives(ros_env, ros_client, tmp_path):
+    """400 joint states of a tracking run with a wrench, played slowly to a reliable reader."""
+    model = puma()
+    q = GENTLE.sample(0.2)[0]
+    wrench = np.linalg.solve(jacobian(model, q).T, [10.0, 30.0, 12.0, 1.5, 1.5, 1.0])
+    run = track(model, GENTLE, 0.4, wrench=wrench, wrench_on=0.2)
+    stamps = 1_700_000_000 * 1_000_000_000 + np.rint(run.t * 1e9).astype(np.int64)
+    source = tmp_path / "input"
+    rows = JointStateEncoder(model.joint_names, ("position", "velocity", "effort")).encode(
+        stamps, position=run.q, velocity=run.qd, effort=run.tau)
+    with output_bag(source) as writer:
+        connection = writer.add_connection("/joint_states", JOINT_STATE, typestore=typestore())
+        for stamp, row in zip(stamps.tolist(), rows):
+            writer.write(connection, stamp, row.data)
+    namespace = private_namespace("observer_bag")
+    node = NodeProcess.node(OBSERVER, ros_env, tmp_path, "external_torque_observer", namespace,
+                            {"robot_description": "puma560", "input_timeout": 0.0,
+                             "autostart": True, "gains": [K], "effort_timing": "interval",
+                             # reliable and deep enough that a busy node drops nothing
+                             "qos_depth": 1000,
+                             f"qos_overrides.{namespace}/joint_states.subscription.reliability":
+                             "reliable"})
+    try:
+        efforts = ros_client.collect(JointState, f"{namespace}/external_effort", 1000)
+        assert ros_client.spin_until(
+            lambda: ros_client.node.count_publishers(f"{namespace}/external_effort"),
+            timeout=60.0), node.log_text()
+        ros_client.spin_for(0.5)
+        player = cli(ros_env, tmp_path, "play", "play", source, "--rate", 0.5,
+                     "--wait-for-subscribers", 20, "--remap",
+                     f"/joint_states:={namespace}/joint_states")
+        assert ros_client.spin_until(lambda: not player.alive(), timeout=60.0)
+        assert wait_exit(player) == 0, player.log_path.read_text()
+        ros_client.spin_until(lambda: len(efforts.messages) >= stamps.size, timeout=10.0)
+    finally:
+        node.stop()
+    process_bag(source, tmp_path / "offline", model, outputs=["observer"], namespace="",
+                observer=ObserverOptions(K, effort_timing="interval"))
+    offline = load_joint_states(tmp_path / "offline", "/external_effort", require_position=False)
+    online = {stamp_ns(m): list(m.effort) for m in efforts.messages}
+    missing = [k for k, s in enumerate(stamps.tolist()) if s not in online]
+    assert len(online) == offline.stamp.size == stamps.size, (len(online), missing)
+    np.testing.assert_allclose([online[s] for s in offline.stamp.tolist()], offline.effort,
+                               rtol=1e-9, atol=1e-9)
+    assert np.abs(offline.effort[-1]).max() > 10.0            # (the wrench was seen)
+
+
+def change_state(ros_client, client, transition: int) -> bool:
+    from lifecycle_msgs.srv import ChangeState
+    request = ChangeState.Request()
+    request.transition.id = transition
+    return ros_client.call(client, request).success
+
+
+def test_the_lifecycle_publishes_only_while_active_and_refuses_a_bad_configuration(
+        ros_env, ros_client, tmp_path):
+    """Unconfigured, inactive, deactivated: nothing out; gains of the wrong count: no configure."""
+    from lifecycle_msgs.msg import Transition
+    from lifecycle_msgs.srv import ChangeState
+    model = puma()
+    namespace = private_namespace("observer_lifecycle")
+    node = NodeProcess.node(OBSERVER, ros_env, tmp_path, "external_torque_observer", namespace,
+                            {"robot_description": "puma560", "input_timeout": 0.0,
+                             "autostart": False, "gains": [40.0, 50.0]})
+    try:
+        efforts = ros_client.collect(JointState, f"{namespace}/external_effort", 100)
+        states = ros_client.publisher(JointState, f"{namespace}/joint_states")
+        client = ros_client.node.create_client(
+            ChangeState, f"{namespace}/external_torque_observer/change_state")
+        assert ros_client.wait_for_subscriber(states, timeout=60.0), node.log_text()
+        stamp = [0]
+
+        def publish():
+            msg = JointState()
+            stamp[0] += 10_000_000
+            msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(stamp[0], 1_000_000_000)
+            msg.name = list(model.joint_names)
+            msg.position, msg.velocity = [0.2] * 6, [0.1] * 6
+            msg.effort = [1.0] * 6
+            states.publish(msg)
+        for _ in range(20):
+            publish()
+            ros_client.spin_for(0.02)
+        assert not efforts.messages
+        assert "received while unconfigured" in node.log_text()
+        assert not change_state(ros_client, client, Transition.TRANSITION_CONFIGURE)
+        assert "gains: expected 1 or 6 values" in node.log_text()
+        assert ros_client.set_parameters(f"{namespace}/external_torque_observer",
+                                         {"gains": [50.0]})[0].successful
+        assert change_state(ros_client, client, Transition.TRANSITION_CONFIGURE)
+        publish()
+        ros_client.spin_for(0.3)
+        assert not efforts.messages                            # inactive
+        assert change_state(ros_client, client, Transition.TRANSITION_ACTIVATE)
+        assert ros_client.publish_until(publish, lambda: len(efforts.messages) >= 5,
+                                        timeout=30.0), node.log_text()
+        assert list(efforts.messages[0].effort) == [0.0] * 6     # the observer's first message
+        assert change_state(ros_client, client, Transition.TRANSITION_DEACTIVATE)
+        ros_client.spin_for(0.3)
+        count = len(efforts.messages)
+        for _ in range(10):
+            publish()
+            ros_client.spin_for(0.02)
+        ros_client.spin_for(0.3)
+        assert len(efforts.messages) == count
+    finally:
+        node.stop()
