@@ -31,8 +31,8 @@ from rclpy.serialization import deserialize_message
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Bool, Float64MultiArray
 
-from ..core.observer import (ContactDetector, MomentumObserver, ObserverOptions,
-                             wrench_from_residual)
+from ..core.observer import ContactDetector, MomentumObserver, ObserverOptions
+from ..core.observer.wrench import wrench_values
 from ..ros_messages import MessageRejected, joint_state_effort, joint_state_values
 from ..serialized_messages import JointStateWriter
 from .base import main_for
@@ -234,13 +234,12 @@ class ExternalTorqueObserverNode(ManagedDynamicsNode):
         contact = setup.detector.update(r)
         ratio = max(abs(x) / h for x, h in zip(r, setup.detector.thresholds))
         self._worst_ratio = max(self._worst_ratio, ratio)
-        wrench = wrench_from_residual(setup.dynamics.model, np.array(q), np.array(r),
-                                      setup.damping, setup.singular_value)
+        wrench = wrench_values(setup.dynamics.model, q, r, setup.damping, setup.singular_value)
         self._publish(stamp, r, wrench, contact)
         self.input_accepted(self.joint_states_watch, started)
 
     # -- outputs -------------------------------------------------------------------------------
-    def _publish(self, stamp, r: list, wrench: np.ndarray, contact: bool):
+    def _publish(self, stamp, r: list, wrench: list, contact: bool):
         index = self.output_index
         effort = [r[int(i)] for i in index]
         if self._effort_writer is not None:
@@ -253,7 +252,7 @@ class ExternalTorqueObserverNode(ManagedDynamicsNode):
         msg = self._wrench_msg
         msg.header.stamp.sec, msg.header.stamp.nanosec = stamp
         f, m = msg.wrench.force, msg.wrench.torque
-        f.x, f.y, f.z, m.x, m.y, m.z = wrench.tolist()
+        f.x, f.y, f.z, m.x, m.y, m.z = wrench
         self.wrench_output.publish(msg)
         self._contact_msg.data = bool(contact)
         self.contact_output.publish(self._contact_msg)

@@ -24,6 +24,8 @@ import numpy as np
 
 from ..errors import InputError
 from ..inputs import joint_arrays, vector_argument
+from ..model.cache import model_constant
+from ..task_space.scalar_kinematics import frame_constants, pose_and_jacobian
 from ..task_space.task import task_jacobian
 
 REFERENCES = ("local", "world")
@@ -94,3 +96,23 @@ def wrench_from_residual(model, q, residual, damping: float = 0.05,
     F = damped_transpose_solve(tj.J, residual, damping, singular_value)
     # the damped solution turns with the axes (the norms are invariant): rotate F, not J
     return _rotate(tj.pose[..., :3, :3], F, inverse=True) if reference == "local" else F
+
+
+def wrench_values(model, q: list, residual: list, damping: float = 0.05,
+                  singular_value: float = 0.1) -> list:
+    """
+    Return :func:`wrench_from_residual` in the tool's axes for lists of n finite floats.
+
+    The per-message path of the node: no argument checks, the tool Jacobian on floats
+    (``task_space.scalar_kinematics``), the same damped solution (the same numbers to rounding).
+    """
+    constants = model_constant(model, "observer_tool_frame",
+                               lambda m: frame_constants(m, m.n, m.chain.flange))
+    R, _, columns, _ = pose_and_jacobian(constants, q, True)
+    J = np.array(columns).reshape(model.n, 6).T
+    fx, fy, fz, mx, my, mz = damped_transpose_solve(J, np.array(residual), damping,
+                                                    singular_value).tolist()
+    r00, r01, r02, r10, r11, r12, r20, r21, r22 = R          # world <- tool; apply R^T
+    return [r00 * fx + r10 * fy + r20 * fz, r01 * fx + r11 * fy + r21 * fz,
+            r02 * fx + r12 * fy + r22 * fz, r00 * mx + r10 * my + r20 * mz,
+            r01 * mx + r11 * my + r21 * mz, r02 * mx + r12 * my + r22 * mz]

@@ -14,6 +14,7 @@ import pytest
 
 from robot_dynamics_ros.core import InputError, RobotModel, jacobian, tool_pose
 from robot_dynamics_ros.core.observer import joint_torques_of_wrench, wrench_from_residual
+from robot_dynamics_ros.core.observer.wrench import wrench_values
 from robot_dynamics_ros.core.task_space.statics import joint_torques_for_wrench
 
 
@@ -100,3 +101,13 @@ def test_joint_torques_of_a_tool_wrench_in_either_axes_are_the_statics(rng):
                                joint_torques_for_wrench(model, q, world), rtol=1e-12, atol=1e-12)
     with pytest.raises(InputError, match="wrench"):
         joint_torques_of_wrench(model, q[0], F[0, :5])
+
+
+@pytest.mark.parametrize("name", ["puma560", "panda", "planar2"])
+def test_the_per_message_path_gives_the_array_result(name, rng):
+    model = RobotModel.named(name)
+    for _ in range(4):
+        q = rng.uniform(-1.5, 1.5, model.n)
+        r = rng.normal(size=model.n) * 5.0
+        np.testing.assert_allclose(wrench_values(model, q.tolist(), r.tolist()),
+                                   wrench_from_residual(model, q, r), rtol=1e-10, atol=1e-10)
