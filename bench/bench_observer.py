@@ -9,8 +9,8 @@ Core (one configuration per call, lists of floats as the nodes pass them; Puma 5
 * observer step: ``MomentumObserver.update`` -- p = B qd and C^T qd by the O(n) recursion
   (``core/algorithms/momentum.py``), g(q) by the generated model (what the node passes in), the
   friction band and the exact discrete filter;
-* + contact and wrench: ``ContactDetector.update`` and ``wrench_from_residual`` (task Jacobian,
-  SVD), the node's whole computation per message;
+* + contact and wrench: ``ContactDetector.update`` and ``wrench_values`` (the tool Jacobian on
+  floats, SVD), the node's whole computation per message;
 * the torque nodes' computations per message: g(q) (gravity_compensation,
   ``Dynamics.holding_values``) and the RNEA (inverse_dynamics, ``Dynamics.rnea_values``);
 * the reference: the same terms by Pinocchio 4 (``crba`` q-d product, ``computeCoriolisMatrix``
@@ -33,7 +33,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import timeit
+import time
 from pathlib import Path
 
 import numpy as np
@@ -44,13 +44,25 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from reference_models import pinocchio_model  # noqa: E402
 from robot_dynamics_ros.core import RobotModel, coriolis_matrix, momentum_terms  # noqa: E402
 from robot_dynamics_ros.core.observer import (ContactDetector, MomentumObserver,  # noqa: E402
-                                              ObserverOptions, wrench_from_residual)
+                                              ObserverOptions)
+from robot_dynamics_ros.core.observer.wrench import wrench_values  # noqa: E402
 from robot_dynamics_ros.nodes.dynamics import select_dynamics  # noqa: E402
 
 
 def best_us(fn, number: int, repeat: int = 7) -> float:
-    """Microseconds per call: the minimum over repeats (the least disturbed by other load)."""
-    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number * 1e6
+    """
+    CPU microseconds per call: the minimum over repeats of ``number`` calls.
+
+    CPU time of this thread (``time.thread_time``), not wall time: on the shared machine the
+    process is often descheduled, which wall-clock figures would count.
+    """
+    best = float("inf")
+    for _ in range(repeat):
+        started = time.thread_time()
+        for _ in range(number):
+            fn()
+        best = min(best, time.thread_time() - started)
+    return best / number * 1e6
 
 
 def core_rows(name: str, reps: int) -> dict:
@@ -70,7 +82,7 @@ def core_rows(name: str, reps: int) -> dict:
     def whole():
         r = observer_step()
         detector.update(r)
-        return wrench_from_residual(model, np.array(q), np.array(r))
+        return wrench_values(model, q, r)
     rows = {"observer step": best_us(observer_step, reps),
             "observer + contact + wrench": best_us(whole, reps),
             "gravity node's g(q)": best_us(lambda: dynamics.holding_values(q), reps),
@@ -148,7 +160,7 @@ def main(argv=None) -> int:
     for name in ("puma560", "panda"):
         rows = core_rows(name, reps)
         gravity, rnea = rows["gravity node's g(q)"], rows["inverse dynamics' RNEA"]
-        print(f"\n{name}: us per message (best of 7), and ratios to the torque nodes' own "
+        print(f"\n{name}: CPU us per message (best of 7), and ratios to the torque nodes' own "
               "computations timed in the same run")
         for key, us in rows.items():
             print(f"  {key:<44}{us:>9.2f} us   {us / gravity:>6.1f}x g(q)   "

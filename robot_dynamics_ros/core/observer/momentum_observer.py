@@ -48,7 +48,9 @@ interval) its mean is only known to lie in [-F_s, F_s], as for the simulator's s
 friction (``simulation/friction.py``): the observer takes the value in that band that explains
 most of the momentum change, i.e. e = u - clip(u, -F_s, F_s) with u the mean torque left over by
 the other terms.  An external torque on a joint that sticks is indistinguishable from static
-friction up to F_s: the observer cannot see it, and says nothing there.
+friction up to F_s: the observer cannot see it, and says nothing there.  (So the Coulomb term here
+is the friction's mean over an interval, not the sample-wise law F_s sgn(qd) of
+``core.control``, which would put up to F_s into the residual at every stop.)
 
 Use: :class:`MomentumObserver` holds the state; :meth:`~MomentumObserver.update` takes one sample
 (lists of floats, the per-message path of the node), :meth:`~MomentumObserver.update_many` a block

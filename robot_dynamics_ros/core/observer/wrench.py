@@ -43,6 +43,9 @@ def damped_transpose_solve(J: np.ndarray, r: np.ndarray, damping: float,
                            singular_value: float) -> np.ndarray:
     """Return F with J^T F = r, damped as in the module docstring; J (..., 6, n), r (..., n)."""
     U, s, Vt = np.linalg.svd(J, full_matrices=False)
+    if J.ndim == 2 and s[-1] > 0.0:         # (one configuration of full rank: the common case)
+        ratio = min(float(s[-1]) / singular_value, 1.0)
+        return U @ (s / (s * s + (1.0 - ratio * ratio) * (damping * damping)) * (Vt @ r))
     ratio = np.minimum(s[..., -1:] / singular_value, 1.0)
     denominator = s * s + (1.0 - ratio * ratio) * (damping * damping)
     gain = np.divide(s, denominator, out=np.zeros_like(s), where=denominator > 0.0)
