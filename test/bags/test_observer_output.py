@@ -11,14 +11,11 @@ refuses it); the applied J^T F itself (reached within 2 % after 5 / K_O).
 import numpy as np
 import pytest
 
-from observer_cases import GENTLE, puma, track
+from observer_cases import GENTLE, puma, push_wrench, track, write_bag
 from robot_dynamics_ros.bags import load_joint_states
-from robot_dynamics_ros.bags.joint_state_cdr import JOINT_STATE, JointStateEncoder
 from robot_dynamics_ros.bags.process import process_bag
-from robot_dynamics_ros.bags.storage import output_bag
-from robot_dynamics_ros.bags.types import typestore
 from robot_dynamics_ros.cli import main as cli_main
-from robot_dynamics_ros.core import InputError, jacobian
+from robot_dynamics_ros.core import InputError
 from robot_dynamics_ros.core.observer import MomentumObserver, ObserverOptions
 
 EPOCH = 1_700_000_000 * 1_000_000_000
@@ -30,18 +27,12 @@ WRENCH_ON = 0.3
 def recorded(tmp_path_factory):
     """Write a bag of the GENTLE run, a wrench from WRENCH_ON; stamp 100 repeats stamp 99."""
     model = puma()
-    q = GENTLE.sample(WRENCH_ON)[0]
-    wrench = np.linalg.solve(jacobian(model, q).T, [10.0, 30.0, 12.0, 1.5, 1.5, 1.0])
-    run = track(model, GENTLE, WRENCH_ON + 0.2, wrench=wrench, wrench_on=WRENCH_ON)
+    run = track(model, GENTLE, WRENCH_ON + 0.2, wrench=push_wrench(model, WRENCH_ON),
+                wrench_on=WRENCH_ON)
     stamps = EPOCH + np.rint(run.t * 1e9).astype(np.int64)
     stamps[100] = stamps[99]
     path = tmp_path_factory.mktemp("observer") / "input"
-    rows = JointStateEncoder(model.joint_names, ("position", "velocity", "effort")).encode(
-        stamps, position=run.q, velocity=run.qd, effort=run.tau)
-    with output_bag(path) as writer:
-        connection = writer.add_connection("/joint_states", JOINT_STATE, typestore=typestore())
-        for stamp, row in zip(stamps.tolist(), rows):
-            writer.write(connection, stamp, row.data)
+    write_bag(path, model, run, stamps)
     return model, run, stamps, path
 
 

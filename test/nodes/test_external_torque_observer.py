@@ -20,12 +20,9 @@ from std_msgs.msg import Bool
 from trajectory_msgs.msg import JointTrajectory as JointTrajectoryMsg
 
 from bag_cli import cli, wait_exit
-from observer_cases import GENTLE, puma, track
+from observer_cases import GENTLE, puma, push_wrench, track, write_bag
 from robot_dynamics_ros.bags import load_joint_states
-from robot_dynamics_ros.bags.joint_state_cdr import JOINT_STATE, JointStateEncoder
 from robot_dynamics_ros.bags.process import process_bag
-from robot_dynamics_ros.bags.storage import output_bag
-from robot_dynamics_ros.bags.types import typestore
 from robot_dynamics_ros.core import JointTrajectory, jacobian, tool_pose
 from robot_dynamics_ros.core.observer import ObserverOptions, detection_latency
 from robot_dynamics_ros.ros_messages import trajectory_to_msg
@@ -51,12 +48,6 @@ def reference():
     times = np.arange(0.0, DURATION + 0.3, 0.02)
     q, qd, qdd = (np.array(x) for x in zip(*(GENTLE.sample(t) for t in times)))
     return JointTrajectory(puma().joint_names, times, q, qd, qdd)
-
-
-def push_wrench(model):
-    """World-axes wrench on the tool with J^T F along every joint's motion at PUSH_AT."""
-    q = GENTLE.sample(PUSH_AT)[0]
-    return np.linalg.solve(jacobian(model, q).T, [10.0, 30.0, 12.0, 1.5, 1.5, 1.0])
 
 
 def test_a_step_wrench_on_the_simulator_is_estimated_and_flagged(ros_env, ros_client, tmp_path):
@@ -109,7 +100,7 @@ def test_a_step_wrench_on_the_simulator_is_estimated_and_flagged(ros_env, ros_cl
             return stamp_ns(states.messages[-1]) * 1e-9 if states.messages else 0.0
         assert ros_client.spin_until(lambda: sim_time() >= 0.35, timeout=90.0), \
             simulator.log_text()
-        F = push_wrench(model)
+        F = push_wrench(model, PUSH_AT)
         msg = WrenchStamped()
         msg.header.frame_id = "world"
         msg.wrench.force.x, msg.wrench.force.y, msg.wrench.force.z = F[:3].tolist()
@@ -160,17 +151,10 @@ def test_a_step_wrench_on_the_simulator_is_estimated_and_flagged(ros_env, ros_cl
 def test_a_bag_played_into_the_node_gives_what_bag_process_gives(ros_env, ros_client, tmp_path):
     """400 joint states of a tracking run with a wrench, played slowly to a reliable reader."""
     model = puma()
-    q = GENTLE.sample(0.2)[0]
-    wrench = np.linalg.solve(jacobian(model, q).T, [10.0, 30.0, 12.0, 1.5, 1.5, 1.0])
-    run = track(model, GENTLE, 0.4, wrench=wrench, wrench_on=0.2)
+    run = track(model, GENTLE, 0.4, wrench=push_wrench(model, 0.2), wrench_on=0.2)
     stamps = 1_700_000_000 * 1_000_000_000 + np.rint(run.t * 1e9).astype(np.int64)
     source = tmp_path / "input"
-    rows = JointStateEncoder(model.joint_names, ("position", "velocity", "effort")).encode(
-        stamps, position=run.q, velocity=run.qd, effort=run.tau)
-    with output_bag(source) as writer:
-        connection = writer.add_connection("/joint_states", JOINT_STATE, typestore=typestore())
-        for stamp, row in zip(stamps.tolist(), rows):
-            writer.write(connection, stamp, row.data)
+    write_bag(source, model, run, stamps)
     namespace = private_namespace("observer_bag")
     node = NodeProcess.node(OBSERVER, ros_env, tmp_path, "external_torque_observer", namespace,
                             {"robot_description": "puma560", "input_timeout": 0.0,

@@ -12,12 +12,18 @@ from typing import NamedTuple
 
 import numpy as np
 
+from robot_dynamics_ros.bags.joint_state_cdr import JOINT_STATE, JointStateEncoder
+from robot_dynamics_ros.bags.storage import output_bag
+from robot_dynamics_ros.bags.types import typestore
 from robot_dynamics_ros.codegen import generated_model
 from robot_dynamics_ros.core import RobotModel, jacobian
 from robot_dynamics_ros.core.simulation import Simulator
 
 Q0 = np.array([0.0, 0.6, -0.9, 0.2, 0.5, 0.1])
 KP, KD = 100.0, 20.0
+# J^T F of the test wrenches where they start: along every joint's motion on GENTLE (a push), so
+# that no joint stops; a wrench that stops a joint hides the part of its torque below F_s
+PUSH = np.array([10.0, 30.0, 12.0, 1.5, 1.5, 1.0])
 
 
 class Tracking(NamedTuple):
@@ -79,3 +85,19 @@ def track(model, tracking: Tracking, duration: float, dt: float = 1e-3, wrench=N
         if on_step is not None:
             on_step(sim.t, rows["q"][k], rows["qd"][k], rows["tau"][k])
     return Run(times, rows["q"], rows["qd"], rows["tau"], rows["external"], 0.0, q0, qd0)
+
+
+def push_wrench(model, t: float) -> np.ndarray:
+    """Return the wrench on the tool (world axes, moment about the tool point): J^T F = PUSH."""
+    q = GENTLE.sample(t)[0]
+    return np.linalg.solve(jacobian(model, q).T, PUSH)
+
+
+def write_bag(path, model, run: Run, stamps):
+    """Write a bag of the run's joint states (position, velocity, applied effort) at ``stamps``."""
+    rows = JointStateEncoder(model.joint_names, ("position", "velocity", "effort")).encode(
+        stamps, position=run.q, velocity=run.qd, effort=run.tau)
+    with output_bag(path) as writer:
+        connection = writer.add_connection("/joint_states", JOINT_STATE, typestore=typestore())
+        for stamp, row in zip(stamps.tolist(), rows):
+            writer.write(connection, stamp, row.data)

@@ -16,9 +16,8 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-from observer_cases import FREE_MOTION, GENTLE, puma, track
-from robot_dynamics_ros.core import (InputError, forward_dynamics, gravity_torques, jacobian,
-                                     momentum_terms)
+from observer_cases import FREE_MOTION, GENTLE, puma, push_wrench, track
+from robot_dynamics_ros.core import InputError, forward_dynamics, gravity_torques, momentum_terms
 from robot_dynamics_ros.core.observer import (ContactDetector, MomentumObserver, ObserverOptions,
                                               detection_latency)
 from robot_dynamics_ros.core.simulation.dynamics import without_coulomb
@@ -160,15 +159,6 @@ def test_options_are_checked():
 # ------------------------------------------------------------------ simulated collisions
 K = 50.0
 WRENCH_ON = 0.5
-# J^T F at WRENCH_ON: along every joint's motion there (a push), so that no joint stops; a
-# wrench that stops a joint hides the part of its torque below F_s (the test above)
-PUSH = np.array([10.0, 30.0, 12.0, 1.5, 1.5, 1.0])
-
-
-def push_wrench(model):
-    """Return the wrench on the tool (world axes, moment about the tool point): J^T F = PUSH."""
-    q = GENTLE.sample(WRENCH_ON)[0]
-    return np.linalg.solve(jacobian(model, q).T, PUSH)
 
 
 @pytest.fixture(scope="module")
@@ -176,7 +166,8 @@ def collision():
     """GENTLE tracking with the push from WRENCH_ON; the residual and contact of every step."""
     model = puma()
     assert np.all(GENTLE.sample(WRENCH_ON)[1] > 0.0)
-    run = track(model, GENTLE, WRENCH_ON + 0.3, wrench=push_wrench(model), wrench_on=WRENCH_ON)
+    run = track(model, GENTLE, WRENCH_ON + 0.3, wrench=push_wrench(model, WRENCH_ON),
+                wrench_on=WRENCH_ON)
     observer = MomentumObserver(model, ObserverOptions((K,) * 6, effort_timing="interval",
                                                        static_velocity=0.01))
     observer.update(run.t0, run.q0.tolist(), run.qd0.tolist(), [0.0] * 6)
