@@ -248,3 +248,51 @@ def test_the_lifecycle_publishes_only_while_active_and_refuses_a_bad_configurati
         assert len(efforts.messages) == count
     finally:
         node.stop()
+
+
+def test_effort_from_the_command_topic(ros_env, ros_client, tmp_path):
+    """
+    effort_source command: the latest Float64MultiArray is the torque since the previous state.
+
+    A static arm whose command holds g(q) - tau_ext: the residual follows the closed form
+    tau_ext (1 - exp(-K t)) at every message (joint_names reversed: the command and the outputs
+    are in that order).  A command of the wrong length is refused by name.
+    """
+    from std_msgs.msg import Float64MultiArray
+
+    from robot_dynamics_ros.core import gravity_torques
+    model = puma()
+    names = list(model.joint_names)[::-1]
+    namespace = private_namespace("observer_command")
+    node = NodeProcess.node(OBSERVER, ros_env, tmp_path, "external_torque_observer", namespace,
+                            {"robot_description": "puma560", "input_timeout": 0.0,
+                             "effort_source": "command", "joint_names": names, "gains": [K],
+                             "subtract_friction": False, "qos_depth": 1000,
+                             f"qos_overrides.{namespace}/joint_states.subscription.reliability":
+                             "reliable"})
+    q = np.array([0.2, 0.5, -0.7, 0.3, 0.4, 0.1])
+    tau_ext = np.array([12.0, -30.0, 8.0, 2.5, -1.5, 0.7])
+    try:
+        efforts = ros_client.collect(JointState, f"{namespace}/external_effort", 1000)
+        states = ros_client.publisher(JointState, f"{namespace}/joint_states", 1000)
+        commands = ros_client.publisher(Float64MultiArray, f"{namespace}/effort_command")
+        assert ros_client.wait_for_subscriber(states, timeout=60.0), node.log_text()
+        assert ros_client.wait_for_subscriber(commands, timeout=60.0), node.log_text()
+        commands.publish(Float64MultiArray(data=[1.0] * 5))
+        commands.publish(Float64MultiArray(
+            data=(gravity_torques(model, q) - tau_ext)[::-1].tolist()))
+        ros_client.spin_for(0.5)
+        for k in range(60):
+            msg = JointState()
+            msg.header.stamp.sec, msg.header.stamp.nanosec = 100, k * 2_000_000
+            msg.name, msg.position, msg.velocity = names, q[::-1].tolist(), [0.0] * 6
+            states.publish(msg)
+        assert ros_client.spin_until(lambda: len(efforts.messages) >= 60, timeout=30.0), \
+            node.log_text()
+    finally:
+        node.stop()
+    assert "effort_command: expected 6 efforts" in node.log_text()
+    r = np.array([m.effort for m in efforts.messages])
+    t = 2e-3 * np.arange(len(r))
+    np.testing.assert_allclose(r[:, ::-1], np.outer(1.0 - np.exp(-K * t), tau_ext),
+                               rtol=1e-9, atol=1e-9)
