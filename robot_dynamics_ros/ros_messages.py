@@ -23,7 +23,7 @@ from .core import JointTrajectory
 # The checks of a joint_states message live in joint_state_checks (ROS-free, shared with the bag
 # tools); their names stay importable from here.
 from .joint_state_checks import (MAX_JOINT_VALUE, MAX_MESSAGE_JOINTS,  # noqa: F401
-                                 JointOrder, MessageRejected, joint_state_lists,
+                                 JointOrder, MessageRejected, joint_state_lists, pick,
                                  plausible_joint_values)
 
 # A reference trajectory with more points than this is refused before conversion.
@@ -76,7 +76,7 @@ def joint_state_effort(msg: JointState, order: JointOrder) -> list:
         raise MessageRejected("length", f"joint_states: {count} names but {len(msg.effort)} "
                                         "efforts")
     index = order.index_list(msg.name, "joint_states")
-    return _pick(msg.effort, index, "effort", order.names, "joint_states")
+    return pick(msg.effort, index, "effort", order.names, "joint_states")
 
 
 def joint_state_arrays(msg: JointState, order: JointOrder, need_velocity: bool = False):

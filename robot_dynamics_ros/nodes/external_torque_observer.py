@@ -12,7 +12,9 @@ Mattone, 2005; doc/observer.md), the robot file's friction subtracted, is publis
 * ``external_effort`` (sensor_msgs/JointState): r per joint as effort, the input's stamp;
 * ``external_wrench`` (geometry_msgs/WrenchStamped): the wrench at the tool, tool axes, frame
   ``tool_frame``, with J^T F = r by damped least squares (``core.observer.wrench``);
-* ``contact`` (std_msgs/Bool): per-joint thresholds with hysteresis (``core.observer.contact``);
+* ``contact`` (std_msgs/Bool): per-joint thresholds with hysteresis (``core.observer.contact``),
+  every message; each rise is also logged (warning) with its stamp and the joints above their
+  thresholds;
 * diagnostics: contact, how often it rose, the largest |r_i| / threshold since the last report,
   restarts after gaps longer than ``max_interval``.
 
@@ -231,12 +233,24 @@ class ExternalTorqueObserverNode(ManagedDynamicsNode):
                                       f"{observer.options.max_interval:g} s since the previous "
                                       "message: the observer restarts from zero",
                                       throttle_duration_sec=2.0)
-        contact = setup.detector.update(r)
+        detector = setup.detector
+        was = detector.contact
+        contact = detector.update(r)
+        if contact and not was:
+            self._say_contact(stamp, r, detector)
         ratio = max(abs(x) / h for x, h in zip(r, setup.detector.thresholds))
         self._worst_ratio = max(self._worst_ratio, ratio)
         wrench = wrench_values(setup.dynamics.model, q, r, setup.damping, setup.singular_value)
         self._publish(stamp, r, wrench, contact)
         self.input_accepted(self.joint_states_watch, started)
+
+    def _say_contact(self, stamp, r: list, detector: ContactDetector):
+        """Log a rising contact: the message's stamp and the joints above their thresholds."""
+        names, thresholds = self.dynamics.model.joint_names, detector.thresholds
+        joints = ", ".join(f"'{names[i]}' {r[i]:.3g} (threshold {thresholds[i]:.3g})"
+                           for i in detector.above(r))
+        self.get_logger().warning(f"contact at stamp {stamp[0]}.{stamp[1]:09d} s: external torque "
+                                  f"of {joints}")
 
     # -- outputs -------------------------------------------------------------------------------
     def _publish(self, stamp, r: list, wrench: list, contact: bool):

@@ -13,7 +13,7 @@ import pytest
 
 from observer_cases import GENTLE, puma, push_wrench, track, write_bag
 from robot_dynamics_ros.bags import load_joint_states
-from robot_dynamics_ros.bags.process import process_bag
+from robot_dynamics_ros.bags.process import ProcessOptions, process_bag
 from robot_dynamics_ros.cli import main as cli_main
 from robot_dynamics_ros.core import InputError
 from robot_dynamics_ros.core.observer import MomentumObserver, ObserverOptions
@@ -53,8 +53,8 @@ def node_like(model, options, stamps, run):
 def test_the_observer_output_equals_the_residual_message_by_message(recorded, tmp_path):
     model, run, stamps, path = recorded
     options = ObserverOptions(K, effort_timing="interval")
-    report = process_bag(path, tmp_path / "out", model, outputs=["observer"], namespace="",
-                         chunk_size=64, observer=options)
+    report = process_bag(path, tmp_path / "out", model, ProcessOptions(
+        outputs=("observer",), namespace="", chunk_size=64, observer=options))
     assert report.rejected == {"observer: stamps not increasing": 1}
     out = load_joint_states(tmp_path / "out", "/external_effort", require_position=False)
     expected = node_like(model, options, stamps, run)
@@ -85,6 +85,6 @@ def test_the_command_line_takes_the_observer_settings(recorded, tmp_path):
 def test_bad_observer_settings_are_refused_before_anything_is_written(recorded, tmp_path):
     model, _, _, path = recorded
     with pytest.raises(InputError, match="gains"):
-        process_bag(path, tmp_path / "out", model, outputs=["observer"],
-                    observer=ObserverOptions((50.0,) * 5))
+        process_bag(path, tmp_path / "out", model, ProcessOptions(
+            outputs=("observer",), observer=ObserverOptions((50.0,) * 5)))
     assert not (tmp_path / "out").exists()

@@ -12,6 +12,8 @@ external_torque_observer_node over DDS (separate processes).
 * The lifecycle: unconfigured and inactive, the node publishes nothing; activated, it does.
 * A bag played into the node gives what ``bag process --outputs observer`` gives offline.
 """
+import re
+
 import numpy as np
 import pytest
 from geometry_msgs.msg import WrenchStamped
@@ -22,7 +24,7 @@ from trajectory_msgs.msg import JointTrajectory as JointTrajectoryMsg
 from bag_cli import cli, wait_exit
 from observer_cases import GENTLE, puma, push_wrench, track, write_bag
 from robot_dynamics_ros.bags import load_joint_states
-from robot_dynamics_ros.bags.process import process_bag
+from robot_dynamics_ros.bags.process import ProcessOptions, process_bag
 from robot_dynamics_ros.core import JointTrajectory, jacobian, tool_pose
 from robot_dynamics_ros.core.observer import ObserverOptions, detection_latency
 from robot_dynamics_ros.ros_messages import trajectory_to_msg
@@ -77,8 +79,7 @@ def test_a_step_wrench_on_the_simulator_is_estimated_and_flagged(ros_env, ros_cl
         wrenches = ros_client.collect(WrenchStamped, f"{namespace}/external_wrench", depth)
         publisher = ros_client.publisher(JointTrajectoryMsg, f"{namespace}/reference_trajectory")
         assert ros_client.wait_for_subscriber(publisher, timeout=60.0), controller.log_text()
-        # every output matched before the first joint state: the contact flags and the efforts
-        # are then the same messages one to one
+        # every output matched before the first joint state
         outputs = [f"{namespace}/{topic}"
                    for topic in ("external_effort", "contact", "external_wrench")]
         assert ros_client.spin_until(lambda: all(ros_client.node.count_publishers(topic)
@@ -116,9 +117,12 @@ def test_a_step_wrench_on_the_simulator_is_estimated_and_flagged(ros_env, ros_cl
             p.stop()
     assert "frame_id 'nowhere'" in simulator.log_text()
     # the estimate against J^T F at the recorded configurations
+    # (only outputs whose input the test's reader also got: a busy reader may miss a few)
     q_of = {stamp_ns(m): np.array(m.position) for m in states.messages}
-    stamps = np.array([stamp_ns(m) for m in efforts.messages])
-    r = np.array([m.effort for m in efforts.messages])
+    outputs = [m for m in efforts.messages if stamp_ns(m) in q_of]
+    assert len(outputs) >= 0.8 * len(efforts.messages)
+    stamps = np.array([stamp_ns(m) for m in outputs])
+    r = np.array([m.effort for m in outputs])
     applied = np.array([jacobian(model, q_of[s]).T @ F for s in stamps])
     onset = int(np.argmax(np.abs(r).max(axis=1) > 0.01 * np.abs(applied).max()))
     assert 0 < onset and stamps[onset] * 1e-9 > 0.35, "the wrench acted before it was sent"
@@ -126,16 +130,20 @@ def test_a_step_wrench_on_the_simulator_is_estimated_and_flagged(ros_env, ros_cl
     k = int(np.searchsorted(stamps, round((t_on + 5.0 / K) * 1e9)))
     residual_error = np.abs(r[k] - applied[k]).max() / np.abs(applied[k]).max()
     assert residual_error <= 0.02, f"{residual_error:.2%} of max |J^T F| after 5 / K_O"
-    # contact: the Bool messages are the efforts' one to one (same callback, reliable readers)
-    flags = np.array([m.data for m in contacts.messages])
-    assert flags.size == stamps.size
-    assert not flags[:onset].any()
-    first = int(np.argmax(flags))
+    # contact: one rise, logged with its stamp; the Bool stream goes from False to True (a
+    # reader that falls behind may miss some of those unstamped messages, so no index matching)
+    rises = re.findall(r"contact at stamp (\d+)\.(\d{9}) s", observer.log_text())
+    assert len(rises) == 1, observer.log_text()[-3000:]
+    rise_ns = int(rises[0][0]) * 1_000_000_000 + int(rises[0][1])
+    assert rise_ns > stamps[onset - 1]
     thresholds = 0.05 * model.effort_limit
     latency = min(detection_latency(abs(a), h, K, 1e-3)
                   for a, h in zip(applied[onset], thresholds))
-    delay = stamps[first] * 1e-9 - t_on
+    delay = rise_ns * 1e-9 - t_on
     assert delay <= latency + 1e-6, (delay, latency)
+    flags = [m.data for m in contacts.messages]
+    assert flags[0] is False and flags[-1] is True
+    assert flags == sorted(flags)                    # False ... False, True ... True
     # the wrench: F in the tool's axes, from the same residual
     w = {stamp_ns(m): m for m in wrenches.messages}[int(stamps[k])]
     R = tool_pose(model, q_of[int(stamps[k])])[:3, :3]
@@ -177,8 +185,9 @@ def test_a_bag_played_into_the_node_gives_what_bag_process_gives(ros_env, ros_cl
         ros_client.spin_until(lambda: len(efforts.messages) >= stamps.size, timeout=10.0)
     finally:
         node.stop()
-    process_bag(source, tmp_path / "offline", model, outputs=["observer"], namespace="",
-                observer=ObserverOptions(K, effort_timing="interval"))
+    observer = ObserverOptions(K, effort_timing="interval")
+    process_bag(source, tmp_path / "offline", model,
+                ProcessOptions(outputs=("observer",), namespace="", observer=observer))
     offline = load_joint_states(tmp_path / "offline", "/external_effort", require_position=False)
     online = {stamp_ns(m): list(m.effort) for m in efforts.messages}
     missing = [k for k, s in enumerate(stamps.tolist()) if s not in online]

@@ -12,12 +12,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from robot_dynamics_ros.bags.joint_state_cdr import JOINT_STATE, JointStateEncoder
 from robot_dynamics_ros.bags.storage import output_bag
 from robot_dynamics_ros.bags.types import typestore
 from robot_dynamics_ros.codegen import generated_model
 from robot_dynamics_ros.core import RobotModel, jacobian
 from robot_dynamics_ros.core.simulation import Simulator
+from robot_dynamics_ros.joint_state_cdr import JOINT_STATE, JointStateTemplate
 
 Q0 = np.array([0.0, 0.6, -0.9, 0.2, 0.5, 0.1])
 KP, KD = 100.0, 20.0
@@ -95,7 +95,7 @@ def push_wrench(model, t: float) -> np.ndarray:
 
 def write_bag(path, model, run: Run, stamps):
     """Write a bag of the run's joint states (position, velocity, applied effort) at ``stamps``."""
-    rows = JointStateEncoder(model.joint_names, ("position", "velocity", "effort")).encode(
+    rows = JointStateTemplate(model.joint_names, ("position", "velocity", "effort")).encode_many(
         stamps, position=run.q, velocity=run.qd, effort=run.tau)
     with output_bag(path) as writer:
         connection = writer.add_connection("/joint_states", JOINT_STATE, typestore=typestore())
