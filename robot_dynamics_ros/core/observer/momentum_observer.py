@@ -40,10 +40,10 @@ ends:
   that comes with sample k+1 is the torque applied since sample k, as a command held by the drive
   between updates, or the applied effort that the simulator publishes: then that term is exact).
 
-Friction (the robot file's, seed 002 eq. 7.114: tau_f = F_v qd + F_s sgn(qd)), when subtracted:
-F_v qd is part of beta.  The Coulomb term is constant, F_s sgn(qd), over an interval in which
-the joint slides one way, i.e. both ends' velocities are beyond ``static_velocity`` with the same
-sign; then (2) is exact with it.  Otherwise (the joint sticks, stops or reverses within the
+Friction (the robot file's, Siciliano et al. 2009, eq. 7.114: tau_f = F_v qd + F_s sgn(qd)), when
+subtracted: F_v qd is part of beta.  The Coulomb term is constant, F_s sgn(qd), over an interval in
+which the joint slides one way, i.e. both ends' velocities are beyond ``static_velocity`` with the
+same sign; then (2) is exact with it.  Otherwise (the joint sticks, stops or reverses within the
 interval) its mean is only known to lie in [-F_s, F_s], as for the simulator's set-valued
 friction (``simulation/friction.py``): the observer takes the value in that band that explains
 most of the momentum change, i.e. e = u - clip(u, -F_s, F_s) with u the mean torque left over by

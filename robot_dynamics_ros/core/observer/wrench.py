@@ -3,9 +3,9 @@ The external wrench at the tool and its joint torques: J^T F, and F from a resid
 
 A wrench F = [f; m] (force, moment about the tool point) applied to the robot at the tool causes
 the joint torques J^T F (Siciliano et al., Robotics: Modelling, Planning and Control, eq. 3.111;
-seed 003, 4-7).  Given the residual r, F is the damped least-squares solution (Nakamura and
-Hanafusa, 1986; Chiaverini, "Singularity-robust task-priority redundancy resolution", IEEE TRA
-13(3), 1997) of J^T F = r:
+Asada & Slotine 1986, eq. 4-7).  Given the residual r, F is the damped least-squares solution
+(Nakamura and Hanafusa, 1986; Chiaverini, "Singularity-robust task-priority redundancy resolution",
+IEEE TRA 13(3), 1997) of J^T F = r:
 
     F = argmin |J^T F - r|^2 + lambda^2 |F|^2 = sum_i sigma_i / (sigma_i^2 + lambda^2) u_i v_i^T r
 
@@ -72,7 +72,7 @@ def joint_torques_of_wrench(model, q, wrench, reference: str = "local") -> np.nd
 
     ``wrench`` [f; m], moment about the tool point, in the tool's axes ("local") or the world's;
     (6,) or (N, 6) with ``q`` (n,) or (N, n).  (The core's statics give the same J^T F in world
-    axes for the wrench the arm exerts, seed 003 4-7.)
+    axes for the wrench the arm exerts, Asada & Slotine 1986, eq. 4-7.)
     """
     (q,), batched = joint_arrays(model, q=q)
     F = vector_argument(wrench, 6, "wrench", q.shape[0] if batched else None)

@@ -1,12 +1,12 @@
 """
 The tool wrench from a residual: J^T F = r solved, damped only near singularities.
 
-Oracles: r made by the core's statics (``joint_torques_for_wrench``, tau = J^T F, seed 003 4-7)
-from a known F gives F back wherever J has full rank (Puma: square, Panda: seven joints, the
-least-squares solution is exact as r is in J^T's range); the two-joint planar arm gives the
-minimum-norm F (J^T F = r, F in J's range); near the Puma's wrist singularity the damped result
-equals the normal-equations form (J J^T + lambda^2 I)^-1 J r with lambda from the stated rule;
-the tool-axes result is the world-axes one rotated; a batch gives the single results.
+Oracles: r made by the core's statics (``joint_torques_for_wrench``, tau = J^T F, Asada & Slotine
+1986, eq. 4-7) from a known F gives F back wherever J has full rank (Puma: square, Panda: seven
+joints, the least-squares solution is exact as r is in J^T's range); the two-joint planar arm gives
+the minimum-norm F (J^T F = r, F in J's range); near the Puma's wrist singularity the damped result
+equals the normal-equations form (J J^T + lambda^2 I)^-1 J r with lambda from the stated rule; the
+tool-axes result is the world-axes one rotated; a batch gives the single results.
 """
 
 import numpy as np

@@ -2,9 +2,9 @@
 The simulator's external joint torque: held over the step, added after the effort saturation.
 
 Oracle for a wrench F applied to the robot at the tool: the initial acceleration of an arm held
-by g(q) is the one the RNEA with the end-effector wrench -F gives back g(q) for (seed 002's h_e in
-7.42 is the wrench the robot exerts, here -F): a path through the RNEA's terminal condition, not
-through the Jacobian used to make J^T F.
+by g(q) is the one the RNEA with the end-effector wrench -F gives back g(q) for (the h_e of
+Siciliano et al. 2009, eq. 7.42, is the wrench the robot exerts, here -F): a path through the
+RNEA's terminal condition, not through the Jacobian used to make J^T F.
 """
 
 import numpy as np
