@@ -3,11 +3,13 @@ In-process CPU cost of the nodes' joint_states callbacks (no DDS traffic), for b
 
 Each node is created in this process, configured and activated (``autostart``), and its
 ``on_joint_states`` called with the same serialized JointState (the bytes a raw subscription
-hands it; the stamp advanced by 1 ms per call), publishing included.  The CPU time of each call
-is taken with ``time.thread_time_ns``; the median over the calls is returned per node.
+hands it; the stamp advanced by 1 ms per call), publishing included (nothing subscribes: the
+nodes' DDS participants stay on loopback, in BENCH_ROS_DOMAIN_ID's domain).  The CPU time of
+each call is taken with ``time.thread_time_ns``; the median over the calls is returned per node.
 """
 from __future__ import annotations
 
+import os
 import statistics
 import time
 
@@ -42,6 +44,9 @@ def node_rows(calls: int, robot: str = "puma560") -> dict:
     from robot_dynamics_ros.nodes.external_torque_observer import ExternalTorqueObserverNode
     from robot_dynamics_ros.nodes.gravity_compensation import GravityCompensationNode
     from robot_dynamics_ros.nodes.inverse_dynamics import InverseDynamicsNode
+    # the nodes' DDS participants: loopback only, the caller's domain as the other DDS benches
+    os.environ.update(ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST", ROS_DOMAIN_ID=os.environ.get(
+        "BENCH_ROS_DOMAIN_ID", str(1 + os.getpid() % 100)))
     rclpy.init()
     rng = np.random.default_rng(0)
     rows = {}
