@@ -41,9 +41,12 @@ axes when ``header.frame_id`` is empty or ``tool_frame`` (it turns with the tool
 when it is ``world_frame``; ``applied_joint_torque`` (sensor_msgs/JointState, effort matched by
 name) an external torque per joint.  (Not ``external_wrench``: in a shared namespace that is the
 external-torque observer's estimate, which would be fed back as a force.)  Each is held until the
-next message (all zeros removes it); every step adds J(q)^T F (at the step's start) and the joint
-torque to the dynamics, after the effort saturation and outside the published effort, which stays
-the motors' (what the observer node estimates is then exactly the difference).
+next message (all zeros removes it); a wrench whose ``header.stamp`` lies ahead of the simulated
+time (on the joint states' clock) acts from that time on: a collision scheduled in simulated
+time, whatever the transport's delay; a zero or past stamp acts at once.  Every step adds
+J(q)^T F (at the step's start) and the joint torque to the dynamics, after the effort saturation
+and outside the published effort, which stays the motors' (what the observer node estimates is
+then exactly the difference).
 
 With ``hold_until_command`` the robot is held at its initial state (simulated time does not
 advance; joint_states and /clock keep being published) until every effort input has delivered a
@@ -257,8 +260,11 @@ class DynamicsSimulatorNode(DynamicsNode):
         wrench = np.array([f.x, f.y, f.z, m.x, m.y, m.z])
         if not np.isfinite(wrench).all():
             raise MessageRejected("non-finite", f"applied_wrench: {wrench.tolist()}")
+        # the simulated time of the stamp, on the clock the joint states are stamped with
+        start = (msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
+                 - self.epoch_ns) * 1e-9
         self._wrench = None if not wrench.any() else \
-            (wrench, "world" if frame == self.world_frame and frame else "local")
+            (wrench, "world" if frame == self.world_frame and frame else "local", start)
         self.get_logger().info(f"applied wrench at the tool: {wrench.tolist()} "
                                f"({self._wrench[1] if self._wrench else 'none'} axes)",
                                throttle_duration_sec=1.0)
@@ -279,7 +285,7 @@ class DynamicsSimulatorNode(DynamicsNode):
     def _external(self, sim):
         """Return the external joint torque of the next step (model order), or None."""
         wrench, torque = self._wrench, self._joint_torque
-        if wrench is None:
+        if wrench is None or sim.t < wrench[2]:       # (none, or scheduled for later)
             return torque
         caused = joint_torques_of_wrench(sim.model, sim.q, wrench[0], wrench[1])
         return caused if torque is None else caused + torque
