@@ -29,7 +29,9 @@ ROOT = Path(__file__).resolve().parents[1]
 # distributed, mcap or clarabel.
 IMPORT_KEYS = {
     "cvxpy": "python3-cvxpy-pip",
+    "dask": "python3-dask-pip",
     "defusedxml": "python3-defusedxml",
+    "distributed": "python3-distributed-pip",
     "matplotlib": "python3-matplotlib",
     "mcap": "python3-mcap-pip",
     "mcap_ros2": "mcap-ros2-support",
@@ -61,6 +63,10 @@ OWN_PACKAGES = {"robot_dynamics_ros", "robot_dynamics_interfaces"}
 UNRESOLVED_KEYS = {
     "python3-mcap-pip": "no rosdep key for the mcap package in ros/rosdistro (checked at "
                         "8468e88); the tests' independent MCAP reader, from requirements/test.txt",
+    "python3-dask-pip": "no rosdep key for dask in ros/rosdistro (checked at 8468e88); many bags "
+                        "at once (bags/engine.py), pinned in requirements/base.txt",
+    "python3-distributed-pip": "no rosdep key for distributed in ros/rosdistro (checked at "
+                               "8468e88); a Dask cluster (bags/engine.py), pinned in base.txt",
 }
 ROSDEP_KEYS = (set(IMPORT_KEYS.values()) | ROS_PACKAGES | {"ament_python"}) - set(UNRESOLVED_KEYS)
 # Test modules that the tests use by name although no test imports them: rosdoc2 runs them.
@@ -74,7 +80,8 @@ USED_WITHOUT_IMPORT = {
 # rosdep key -> pip package pinned in requirements/*.txt.
 PIP_NAMES = {
     "python3-catkin-pkg": "catkin-pkg", "python3-cvxpy-pip": "cvxpy",
-    "python3-defusedxml": "defusedxml", "python3-mcap-pip": "mcap",
+    "python3-dask-pip": "dask", "python3-defusedxml": "defusedxml",
+    "python3-distributed-pip": "distributed", "python3-mcap-pip": "mcap",
     "python3-matplotlib": "matplotlib", "mcap-ros2-support": "mcap-ros2-support",
     "python3-mujoco-pip": "mujoco", "python3-myst-parser-pip": "myst-parser",
     "python3-numba": "numba", "python3-numpy": "numpy", "pinocchio": "pin",

@@ -23,6 +23,9 @@ Public API (ROS-free: rosbags and numpy only):
   gravity-compensation and inverse-dynamics nodes would publish for a bag's joint states and
   reference trajectories, plus the effort residual.
 * ``recover.recover(directory)`` -- a readable bag from what a killed recording left.
+* ``fleet.process_fleet(bags, out_dir, model, ProcessOptions(...), FleetOptions(...))`` -- many
+  bags processed in parallel on Dask (``engine.Engine``: its local scheduler or a
+  dask.distributed cluster), one output per bag, a summary of per-bag figures.
 
 Every bag problem is a ``BagError`` naming the bag and what is wrong; outputs are written to a
 temporary directory and renamed when complete (``storage.output_bag``), so nothing half-written

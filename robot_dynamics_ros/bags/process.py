@@ -37,8 +37,11 @@ The output is written to a temporary directory and renamed when complete.
 """
 from __future__ import annotations
 
+import json
+import math
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
@@ -54,7 +57,7 @@ from ..core.observer import ObserverOptions
 from ..joint_state_cdr import JOINT_STATE, JointStateTemplate
 from . import observer_output
 from .joint_states import CHUNK, JointStateChecker, message_error, progress_bar
-from .reader import open_bag
+from .reader import MAX_METADATA_BYTES, open_bag
 from .storage import DEFAULT_STORAGE, check_output, output_bag
 from .types import deserialize, typestore
 
@@ -120,6 +123,9 @@ class ProcessOptions:
                            f"{list(OUTPUT_TOPICS)}")
 
 
+FIGURES_KEY = "robot_dynamics.process"     # the output bag's custom_data entry of the figures
+
+
 class ProcessReport(NamedTuple):
     """What ``process_bag`` did (plain data: picklable, comparable)."""
 
@@ -130,15 +136,80 @@ class ProcessReport(NamedTuple):
     seconds: float
     stamps: dict                    # "duplicate", "out of order": header stamps of valid states
     limited: dict = {}              # output topic -> {joint: commands above its effort limit}
+    residual_rms: dict = {}         # joint -> RMS of effort_residual (None: no residual written)
+    steps: dict = {}                # "largest gap", "largest step back", "span" (ns), "valid"
+
+    def figures(self) -> dict:
+        """
+        Return the report without its timing, as JSON-able plain data.
+
+        What ``process_bag`` stores in the output bag's metadata (custom_data ``FIGURES_KEY``):
+        the same input, model and options give the same figures, so a fleet run that skips a
+        finished output reads them back from it (``ProcessReport.from_figures``).
+        """
+        fields = self._asdict()
+        del fields["seconds"]
+        return fields
+
+    @classmethod
+    def from_figures(cls, figures: dict, seconds: float = 0.0) -> "ProcessReport":
+        """Return the report of ``figures`` (as ``figures()`` made them)."""
+        return cls(**{**figures, "seconds": seconds})
+
+    @property
+    def worst_stamp_issue(self) -> str:
+        """
+        Say in a few words what is worst about the valid joint states' header stamps.
+
+        In order of harm: stamps going back (the central differences of the residual lose those
+        rows), repeated stamps (likewise), then a gap over ``GAP_PERIODS`` mean periods
+        (messages lost while recording); "none" otherwise.
+        """
+        ms = 1e-6
+        if self.stamps.get("out of order"):
+            return (f"{self.stamps['out of order']} out of order (up to "
+                    f"{self.steps['largest step back'] * ms:.3g} ms)")
+        if self.stamps.get("duplicate"):
+            return f"{self.stamps['duplicate']} duplicate"
+        valid, gap = self.steps.get("valid", 0), self.steps.get("largest gap", 0)
+        if valid > 2 and gap > GAP_PERIODS * self.steps["span"] / (valid - 1):
+            return f"gap of {gap * ms:.4g} ms ({gap * (valid - 1) / self.steps['span']:.0f} " \
+                   "periods)"
+        return "none"
 
 
-def process_bag(source, target, model: RobotModel,
-                options: ProcessOptions = ProcessOptions()) -> ProcessReport:
+GAP_PERIODS = 5.0                   # a step between stamps beyond this many mean periods: a gap
+
+
+def read_figures(target) -> ProcessReport | None:
+    """
+    Return the report ``process_bag`` stored in the output bag ``target`` (seconds 0).
+
+    None if the bag holds none (not written by ``process_bag``, or by an older version) or its
+    metadata cannot be read.
+    """
+    import yaml
+    path = Path(target) / "metadata.yaml"
+    try:
+        if path.stat().st_size > MAX_METADATA_BYTES:
+            return None
+        info = yaml.safe_load(path.read_text())["rosbag2_bagfile_information"]
+        text = (info.get("custom_data") or {}).get(FIGURES_KEY)
+        return ProcessReport.from_figures(json.loads(text)) if text else None
+    except (OSError, yaml.YAMLError, KeyError, TypeError, AttributeError, ValueError):
+        return None
+
+
+def process_bag(source, target, model: RobotModel, options: ProcessOptions = ProcessOptions(),
+                on_progress=None) -> ProcessReport:
     """
     Process bag ``source`` into the new bag ``target`` (see the module docstring).
 
     A pure function of its arguments (the bag, the model and :class:`ProcessOptions`) apart from
-    writing ``target``.  Raises BagError for an unusable bag, option or output.
+    writing ``target``, whose metadata also holds the report's figures (custom_data
+    ``FIGURES_KEY``, JSON).  ``on_progress(count)``, if given, is called with the number of joint
+    states handled after each chunk (a fleet's progress bar).  Raises BagError for an unusable
+    bag, option or output.
     """
     started = time.perf_counter()
     options.check()
@@ -168,15 +239,33 @@ def process_bag(source, target, model: RobotModel,
                                                      offered_qos_profiles=[NODE_QOS])
                             for o in requested}
                 processor = _Processor(model, writer, channels, options, bag.path, topic)
-                _run(bag, processor, js_connections, ref_connections, options.chunk_size, bar)
+                _run(bag, processor, js_connections, ref_connections, options.chunk_size,
+                     _Progress(bar, on_progress))
+                written = {channels[o].topic: processor.written[o] for o in channels}
+                limited = {channels[o].topic: {j: c for j, c in limiter.report().counts.items()
+                                               if c}
+                           for o, limiter in processor.limiters.items()}
+                report = ProcessReport(processor.read, written, processor.rejected,
+                                       processor.references, 0.0, processor.stamp_issues,
+                                       {topic: counts for topic, counts in limited.items()
+                                        if counts},
+                                       processor.residual_rms(), processor.steps)
+                writer.set_custom_data(FIGURES_KEY, json.dumps(report.figures()))
         finally:
             bar.close()
-    written = {channels[o].topic: processor.written[o] for o in channels}
-    limited = {channels[o].topic: {j: c for j, c in limiter.report().counts.items() if c}
-               for o, limiter in processor.limiters.items()}
-    return ProcessReport(processor.read, written, processor.rejected, processor.references,
-                         time.perf_counter() - started, processor.stamp_issues,
-                         {topic: counts for topic, counts in limited.items() if counts})
+    return report._replace(seconds=time.perf_counter() - started)
+
+
+class _Progress:
+    """The bar of one bag and the caller's ``on_progress``, told the same counts."""
+
+    def __init__(self, bar, on_progress):
+        self.bar, self.on_progress = bar, on_progress
+
+    def update(self, count: int):
+        self.bar.update(count)
+        if self.on_progress is not None and count:
+            self.on_progress(count)
 
 
 def _run(bag, processor, js_connections, ref_connections, chunk_size: int, bar):
@@ -221,7 +310,11 @@ class _Processor:
         self.read, self.valid, self.references, self.reference_read = 0, 0, 0, 0
         self.rejected: dict = {}
         self.stamp_issues = {"duplicate": 0, "out of order": 0}
+        self.steps = {"largest gap": 0, "largest step back": 0, "span": 0, "valid": 0}
         self._last_stamp = None             # header stamp of the last valid joint state
+        self._stamp_range = None            # (first, last) of the valid header stamps
+        self._residual_squares = np.zeros(model.n)     # sum of squared residuals per joint
+        self._residual_rows = 0
         self.written = {o: 0 for o in channels}
         self.name_problem = ""
         # residual: rows held back until the next one is known (central differences)
@@ -314,6 +407,22 @@ class _Processor:
         self.stamp_issues["duplicate"] += int(np.sum(step == 0))
         self.stamp_issues["out of order"] += int(np.sum(step < 0))
         self._last_stamp = int(stamp[-1])
+        steps = self.steps
+        if step.size:
+            steps["largest gap"] = max(steps["largest gap"], int(step.max()))
+            steps["largest step back"] = max(steps["largest step back"], int(-step.min()))
+        low, high = int(stamp.min()), int(stamp.max())
+        if self._stamp_range is not None:
+            low, high = min(low, self._stamp_range[0]), max(high, self._stamp_range[1])
+        self._stamp_range = (low, high)
+        steps["span"], steps["valid"] = high - low, steps["valid"] + int(stamp.size)
+
+    def residual_rms(self) -> dict:
+        """Return the RMS of the residuals written, per joint (None where none was written)."""
+        if self._residual_rows == 0:
+            return {name: None for name in self.model.joint_names}
+        return {name: math.sqrt(float(square) / self._residual_rows)
+                for name, square in zip(self.model.joint_names, self._residual_squares)}
 
     def _limiters(self, policy: str) -> dict:
         """Return the torque nodes' effort limiters of the gravity and feedforward outputs."""
@@ -384,6 +493,8 @@ class _Processor:
         tau = effort - rnea(self.model, q, qd, np.where(np.isfinite(qdd), qdd, 0.0))
         good = np.isfinite(qdd).all(axis=1) & np.isfinite(tau).all(axis=1)
         self._reject("residual: stamps not increasing", np.sum(~good))
+        self._residual_squares += np.sum(tau[good] ** 2, axis=0)
+        self._residual_rows += int(np.sum(good))
         self._write("residual", times[good], stamp[good], effort=tau[good])
 
     def finish(self):

@@ -157,6 +157,11 @@ class BagWriter:
         with self._lock:
             return self._writer.add_connection(topic, msgtype, **kwargs)
 
+    def set_custom_data(self, key: str, value: str):
+        """Set metadata.yaml's custom_data ``key`` (rosbag2 metadata version 6 and later)."""
+        with self._lock:
+            self._writer.set_custom_data(key, value)
+
     def write(self, connection, timestamp: int, data):
         with self._lock:
             self._writer.write(connection, timestamp, data)

@@ -7,6 +7,7 @@ robot-dynamics bag record|play|info|process|recover: rosbag2 bags without the ro
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from .robot_argument import HELP as ROBOT_HELP
 from .robot_argument import add_chain_arguments, load_robot
@@ -55,9 +56,17 @@ def add_arguments(parser):
     info.add_argument("bag", help="bag directory (or .mcap file)")
     info.add_argument("--check", action="store_true", help="also read every message")
 
-    process = sub.add_parser("process", help="offline: what the nodes would publish for a bag")
-    process.add_argument("input", help="input bag")
-    process.add_argument("output", help="output bag (a new directory)")
+    process = sub.add_parser(
+        "process", help="offline: what the nodes would publish for a bag, or for many in parallel",
+        description="BAG OUTPUT: one bag into the new bag OUTPUT.  BAG... OUT_DIR (several bags, "
+                    "a directory of bags or a quoted glob): each bag NAME into OUT_DIR/NAME, in "
+                    "parallel on Dask, with a summary (also OUT_DIR/process_summary.csv); "
+                    "outputs already there are skipped (--overwrite redoes them).")
+    process.add_argument("inputs", nargs="+", metavar="BAG",
+                         help="bag directory or .mcap/.db3 file; several, a directory of bags or "
+                              "a quoted glob make a fleet")
+    process.add_argument("output", metavar="OUTPUT",
+                         help="output bag (a new directory), or for a fleet the output directory")
     process.add_argument("--robot", required=True, help=ROBOT_HELP)
     add_chain_arguments(process)
     process.add_argument("--outputs", type=_csv, default=None,
@@ -85,6 +94,11 @@ def add_arguments(parser):
                          help="skip and count messages whose bytes are damaged instead of "
                               "stopping at the first")
     process.add_argument("--no-progress", action="store_true", help="no progress bar")
+    process.add_argument("--workers", type=int, metavar="N",
+                         help="fleet: local worker processes (default: the machine's cores)")
+    process.add_argument("--scheduler", metavar="ADDRESS",
+                         help="fleet: a dask.distributed scheduler to run on, e.g. "
+                              "tcp://host:8786 (its workers need this package and the paths)")
 
     recover = sub.add_parser("recover", help="make a readable bag of what a killed recording "
                                              "left (as ros2 bag reindex)")
@@ -174,9 +188,18 @@ def _info(args) -> int:
 
 
 def _process(args) -> int:
-    from ..bags.process import ProcessOptions, process_bag
-    model = load_robot(args)
-    options = ProcessOptions(
+    from ..bags.fleet import is_collection
+    if len(args.inputs) > 1 or is_collection(args.inputs[0]):
+        return _process_fleet(args)
+    if args.workers is not None or args.scheduler is not None:
+        print("robot-dynamics bag: note: --workers and --scheduler concern fleets; one bag is "
+              "processed here", file=sys.stderr)
+    return _process_one(args)
+
+
+def _process_options(args):
+    from ..bags.process import ProcessOptions
+    return ProcessOptions(
         outputs=None if args.outputs is None else tuple(args.outputs),
         joint_states_topic=args.joint_states, reference_topic=args.reference,
         namespace=args.namespace, mode=args.mode,
@@ -185,7 +208,12 @@ def _process(args) -> int:
         friction_compensation=args.friction_compensation, storage=args.storage,
         overwrite=args.overwrite, progress=not args.no_progress, skip_bad=args.skip_bad,
         effort_limit_policy=args.effort_limit_policy, observer=_observer_options(args))
-    report = process_bag(args.input, args.output, model, options)
+
+
+def _process_one(args) -> int:
+    from ..bags.process import process_bag
+    model = load_robot(args)
+    report = process_bag(args.inputs[0], args.output, model, _process_options(args))
     rate = report.joint_states / report.seconds if report.seconds > 0 else float("inf")
     print(f"{args.output}: {report.joint_states} joint states in {report.seconds:.2f} s "
           f"({rate:,.0f} messages/s), {report.references} reference(s)")
@@ -202,6 +230,31 @@ def _process(args) -> int:
         print("  dropped: " + ", ".join(
             f"{reason} {count}" for reason, count in report.rejected.items()), file=sys.stderr)
     return 0
+
+
+def _process_fleet(args) -> int:
+    from ..bags.engine import Engine
+    from ..bags.fleet import (FleetOptions, find_bags, format_summary, process_fleet,
+                              write_summary)
+    model = load_robot(args)
+    options = _process_options(args)
+    fleet = FleetOptions(args.workers, args.scheduler, progress=not args.no_progress)
+    sources = find_bags(args.inputs, args.output)
+    where = f"the Dask scheduler at {args.scheduler}" if args.scheduler else \
+        f"{Engine(args.workers).workers} local process(es)"
+    print(f"{len(sources)} bag(s) into {Path(args.output)}/ on {where}", file=sys.stderr,
+          flush=True)
+    outcomes = process_fleet(sources, args.output, model, options, fleet)
+    print(format_summary(outcomes, model.joint_names))
+    paths = write_summary(outcomes, model.joint_names, args.output)
+    counts = {s: sum(o.status == s for o in outcomes) for s in ("done", "skipped", "failed")}
+    print(f"{counts['done']} processed, {counts['skipped']} skipped (output there before; "
+          f"--overwrite redoes them), {counts['failed']} failed; summary in "
+          f"{', '.join(map(str, paths))}")
+    for o in outcomes:
+        if o.status == "failed":
+            print(f"robot-dynamics bag: {o.source}: {o.error}", file=sys.stderr)
+    return 1 if counts["failed"] else 0
 
 
 def _recover(args) -> int:

@@ -20,11 +20,13 @@ from __future__ import annotations
 import sys
 import warnings
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
+from ..bags.engine import Engine
 from ..core import RobotModel
-from ..core.errors import InputError
+from ..core.errors import InputError, RobotDynamicsError, error_summary
 from ..core.identification import (FRICTION_KINDS, InconsistentParametersWarning,
                                    identification_data, identify_payload, parameter_vector,
                                    predicted_effort)
@@ -93,6 +95,12 @@ def add_arguments(parser):
     parser.add_argument("--reference", metavar="BAG",
                         help="with --payload: a recording without the payload (else the robot "
                              "file's parameters are trusted)")
+    parser.add_argument("--workers", type=int, metavar="N",
+                        help="several bags: read and filter them and build their regressor rows "
+                             "in N local processes (default: the machine's cores)")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="several bags: do that on a dask.distributed cluster, e.g. "
+                             "tcp://host:8786 (its workers need this package and the paths)")
     parser.add_argument("--plot", metavar="PNG",
                         help="measured vs predicted torques (default: the output with .png)")
 
@@ -111,20 +119,40 @@ def _gains(model, args):
     return gains_from_constants(model, numbers)
 
 
-def _recording(model, bag, args, gains, what) -> Recording:
+class _BagJob(NamedTuple):
+    """One bag to read (a task of the engine: plain, picklable data)."""
+
+    model: RobotModel
+    bag: str
+    topic: str
+    gains: object
+    what: str
+    progress: bool
+
+
+def _read_recording(job: _BagJob) -> tuple:
+    """Return (Recording, notes, None) for a usable bag, (None, [], its error) for another."""
+    try:
+        return (*_recording(job), None)
+    except RobotDynamicsError as exc:
+        return None, [], exc
+
+
+def _recording(job: _BagJob) -> tuple:
     from ..bags import load_joint_states
-    states = load_joint_states(bag, args.topic, joint_names=model.joint_names, progress=True,
+    model, bag, topic, what = job.model, job.bag, job.topic, job.what
+    states = load_joint_states(bag, topic, joint_names=model.joint_names, progress=job.progress,
                                skip_invalid=True)
     dropped = sum(states.rejected.values())
     if states.position.shape[0] == 0:
         if dropped:     # read again, stopping at the first message, to say what is wrong with it
-            load_joint_states(bag, args.topic, joint_names=model.joint_names)
-        raise InputError(f"{what} {bag}: no joint states on {args.topic}")
+            load_joint_states(bag, topic, joint_names=model.joint_names)
+        raise InputError(f"{what} {bag}: no joint states on {topic}")
     if np.isnan(states.effort).all():
-        raise InputError(f"{what} {bag}: the joint states on {args.topic} have no effort field "
+        raise InputError(f"{what} {bag}: the joint states on {topic} have no effort field "
                          f"(identification needs the measured joint torques or currents)")
     stamp = states.stamp if np.all(np.diff(states.stamp) > 0) else states.time
-    tau = states.effort if gains is None else gains.torques(states.effort)
+    tau = states.effort if job.gains is None else job.gains.torques(states.effort)
     bad, message = bad_efforts(model, tau)
     tau = np.where(bad[:, None], np.nan, tau)
     notes = [f"{dropped} joint states dropped ({_reasons(states.rejected)})"] if dropped else []
@@ -133,10 +161,30 @@ def _recording(model, bag, args, gains, what) -> Recording:
     if dropped + int(bad.sum()) > total // 2:
         raise InputError(f"{what} {bag}: more than half of the joint states are unusable: "
                          + "; ".join(notes))
-    for note in notes:
-        print(f"{what} {bag}: {note}", file=sys.stderr)
     velocity = states.velocity if np.isfinite(states.velocity).all() else None
-    return Recording(str(bag), (stamp - stamp[0]) * 1e-9, states.position, velocity, tau)
+    return Recording(str(bag), (stamp - stamp[0]) * 1e-9, states.position, velocity, tau), notes
+
+
+def _recordings(engine, model, bags, args, gains, what) -> list:
+    """
+    Read ``bags`` on the engine (in parallel) and print their notes in order.
+
+    Raises the error of an unusable bag as reading it alone would, or for several an InputError
+    naming each.
+    """
+    alone = engine.client is None and (engine.workers == 1 or len(bags) == 1)
+    jobs = [_BagJob(model, str(bag), args.topic, gains, what, alone) for bag in bags]
+    results = engine.map(_read_recording, jobs)
+    for job, (_, notes, _) in zip(jobs, results):
+        for note in notes:
+            print(f"{what} {job.bag}: {note}", file=sys.stderr)
+    errors = [error for _, _, error in results if error is not None]
+    if len(errors) == 1:
+        raise errors[0]
+    if errors:
+        raise InputError(f"{len(errors)} of {len(bags)} bags are unusable: " + "; ".join(
+            f"{error_summary(e)}: {e}" for e in errors))
+    return [recording for recording, _, _ in results]
 
 
 def _reasons(rejected: dict) -> str:
@@ -173,17 +221,18 @@ def run(args) -> int:
     if not args.output and not args.ols:
         raise InputError("identify: give the output robot file with -o/--output")
     gains = _gains(model, args)
-    recordings = [_recording(model, bag, args, gains, "bag") for bag in args.bags]
     options = _options(args, gains)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", InconsistentParametersWarning)
-        fit = identify_recordings(model, recordings, options)
-    _describe(fit, recordings, args)
-    result = fit.result
-    print(result.report())
-    if fit.holdout is not None:
-        print(fit.holdout.table())
-    validations = _validate(model, fit, args, gains, options)
+    with Engine(args.workers, args.scheduler) as engine:
+        recordings = _recordings(engine, model, args.bags, args, gains, "bag")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", InconsistentParametersWarning)
+            fit = identify_recordings(model, recordings, options, mapper=engine.map)
+        _describe(fit, recordings, args)
+        result = fit.result
+        print(result.report())
+        if fit.holdout is not None:
+            print(fit.holdout.table())
+        validations = _validate(engine, model, fit, args, gains, options)
     if args.ols:
         for w in caught:
             print(f"note: {w.message}", file=sys.stderr)
@@ -202,14 +251,14 @@ def run(args) -> int:
     return code
 
 
-def _validate(model, fit, args, gains, options) -> list:
+def _validate(engine, model, fit, args, gains, options) -> list:
     reports = []
     if not args.validate or fit.result.model is None:
         return reports
     factor = 1.0 if fit.check is None else fit.check.factors[fit.check.chosen]
-    for bag in args.validate:
-        data = prepare_validation(_recording(model, bag, args, gains, "validation bag"),
-                                  factor, options)
+    recordings = _recordings(engine, model, args.validate, args, gains, "validation bag")
+    for bag, recording in zip(args.validate, recordings):
+        data = prepare_validation(recording, factor, options)
         report = validation_report(f"validation bag {bag}", model, fit.result.model, data)
         print(report.table())
         reports.append((report, data))
@@ -251,7 +300,9 @@ def _check_reloaded(identified, reloaded) -> None:
 
 
 def _payload_data(model, bag, args, what):
-    rec = _recording(model, bag, args, _gains(model, args), what)
+    rec, notes = _recording(_BagJob(model, str(bag), args.topic, _gains(model, args), what, True))
+    for note in notes:
+        print(f"{what} {bag}: {note}", file=sys.stderr)
     data = identification_data(rec.t, rec.q, rec.tau, rec.qd, args.cutoff, args.filter,
                                args.decimate)
     print(f"{what} {bag}: {rec.t.size} joint states, {data.sample_rate:.6g} Hz, cut-off "

@@ -169,3 +169,30 @@ def test_bad_bags_get_clear_errors(tmp_path, capsys):
     assert "missing" in error(tmp_path / "missing")
     assert "--holdout" in error(_record(tmp_path / "ok", 4, duration=4.0), "--holdout", "1.5")
     assert not out.exists()
+
+
+def test_many_bags_on_dask_give_the_same_file_as_one_process(tmp_path, capsys):
+    """The regressor rows built per bag in parallel (local processes, a cluster): same bits."""
+    from dask_clusters import loopback_cluster
+    bags = [str(_record(tmp_path / f"run{k}", 20 + k, duration=6.0)) for k in range(3)]
+    texts = {}
+    with loopback_cluster() as cluster:
+        for name, engine in (("one process", ["--workers", "1"]), ("local", ["--workers", "2"]),
+                             ("cluster", ["--scheduler", cluster.scheduler_address])):
+            out = tmp_path / f"{name.replace(' ', '_')}.yaml"
+            assert main(["identify", "puma560", *bags, "-o", str(out), *engine]) == 0
+            texts[name] = out.read_text()
+    assert texts["local"] == texts["one process"] and texts["cluster"] == texts["one process"]
+    capsys.readouterr()
+    assert np.all(_error_against_real(RobotModel.from_yaml(tmp_path / "cluster.yaml"))
+                  < 0.3 * _error_against_real(PUMA))
+    # every unusable bag named at once, whichever worker read it
+    bad = [str(_record(tmp_path / "no_effort", 4, effort=False, duration=2.0)), bags[0],
+           str(tmp_path / "missing")]
+    assert main(["identify", "puma560", *bad, "-o", str(tmp_path / "x.yaml")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith("robot-dynamics identify: invalid input: 2 of 3 bags are unusable: "
+                          f"invalid input: bag {bad[0]}: the joint states on /joint_states have "
+                          "no effort field")
+    assert err.endswith(f"; unusable bag: bag {bad[2]}: no such file or directory")
+    assert f"bag {bags[0]}" not in err

@@ -186,16 +186,54 @@ class _Candidate(NamedTuple):
     noise: np.ndarray        # per-joint noise estimate
 
 
-class _Search:
-    """The cut-off candidates of a set of recordings, evaluated on demand."""
+def _in_turn(function, items) -> list:
+    """Call ``function`` on every item, one after the other (the default mapper)."""
+    return [function(item) for item in items]
 
-    def __init__(self, model, kinds, recordings, options):
+
+def _spectral(job) -> tuple:
+    """Return a recording's spectral cut-off and sample rate (Hz): job (recording, options)."""
+    r, options = job
+    data = derivatives(r.t, r.q, r.qd, options.cutoff, options.method)
+    return data.cutoff, data.sample_rate
+
+
+def _recording_rows(job) -> tuple:
+    """
+    Return one recording's share of a candidate: training and held-out samples, QR factors.
+
+    ``job``: (recording, cut-off, reversal windows, model, base, kinds, options).  The factors
+    are those of the recording's training rows of the base regressor (``joint_factors``); the
+    caller merges the recordings' factors in their order, which gives the same factors however
+    the recordings were spread over workers.
+    """
+    r, cutoff, windows, model, base, kinds, options = job
+    data = identification_data(r.t, r.q, r.tau, r.qd, cutoff, options.method, options.decimate,
+                               reversal_window=windows)
+    mask = holdout_mask(data.t, options.holdout, r.t[0], r.t[-1])
+    training = data.subset(~mask)
+    factors = joint_factors(model, base, kinds, training.q, training.qd, training.qdd,
+                            training.tau - known_friction(model, training.qd, kinds))
+    return training, data.subset(mask) if mask.any() else None, factors
+
+
+class _Search:
+    """
+    The cut-off candidates of a set of recordings, evaluated on demand.
+
+    ``mapper(function, items)`` returns ``[function(item) for item in items]``, perhaps
+    computed in parallel (the command's Dask engine): the per-recording work -- filtering,
+    regressor rows and their QR factors -- goes through it; the fit on the merged factors stays
+    one solve here.
+    """
+
+    def __init__(self, model, kinds, recordings, options, mapper=None):
         self.model, self.kinds, self.recordings, self.options = model, kinds, recordings, options
+        self.mapper = mapper or _in_turn
         self.base = base_parameters(model, kinds)
-        spectral = [derivatives(r.t, r.q, r.qd, options.cutoff, options.method)
-                    for r in recordings]
-        self.spectral = [d.cutoff for d in spectral]
-        self.top = [NYQUIST_SHARE * d.sample_rate for d in spectral]
+        spectral = self.mapper(_spectral, [(r, options) for r in recordings])
+        self.spectral = [cutoff for cutoff, _ in spectral]
+        self.top = [NYQUIST_SHARE * rate for _, rate in spectral]
         self.done: dict = {}
 
     def cutoffs(self, factor: float) -> list:
@@ -221,15 +259,10 @@ class _Search:
 
     def _evaluate(self, factor: float, windows) -> _Candidate:
         options, model, kinds = self.options, self.model, self.kinds
-        training, held = [], []
-        for r, c in zip(self.recordings, self.cutoffs(factor)):
-            data = identification_data(r.t, r.q, r.tau, r.qd, c, options.method,
-                                       options.decimate, reversal_window=windows)
-            mask = holdout_mask(data.t, options.holdout, r.t[0], r.t[-1])
-            training.append(data.subset(~mask))
-            held.append(data.subset(mask) if mask.any() else None)
-        parts = [joint_factors(model, self.base, kinds, d.q, d.qd, d.qdd,
-                               d.tau - known_friction(model, d.qd, kinds)) for d in training]
+        rows = self.mapper(_recording_rows, [
+            (r, c, windows, model, self.base, kinds, options)
+            for r, c in zip(self.recordings, self.cutoffs(factor))])
+        training, held, parts = (list(x) for x in zip(*rows))
         factors = merge_factors(parts)
         count = int(factors[0, -2, 0])
         if count * model.n < EQUATIONS_PER_PARAMETER * self.base.count:
@@ -331,9 +364,12 @@ def _check_window(search: _Search, chosen: _Candidate):
     return candidates[pick], WindowCheck(windows, errors, scores, pick)
 
 
-def identify_recordings(model, recordings, options=None) -> RecordingsFit:
+def identify_recordings(model, recordings, options=None, mapper=None) -> RecordingsFit:
     """
     Identify ``model`` from recordings (module docstring); ``model``: the starting robot file.
+
+    ``mapper(function, items)``: how the per-recording work is spread (``_Search``; default:
+    in turn, here); the result is the same bits either way.
 
     Returns the fit, the samples used, the cut-off check and the held-out report.  Raises
     :class:`InputError` for recordings that cannot be used (named).
@@ -343,7 +379,7 @@ def identify_recordings(model, recordings, options=None) -> RecordingsFit:
         raise InputError(f"holdout: must be in [0, 1), got {options.holdout}")
     working = with_rotors(model, options.gear_ratios) if options.rotors else model
     kinds = friction_kinds(working, options.friction)
-    search = _Search(working, kinds, recordings, options)
+    search = _Search(working, kinds, recordings, options, mapper)
     if options.cutoff is not None or options.holdout <= 0.0:
         chosen, check = search(1.0), None
     else:

@@ -134,6 +134,39 @@ def test_several_recordings_are_one_least_squares_problem():
         whole[:, b + 1:], parts[:, b + 1:], rtol=1e-12)
 
 
+def test_the_per_recording_work_may_run_anywhere_the_result_is_the_same_bits():
+    """
+    Spread the recordings' work (the command's Dask engine): the in-turn fit exactly.
+
+    A mapper computing the recordings in another order, as separate pickled jobs: the
+    per-recording factors are merged in the recordings' order, and the fit stays one solve.
+    """
+    import pickle
+    model = RobotModel.named("puma560")
+    real = real_robot(model)
+    rng = np.random.default_rng(8)
+    recordings = []
+    for k in range(3):
+        t = np.arange(0.0, 6.0, 1 / 250.0)
+        q, qd, qdd = multisine(model, t, rng, period=6.0)
+        tau = predicted_effort(real, q, qd, qdd) + rng.normal(size=q.shape) * 0.01
+        recordings.append(Recording(f"run{k}", t, q, qd, tau))
+    calls = []
+
+    def backwards(function, items):               # the last first, each job through pickle
+        calls.append(len(items))
+        jobs = [pickle.loads(pickle.dumps(item)) for item in items]
+        return [function(job) for job in jobs[::-1]][::-1]
+    in_turn = identify_recordings(model, recordings)
+    spread = identify_recordings(model, recordings, mapper=backwards)
+    assert calls and all(c == 3 for c in calls)        # every per-recording step went through it
+    assert np.array_equal(spread.result.estimates, in_turn.result.estimates)
+    assert np.array_equal(spread.result.parameters, in_turn.result.parameters)
+    assert np.array_equal(parameter_vector(spread.result.model),
+                          parameter_vector(in_turn.result.model))
+    assert spread.cutoffs == in_turn.cutoffs and spread.check.chosen == in_turn.check.chosen
+
+
 def test_bad_efforts_are_named_and_counted():
     model = RobotModel.named("puma560")
     tau = np.zeros((100, 6))
