@@ -5,7 +5,9 @@ package.xml against the code and the requirement files.
   dependency (``exec_depend`` or ``depend``) under its rosdep key; every module the tests import
   is declared as a run or test dependency; nothing is declared that nothing uses.
 * Every declared key is one that rosdep resolves (``ROSDEP_KEYS`` below, checked against
-  ros/rosdistro), so ``rosdep install --from-paths .`` installs what the package needs.
+  ros/rosdistro), or one that rosdistro lacks and the package's own rosdep file
+  (rosdep/robot_dynamics_ros.yaml, a source users add) defines, so ``rosdep install
+  --from-paths .`` installs what the package needs.
 * The pip requirement files and package.xml agree: each declared Python key has its pip package
   pinned (run-time ones in requirements/base.txt), and every pin is a declared dependency or is
   listed in ``NOT_DECLARED`` with the reason.
@@ -26,14 +28,14 @@ ROOT = Path(__file__).resolve().parents[1]
 # Import name -> rosdep key, where they differ.  Keys checked against ros/rosdistro's
 # rosdep/python.yaml and kilted/distribution.yaml (commit 8468e88, 2026-08-22): a "-pip" key is
 # used only where rosdep has no system package.  No key exists there (yet) for dask,
-# distributed, mcap or clarabel.
+# distributed or clarabel (clarabel comes with cvxpy; mcap with mcap-ros2-support).
 IMPORT_KEYS = {
     "cvxpy": "python3-cvxpy-pip",
     "dask": "python3-dask-pip",
     "defusedxml": "python3-defusedxml",
     "distributed": "python3-distributed-pip",
     "matplotlib": "python3-matplotlib",
-    "mcap": "python3-mcap-pip",
+    "mcap": "mcap-ros2-support",       # the mcap reader comes with it (its dependency)
     "mcap_ros2": "mcap-ros2-support",
     "mujoco": "python3-mujoco-pip",
     "myst_parser": "python3-myst-parser-pip",
@@ -61,13 +63,13 @@ ROS_PACKAGES = {
 OWN_PACKAGES = {"robot_dynamics_ros", "robot_dynamics_interfaces"}
 # Declared keys that rosdistro does not resolve yet, with the reason (rosdep check fails on them).
 UNRESOLVED_KEYS = {
-    "python3-mcap-pip": "no rosdep key for the mcap package in ros/rosdistro (checked at "
-                        "8468e88); the tests' independent MCAP reader, from requirements/test.txt",
     "python3-dask-pip": "no rosdep key for dask in ros/rosdistro (checked at 8468e88); many bags "
                         "at once (bags/engine.py), pinned in requirements/base.txt",
     "python3-distributed-pip": "no rosdep key for distributed in ros/rosdistro (checked at "
                                "8468e88); a Dask cluster (bags/engine.py), pinned in base.txt",
 }
+# ... which the package's own rosdep file defines (a source rosdep users add, see that file).
+LOCAL_ROSDEP = ROOT / "rosdep" / "robot_dynamics_ros.yaml"
 ROSDEP_KEYS = (set(IMPORT_KEYS.values()) | ROS_PACKAGES | {"ament_python"}) - set(UNRESOLVED_KEYS)
 # Test modules that the tests use by name although no test imports them: rosdoc2 runs them.
 USED_WITHOUT_IMPORT = {
@@ -81,7 +83,7 @@ USED_WITHOUT_IMPORT = {
 PIP_NAMES = {
     "python3-catkin-pkg": "catkin-pkg", "python3-cvxpy-pip": "cvxpy",
     "python3-dask-pip": "dask", "python3-defusedxml": "defusedxml",
-    "python3-distributed-pip": "distributed", "python3-mcap-pip": "mcap",
+    "python3-distributed-pip": "distributed",
     "python3-matplotlib": "matplotlib", "mcap-ros2-support": "mcap-ros2-support",
     "python3-mujoco-pip": "mujoco", "python3-myst-parser-pip": "myst-parser",
     "python3-numba": "numba", "python3-numpy": "numpy", "pinocchio": "pin",
@@ -96,6 +98,7 @@ NOT_DECLARED = {
     "clarabel": "cvxpy's solver, chosen by name (solver=cp.CLARABEL); a dependency of cvxpy",
     "llvmlite": "numba's LLVM binding, pinned to the version numba resolves to",
     "zstandard": "the zstd binding of the tests' MCAP reader (not imported by the tests)",
+    "mcap": "the MCAP reader the tests import, a dependency of mcap-ros2-support (declared)",
     "setuptools": "packaging (pip install -e ., colcon's ament_python build)",
     "wheel": "packaging",
     "colcon-common-extensions": "tools/colcon_check.sh (make colcon-check)",
@@ -200,6 +203,16 @@ def test_every_declared_key_is_a_rosdep_key():
     _, run, test, build = declared()
     unknown = (run | test | build) - ROSDEP_KEYS - OWN_PACKAGES - set(UNRESOLVED_KEYS)
     assert sorted(unknown) == []
+
+
+def test_the_keys_rosdistro_lacks_are_in_the_package_rosdep_file():
+    import yaml
+    rules = yaml.safe_load(LOCAL_ROSDEP.read_text(encoding="utf-8"))
+    assert sorted(rules) == sorted(UNRESOLVED_KEYS), "rosdep/robot_dynamics_ros.yaml's keys"
+    for key, platforms in rules.items():
+        assert {"debian", "ubuntu"} <= set(platforms), key
+        for platform, rule in platforms.items():
+            assert rule == {"pip": {"packages": [PIP_NAMES[key]]}}, (key, platform)
 
 
 def test_requirement_files_and_package_xml_agree():
