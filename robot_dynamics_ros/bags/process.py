@@ -50,8 +50,8 @@ from rosbags.interfaces import (Qos, QosDurability, QosHistory, QosLiveliness, Q
 
 from ..bringup import DEFAULT_NAMESPACE
 from ..core import Reference, RobotModel, gravity_torques, rnea
-from ..core.control import (MODES, POLICIES, EffortLimiter, Gains, TorqueLaw, effective_limits,
-                            holding_torques)
+from ..core.control import (DEFAULT_KD, DEFAULT_KP, MODES, POLICIES, EffortLimiter, Gains,
+                            TorqueLaw, effective_limits, holding_torques)
 from ..core.errors import BagError, RobotDynamicsError
 from ..core.observer import ObserverOptions
 from ..joint_state_cdr import JOINT_STATE, JointStateTemplate
@@ -67,7 +67,6 @@ OUTPUT_TOPICS = {"gravity": "gravity_effort", "feedforward": "feedforward_effort
 OUTPUT_FIELDS = {"gravity": ("effort",), "feedforward": ("position", "velocity", "effort"),
                  "residual": ("effort",), "observer": observer_output.FIELDS}
 DEFAULT_REFERENCE = f"/{DEFAULT_NAMESPACE}/reference_trajectory"
-DEFAULT_KP, DEFAULT_KD = 100.0, 20.0        # inverse_dynamics_node's defaults
 # What the nodes' publishers offer (KEEP_LAST 10, reliable, volatile), recorded with the outputs.
 _NEVER = QosTime(sec=9223372036, nsec=854775807)
 NODE_QOS = Qos(QosHistory.KEEP_LAST, 10, QosReliability.RELIABLE, QosDurability.VOLATILE,

@@ -54,6 +54,13 @@ def test_table_choices_are_the_codes():
     assert choices("simulator", "integrator") == INTEGRATORS
 
 
+def test_computed_torque_gain_defaults_are_the_cores():
+    """inverse_dynamics' kp / kd defaults are core.control's (bag process takes those)."""
+    from robot_dynamics_ros.core.control import DEFAULT_KD, DEFAULT_KP
+    defaults = {s.name: s.default for s in load_table("inverse_dynamics")}
+    assert list(defaults["kp"]) == [DEFAULT_KP] and list(defaults["kd"]) == [DEFAULT_KD]
+
+
 def _spec(kind, **validation):
     return ParameterSpec("p", kind, None, "d", validation=validation)
 

@@ -15,10 +15,10 @@ same expression to (N, n) arrays of whole chunks.
 from .effort_limits import (CLAMP, OFF, POLICIES, WARN, EffortLimiter, LimitReport,
                             effective_limits, unknown_effort_limits)
 from .friction import friction_torque, friction_torques, sign
-from .laws import (COMPUTED_TORQUE, FEEDFORWARD, MODES, Gains, TorqueLaw, holding_torque,
-                   holding_torques, servo_acceleration)
+from .laws import (COMPUTED_TORQUE, DEFAULT_KD, DEFAULT_KP, FEEDFORWARD, MODES, Gains, TorqueLaw,
+                   holding_torque, holding_torques, servo_acceleration)
 
 __all__ = ["friction_torque", "friction_torques", "sign", "holding_torque", "holding_torques",
-           "servo_acceleration", "Gains", "TorqueLaw", "MODES", "FEEDFORWARD", "COMPUTED_TORQUE",
-           "EffortLimiter", "LimitReport", "POLICIES", "unknown_effort_limits", "effective_limits",
-           "CLAMP", "WARN", "OFF"]
+           "servo_acceleration", "DEFAULT_KP", "DEFAULT_KD", "Gains", "TorqueLaw", "MODES",
+           "FEEDFORWARD", "COMPUTED_TORQUE", "EffortLimiter", "LimitReport", "POLICIES",
+           "unknown_effort_limits", "effective_limits", "CLAMP", "WARN", "OFF"]

@@ -56,6 +56,11 @@ def servo_acceleration(qdd_ref, qd_ref, q_ref, qd, q, kd, kp):
     return qdd_ref + kd * (qd_ref - qd) + kp * (q_ref - q)
 
 
+# Computed torque's default gains (a critically damped error, K_D^2 = 4 K_P): inverse_dynamics'
+# parameter table says the same (a test holds them equal) and ``bag process`` takes them.
+DEFAULT_KP, DEFAULT_KD = 100.0, 20.0
+
+
 @dataclass(frozen=True, eq=False)
 class Gains:
     """Computed torque's per-joint gains K_P [1/s^2] and K_D [1/s], in the model's order."""
