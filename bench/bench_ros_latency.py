@@ -77,7 +77,8 @@ def ros_env(log_dir: str, executor: str) -> dict:
 
 
 def node_parameters(args) -> list[str]:
-    params = {"robot_description": "puma560", "input_timeout": 0.0,
+    # autostart: the torque nodes are managed (lifecycle) nodes; the launch file activates them
+    params = {"robot_description": "puma560", "input_timeout": 0.0, "autostart": "true",
               "use_generated_model": "false" if args.core_model else "true"}
     out = []
     for key, value in params.items():
@@ -410,6 +411,11 @@ def main(argv=None) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps({"executor": executor, "results": results,
                                                "load": os.getloadavg()}, indent=1))
+    silent = [name for name, r in results.items() if r["received"] == 0]
+    if silent:                      # a deployment that answers nothing is broken, not slow
+        print(f"error: nothing received from {', '.join(silent)} (see the logs in {tmp})",
+              file=sys.stderr)
+        return 1
     return 0
 
 
