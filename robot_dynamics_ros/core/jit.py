@@ -83,9 +83,15 @@ def module_text(header: str, constants: dict, functions) -> str:
         inspect.getsource(f) for f in functions)
 
 
-def _file_for(text: str, prefix: str) -> Path | None:
+def module_path(text: str, prefix: str, kind: str = "kernels") -> Path:
+    """Return where the module holding ``text`` lives in the cache directory of ``kind``."""
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
-    path = cache_directory() / f"{prefix}_{digest}.py"
+    return cache_directory(kind) / f"{prefix}_{digest}.py"
+
+
+def module_file(text: str, prefix: str, kind: str = "kernels") -> Path | None:
+    """Return the module file holding ``text`` (written whole if absent), or None if impossible."""
+    path = module_path(text, prefix, kind)
     try:
         if path.is_file() and path.read_text(encoding="utf-8") == text:
             return path
@@ -142,7 +148,7 @@ def compile_module(text: str, prefix: str, functions: dict) -> tuple[types.Modul
     if reason is not None:
         return None, reason
     import numba
-    path = _file_for(text, prefix)
+    path = module_file(text, prefix)
     try:
         module = _load(text, prefix, path)
         _njit_all(module, functions, cache=path is not None)

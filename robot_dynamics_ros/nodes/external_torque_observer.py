@@ -171,10 +171,7 @@ class ExternalTorqueObserverNode(ManagedDynamicsNode):
     # -- inputs --------------------------------------------------------------------------------
     @topic_guard
     def on_command(self, msg: Float64MultiArray):
-        if not self.active:
-            self.inactive_input(self.command_topic)
-            return
-        if self.waiting_for_model():
+        if not self.accepts_input(self.command_topic):
             return
         started = time.monotonic()
         n = len(self.joint_names)
@@ -215,10 +212,7 @@ class ExternalTorqueObserverNode(ManagedDynamicsNode):
 
     @topic_guard
     def on_joint_states(self, msg: JointState | bytes):
-        if not self.active:
-            self.inactive_input("joint_states")
-            return
-        if self.waiting_for_model():
+        if not self.accepts_input("joint_states"):
             return
         started = time.monotonic()
         ns, stamp, q, qd, tau = self._state(msg)

@@ -51,10 +51,7 @@ class GravityCompensationNode(TorqueNode):
 
     @topic_guard
     def on_joint_states(self, msg: JointState | bytes):
-        if not self.active:
-            self.inactive_input("joint_states")
-            return
-        if self.waiting_for_model():
+        if not self.accepts_input("joint_states"):
             return
         started = time.monotonic()
         friction = self.friction_compensation

@@ -155,10 +155,7 @@ class InverseDynamicsNode(TorqueNode):
 
     @topic_guard
     def on_reference(self, msg: JointTrajectoryMsg):
-        if not self.active:
-            self.inactive_input("reference_trajectory", refused=True)
-            return
-        if self.waiting_for_model():
+        if not self.accepts_input("reference_trajectory", refused=True):
             return
         if len(msg.points) == 0:
             self.reference = None
@@ -174,10 +171,7 @@ class InverseDynamicsNode(TorqueNode):
 
     @topic_guard
     def on_joint_states(self, msg: JointState | bytes):
-        if not self.active:
-            self.inactive_input("joint_states")
-            return
-        if self.waiting_for_model():
+        if not self.accepts_input("joint_states"):
             return
         started = time.monotonic()
         law = self.law

@@ -140,6 +140,19 @@ class ManagedDynamicsNode(DynamicsNodeBase, LifecycleNode):
         if self.active:
             super()._check_inputs()
 
+    def accepts_input(self, topic: str, refused: bool = False) -> bool:
+        """
+        Return True when an input on ``topic`` is to be computed on.
+
+        Not while the node is inactive (said by :meth:`inactive_input`) or has no model yet
+        (said by ``waiting_for_model``): the torque nodes and the observer start every input
+        callback with this (``refused``: as for :meth:`inactive_input`).
+        """
+        if not self.active:
+            self.inactive_input(topic, refused)
+            return False
+        return not self.waiting_for_model()
+
     def inactive_input(self, topic: str, refused: bool = False):
         """
         Count a message on ``topic`` that came while the node is not active; say so once.

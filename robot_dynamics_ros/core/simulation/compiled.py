@@ -41,7 +41,6 @@ import warnings
 from pathlib import Path
 from typing import Callable, NamedTuple
 
-from ..files import write_atomically
 from .. import jit
 from ..jit import CACHE_ENVIRONMENT_VARIABLE, CompilationWarning, numba_unavailable  # noqa: F401
 from ..model.cache import model_constant
@@ -122,20 +121,12 @@ def _coulomb_step_source(n: int) -> str:
 
 def module_path(source: str) -> Path:
     """Return where the module with this text lives in the cache directory."""
-    digest = hashlib.sha256(source.encode("utf-8")).hexdigest()[:24]
-    return cache_directory() / f"accelerations_{digest}.py"
+    return jit.module_path(source, "accelerations", "simulation")
 
 
 def _write_module(source: str) -> Path | None:
     """Return the module file holding ``source`` (written if absent), or None if impossible."""
-    path = module_path(source)
-    try:
-        if path.is_file() and path.read_text(encoding="utf-8") == source:
-            return path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        return write_atomically(path, source)
-    except OSError:
-        return None
+    return jit.module_file(source, "accelerations", "simulation")
 
 
 def _module(source: str, path: Path | None) -> types.ModuleType:
