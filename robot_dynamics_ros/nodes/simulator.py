@@ -33,7 +33,9 @@ Timing: ``rate`` Hz integration steps of 1/rate s; ``real_time_factor`` simulate
 wall-clock second (1: real time; 0: as fast as possible, which needs ``publish_clock``).  With
 ``lockstep`` the simulator waits after each joint_states (up to ``command_timeout`` wall-clock
 seconds) for a new message on every effort command topic before integrating on, so a controller
-that answers every state closes the loop without delay jitter, at any speed.
+that answers every state closes the loop without delay jitter, at any speed.  It starts once the
+nodes that publish the commands also read joint_states (at most 5 s), so that the first state
+is not lost to a controller whose subscription was not matched yet.
 
 External forces, to simulate a collision: ``applied_wrench`` (geometry_msgs/WrenchStamped) is a
 wrench applied to the robot at the tool point (force, and moment about that point): in the tool's
@@ -81,6 +83,7 @@ from .errors import topic_guard
 
 BEHIND_WARNING = 0.5            # s of wall clock behind schedule before the pace is reset
 CONNECT_TIMEOUT = 30.0          # s: lockstep waits this long for its controller to connect
+CONTROLLER_READS_TIMEOUT = 5.0  # s: ... and this long for the controller to read joint_states
 
 
 class EffortInput:
@@ -371,12 +374,19 @@ class DynamicsSimulatorNode(DynamicsNode):
 
     def _wait_for_controller(self):
         """In lockstep, start once joint_states has a reader and every input a publisher."""
-        deadline = time.monotonic() + CONNECT_TIMEOUT
+        start = time.monotonic()
+        deadline = start + CONNECT_TIMEOUT
         said = False
         while not self._stop.is_set() and time.monotonic() < deadline:
             missing = [i.topic for i in self.inputs if self.count_publishers(
                 self.resolve_topic_name(i.topic)) == 0]
-            if not missing and self.joint_states.get_subscription_count() > 0:
+            # Any joint_states reader (a recorder, a test) would do for the count, but the first
+            # state is lost, and the first step taken without its answer, when the controller's
+            # own subscription is not there yet: so wait (a few seconds at most: a controller
+            # may read its states elsewhere) for the nodes that publish the commands to read.
+            readers_ok = (self._controllers_read_joint_states()
+                          or time.monotonic() > start + CONTROLLER_READS_TIMEOUT)
+            if not missing and self.joint_states.get_subscription_count() > 0 and readers_ok:
                 self._stop.wait(0.2)           # let the other side finish matching too
                 return
             if not said:
@@ -387,6 +397,17 @@ class DynamicsSimulatorNode(DynamicsNode):
         if not self._stop.is_set():
             self.get_logger().warning(f"lockstep: no controller after {CONNECT_TIMEOUT:g} s; "
                                       "starting anyway")
+
+    def _controllers_read_joint_states(self) -> bool:
+        """Tell whether every node that publishes an effort input subscribes joint_states."""
+        def nodes(infos):
+            return {(info.node_namespace, info.node_name) for info in infos}
+        readers = nodes(self.get_subscriptions_info_by_topic(self.joint_states.topic_name))
+        writers = set()
+        for effort_input in self.inputs:
+            writers |= nodes(self.get_publishers_info_by_topic(
+                self.resolve_topic_name(effort_input.topic)))
+        return writers <= readers
 
     def _wait_for_commands(self, counts: list):
         """Wait (bounded) until every Float64MultiArray input has a message newer than counts."""
