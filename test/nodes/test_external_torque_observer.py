@@ -118,15 +118,13 @@ def test_a_step_wrench_on_the_simulator_is_estimated_and_flagged(ros_env, ros_cl
                                      >= 0.8 * DURATION * 1000, timeout=180.0), \
             "\n".join(p.log_text()[-2000:] for p in processes)
         simulator.stop()                    # no more joint states: the outputs all arrive
-        counts = [-1]
-
-        def settled():                      # the reader has taken everything still queued
-            counts.append(len(states.messages) + len(efforts.messages))
-            return counts[-1] == counts[-2]
-        for _ in range(60):                 # (bounded: at most 30 s)
+        previous = -1
+        for _ in range(60):                 # until the reader has taken what is queued (<= 30 s)
             ros_client.spin_for(0.5)
-            if settled():
+            count = len(states.messages) + len(efforts.messages)
+            if count == previous:
                 break
+            previous = count
     finally:
         for p in processes:
             p.stop()

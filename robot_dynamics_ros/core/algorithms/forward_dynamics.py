@@ -14,7 +14,7 @@ import numpy as np
 from ..inputs import joint_arrays
 from . import compiled, plain
 from .crba import mass_matrix
-from .rnea import gravity_in_base, rnea, wrench_in_last_frame
+from .rnea import general_arguments, rnea
 
 
 def forward_dynamics(model, q, qd, tau, f_ext=None) -> np.ndarray:
@@ -35,9 +35,7 @@ def forward_dynamics(model, q, qd, tau, f_ext=None) -> np.ndarray:
 def checked(model, q, qd, tau, f_ext) -> np.ndarray:
     """Validate the arguments (InputError naming one), then run the ABA."""
     (q, qd, tau), batched = joint_arrays(model, q=q, qd=qd, tau=tau)
-    g = compiled.kernel_array(gravity_in_base(model, None))[0]
-    wrench = np.zeros(6) if f_ext is None else wrench_in_last_frame(model, q, f_ext, batched)
-    wrench = compiled.kernel_array(wrench)
+    g, wrench = general_arguments(model, q, None, f_ext, batched)
     kernels = compiled.kernels()
     if kernels is None:
         qdd, ok = plain.forward_dynamics(model, q, qd, tau, g, wrench)

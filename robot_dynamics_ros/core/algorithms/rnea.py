@@ -47,6 +47,17 @@ def gravity_in_base(model, gravity):
     return model.base[:3, :3].T @ vector_argument(gravity, 3, "gravity", None)
 
 
+def general_arguments(model, q, gravity, f_ext, batched: bool) -> tuple:
+    """
+    Return the base-frame gravity (3,) and the last link's wrench for the general drivers.
+
+    ``q`` checked; ``gravity``: world frame, None for the model's; ``f_ext``: as for :func:`rnea`.
+    """
+    g = compiled.kernel_array(gravity_in_base(model, gravity))[0]
+    wrench = np.zeros(6) if f_ext is None else wrench_in_last_frame(model, q, f_ext, batched)
+    return g, compiled.kernel_array(wrench)
+
+
 def checked(model, q, qd, qdd, gravity, f_ext) -> np.ndarray:
     """
     Validate the arguments (InputError naming one), then run the recursion.
@@ -54,9 +65,7 @@ def checked(model, q, qd, qdd, gravity, f_ext) -> np.ndarray:
     ``qd`` or ``qdd`` None: zeros.
     """
     (q, qd, qdd), batched = joint_arrays(model, q=q, qd=qd, qdd=qdd)
-    g = compiled.kernel_array(gravity_in_base(model, gravity))[0]
-    wrench = np.zeros(6) if f_ext is None else wrench_in_last_frame(model, q, f_ext, batched)
-    wrench = compiled.kernel_array(wrench)
+    g, wrench = general_arguments(model, q, gravity, f_ext, batched)
     kernels = compiled.kernels()
     if kernels is None:
         return plain.rnea(model, q, qd, qdd, g, wrench)
