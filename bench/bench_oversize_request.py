@@ -10,11 +10,12 @@ and 2 s after each refusal.
 
 * By topic the node reads the point count from the serialized bytes and refuses before any
   conversion (``serialized_messages.trajectory_size``).
-* By service rclpy converts the request to Python objects before the node's callback runs; the
-  reference timed in the same run is that conversion alone (``rclpy.serialization.
-  deserialize_message`` of the same request in this process), so the ratio says how much of the
-  service's time is rclpy's.  After each large request the node gives the freed heap back
-  (``nodes/memory.py``, glibc malloc_trim).
+* By service the node reads it from the C message rmw deserialized the request into, before rclpy
+  would convert it to Python objects (``nodes/bounded_requests.py``).  The reference timed in the
+  same run is that conversion (``rclpy.serialization.deserialize_message`` of the same request in
+  this process): what a plain rclpy service would spend before the node's callback could refuse.
+  After each large request the node gives the freed heap back (``nodes/memory.py``, glibc
+  malloc_trim).
 """
 from __future__ import annotations
 

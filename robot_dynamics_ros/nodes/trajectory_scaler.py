@@ -25,9 +25,9 @@ whose velocity, acceleration, jerk and effort limits replace the robot's
 (uniform: samples of the original trajectory); ``grid_steps`` (time_optimal: steps of the path
 grid).  Each is bounded, and so is the size of a trajectory (``MAX_POINTS``), so that no single
 request can take the node's memory or minutes of its time: on the topic the size is read from
-the serialized message before it is converted; a service request is converted by rclpy before
-any code of the node runs (its cost is rclpy's, doc/nodes.md), then refused at once.  After a
-large input the node gives the freed memory back to the system (``nodes/memory.py``).
+the serialized message, for the service from the C message rmw filled
+(``nodes/bounded_requests.py``), in both cases before rclpy would convert it to Python objects.
+After a large input the node gives the freed memory back to the system (``nodes/memory.py``).
 
 Uniform results keep the reference's fields (positions, velocities, accelerations as given), so the
 controller interpolates exactly q(t / c).  Time-optimal results carry positions, velocities and
@@ -52,8 +52,9 @@ from ..core import InputError, Limits, time_optimal_scaling, uniform_scaling
 from ..core.trajectories.joint_limits_file import load_joint_limits
 from ..core.trajectories.limits import with_jerk
 from ..implementations import select
-from ..ros_messages import trajectory_from_msg, trajectory_to_msg
+from ..ros_messages import MAX_MESSAGE_JOINTS, trajectory_from_msg, trajectory_to_msg
 from .base import DynamicsNode, main_for
+from .bounded_requests import Oversize, bounded_trajectory_service, refuse_oversize
 from .errors import service_guard, topic_guard
 
 METHODS = ("uniform", "time_optimal")
@@ -88,9 +89,12 @@ class TrajectoryScalerNode(DynamicsNode):
             depth=1, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
             durability=DurabilityPolicy.TRANSIENT_LOCAL))
         self.subscribe_trajectory("reference_trajectory", self.on_trajectory, MAX_POINTS)
-        # (the service's requests: trimmed after the large ones too, by the same trimmer)
-        self.create_service(ScaleTrajectory, "~/scale_trajectory",
-                            service_guard(self.get_logger(), "scale_trajectory", self.on_request))
+        # sizes checked before rclpy converts a request (nodes/bounded_requests.py); after a
+        # large one, refused or not, the same trimmer as the topic's gives the memory back
+        bounded_trajectory_service(
+            self, ScaleTrajectory, "~/scale_trajectory",
+            service_guard(self.get_logger(), "scale_trajectory", self.on_request),
+            MAX_MESSAGE_JOINTS, MAX_POINTS)
         self.get_logger().info(f"trajectory scaler for {self.robot_label} ready "
                                f"(method {self.settings.method})")
 
@@ -170,8 +174,9 @@ class TrajectoryScalerNode(DynamicsNode):
                                f"(factor {result.scale_factor:.4g})")
 
     def on_request(self, request, response):
-        if len(request.trajectory.points) > TRIM_AFTER_POINTS:
-            self.trimmer.soon()
+        if isinstance(request, Oversize) or len(request.trajectory.points) > TRIM_AFTER_POINTS:
+            self.trimmer.soon()         # the freed heap (of the C message, at least) given back
+        refuse_oversize(request)
         result, out = self.scale(request.trajectory, request.method)
         response.trajectory = trajectory_to_msg(out, request.trajectory.header.stamp,
                                                 effort=self.settings.include_effort)
