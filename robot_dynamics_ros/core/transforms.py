@@ -11,14 +11,19 @@ def rot_x(angle: float) -> np.ndarray:
     return np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]])
 
 
-ROUNDING = 1e-12   # |cos|, |sin| this close to 0 or 1 are taken as exact (multiples of pi/2)
+ROUNDING = 1e-12   # |cos|, |sin| this close to 0 are taken as exact (multiples of pi/2)
+# ... and this close to +-1: the cosine of an angle within ROUNDING of a multiple of pi/2 is
+# +-(1 - 5e-25), i.e. +-1 in floating point, so only a few ulps of rounding are snapped.  (A
+# ROUNDING-wide snap to +-1 would turn cos(3.5e-7 rad) = 1 - 6e-14, almost parallel axes of a
+# URDF, into 1 while the sine stays: a rotation off by 6e-14.)
+UNIT_ROUNDING = 8 * np.finfo(float).eps
 
 
 def snap_unit(x: float) -> float:
-    """Snap a sine or cosine (or rotation-matrix entry) to exactly 0 or +-1 if within ROUNDING."""
+    """Snap a sine or cosine (or rotation-matrix entry) to exactly 0 or +-1 (the roundings)."""
     if abs(x) < ROUNDING:
         return 0.0
-    if abs(abs(x) - 1.0) < ROUNDING:
+    if abs(abs(x) - 1.0) < UNIT_ROUNDING:
         return math.copysign(1.0, x)
     return float(x)
 
@@ -27,9 +32,15 @@ def exact_cos_sin(angle: float) -> tuple[float, float]:
     """
     Return cos and sin of a constant angle, with the round-off of multiples of pi/2 removed.
 
-    So alpha = pi/2 gives exactly 0 and 1, and the recursions can skip products with them.
+    So alpha = pi/2 gives exactly 0 and 1, and the recursions can skip products with them; an
+    angle that is not within ROUNDING of a multiple of pi/2 keeps both as computed.
     """
-    return snap_unit(math.cos(angle)), snap_unit(math.sin(angle))
+    c, s = math.cos(angle), math.sin(angle)
+    if abs(s) < ROUNDING:
+        return math.copysign(1.0, c), 0.0
+    if abs(c) < ROUNDING:
+        return 0.0, math.copysign(1.0, s)
+    return c, s
 
 
 def rpy_matrix(rpy) -> np.ndarray:
