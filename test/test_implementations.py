@@ -38,7 +38,7 @@ def test_every_implementation_gives_the_cores_numbers(prefer):
     rng = np.random.default_rng(3)
     models = [RobotModel.named("puma560"), RobotModel.named("stanford"),
               RobotModel.from_dict(random_robot_dict(4, rng, "modified", with_motors=True,
-                                                     with_friction=True))]
+                                                     with_friction=True, offsets=True))]
     for model in models:
         kernel = select(model, prefer)
         assert kernel.model is model

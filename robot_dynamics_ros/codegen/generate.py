@@ -54,7 +54,7 @@ def check_model(model) -> None:
                            "load robots with RobotModel.named/from_yaml/from_dict")
     if model.n < 1:
         raise CodegenError(f"{name}: a robot needs at least one joint")
-    for fieldname in ("alpha_prev", "a_prev", "theta0", "d0", "mass", "com", "inertia",
+    for fieldname in ("alpha_prev", "p_prev", "theta0", "mass", "com", "inertia",
                       "rotor_inertia", "gear_ratio", "viscous", "coulomb", "gravity_base"):
         values = np.asarray(getattr(chain, fieldname), dtype=float)
         if not np.isfinite(values).all():

@@ -43,6 +43,30 @@ def exact_cos_sin(angle: float) -> tuple[float, float]:
     return c, s
 
 
+def placement(alpha: float, a: float, e: float, d: float) -> np.ndarray:
+    """
+    Return p_{i-1,i}(i-1) = Rx(alpha) (a, e, d): joint i's origin in frame i-1 (``model.Chain``).
+
+    The modified-DH translation (a, -d sin alpha, d cos alpha) when e = 0; e is the offset along
+    the y axis of Rx(alpha), perpendicular to x_{i-1} and to z_i (axes_to_dh.py).  cos and sin
+    are exact at multiples of pi/2, so alpha = pi/2 gives (a, -d, e) with no 6e-17 d terms.
+    """
+    ca, sa = exact_cos_sin(alpha)
+    return np.array([a + 0.0, ca * e - sa * d, sa * e + ca * d])
+
+
+def joint_transform(alpha: float, theta: float, p) -> np.ndarray:
+    """
+    T_{i-1,i} = [Rx(alpha) Rz(theta), p]: a joint of the internal chain (``model.Chain``).
+
+    A modified-DH row (Craig 1989's Rx(alpha) Tx(a) Rz(theta) Tz(d)) with ``p`` the general
+    translation of :func:`placement`, as Pinocchio's jointPlacement restricted to that rotation.
+    """
+    ct, st = math.cos(theta), math.sin(theta)
+    rz = np.array([[ct, -st, 0.0], [st, ct, 0.0], [0.0, 0.0, 1.0]])
+    return homogeneous(rot_x(alpha) @ rz, p)
+
+
 def rpy_matrix(rpy) -> np.ndarray:
     """Rotation from roll-pitch-yaw (URDF convention: R = Rz(yaw) Ry(pitch) Rx(roll))."""
     r, p, y = rpy

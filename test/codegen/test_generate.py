@@ -72,7 +72,8 @@ def test_random_robots_agree_with_core(seed):
     rng = np.random.default_rng(100 + seed)
     generic = RobotModel.from_dict(random_robot_dict(
         1 + seed, rng, convention=("standard", "modified")[seed % 2], prismatic_prob=0.4,
-        with_motors=seed % 3 != 0, with_friction=seed % 2 == 0, with_payload=seed % 3 == 1))
+        with_motors=seed % 3 != 0, with_friction=seed % 2 == 0, with_payload=seed % 3 == 1,
+        offsets=seed % 2 == 1))         # the general joint offsets of model.Chain
     types = ["R", "P", "RP", "PPR", "RRPR", "RPPRRR", "RRRRRRP"][seed] if seed < 6 else "RRR"
     special = RobotModel.from_dict(special_robot_dict(types, rng))
     special2 = RobotModel.from_dict(special_robot_dict(["RRRRRR", "RRPRRR"][seed % 2], rng))

@@ -5,7 +5,8 @@ import numpy as np
 from random_robots import random_robot_dict
 from robot_dynamics_ros.core import RobotModel, forward_kinematics
 
-# (joints, DH convention, seed): mixed joints, full inertias, motors, friction.
+# (joints, DH convention, seed): mixed joints, full inertias, motors, friction; the modified-DH
+# robots have general joint offsets too (model.Chain's e, as URDFs with almost parallel axes).
 CASES = [(n, conv, seed) for seed, (n, conv) in enumerate(
     [(1, "standard"), (2, "modified"), (3, "standard"), (4, "modified"), (5, "standard"),
      (6, "modified"), (6, "standard"), (7, "modified")])]
@@ -16,6 +17,7 @@ def make(n, convention, seed, **kw):
     rng = np.random.default_rng(seed)
     kw.setdefault("with_motors", True)
     kw.setdefault("with_friction", True)
+    kw.setdefault("offsets", convention == "modified")
     return RobotModel.from_dict(random_robot_dict(n, rng, convention=convention, **kw)), rng
 
 

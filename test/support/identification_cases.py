@@ -13,7 +13,8 @@ def random_models():
     for k, convention in enumerate(["standard", "modified"] * 3):
         out.append(RobotModel.from_dict(random_robot_dict(
             5, rng, convention=convention, prismatic_prob=0.4, with_motors=k % 3 != 2,
-            with_friction=k % 2 == 0, with_payload=k == 3)))
+            with_friction=k % 2 == 0, with_payload=k == 3,
+            offsets=convention == "modified")))      # (the general joint offsets: model.Chain)
     return out
 
 

@@ -46,7 +46,7 @@ def random_body(rng: np.random.Generator, mass_range=(0.5, 5.0)) -> dict:
 def random_robot_dict(n: int, rng: np.random.Generator, convention: str = "standard",
                       prismatic_prob: float = 0.3, with_motors: bool = False,
                       with_friction: bool = False, with_payload: bool = False,
-                      name: str | None = None) -> dict:
+                      name: str | None = None, offsets: bool = False) -> dict:
     """
     Return a random n-joint robot description (see the module docstring).
 
@@ -54,6 +54,8 @@ def random_robot_dict(n: int, rng: np.random.Generator, convention: str = "stand
     prismatic.  ``with_motors`` adds rotor inertia and gear ratios, ``with_friction`` viscous and
     Coulomb friction, ``with_payload`` a payload on the last link.  The gravity vector is a
     random direction of magnitude 9.81 (so no axis is special); base and tool are random poses.
+    ``offsets`` (modified DH only) gives every joint the general offset e of ``model.Chain``
+    (drawn last, so the rest of the robot is the one without it).
     """
     if convention not in ("standard", "modified"):
         raise ValueError(f"convention must be 'standard' or 'modified', got {convention!r}")
@@ -87,6 +89,11 @@ def random_robot_dict(n: int, rng: np.random.Generator, convention: str = "stand
              "base": pose(), "tool": pose(), "joints": joints}
     if with_payload:
         robot["payload"] = random_body(rng, mass_range=(0.1, 2.0))
+    if offsets:
+        if convention != "modified":
+            raise ValueError("offsets are for modified DH robots")
+        for joint in joints:
+            joint["dh"]["e"] = float(rng.uniform(-0.3, 0.3))
     return robot
 
 

@@ -9,9 +9,10 @@ H = 1e-6            # finite-difference step
 
 
 def random_models(seed=3):
-    """Return three random arms (5, 6, 7 joints; both DH conventions)."""
+    """Return three random arms (5, 6, 7 joints; both DH conventions, general offsets)."""
     rng = np.random.default_rng(seed)
-    return [RobotModel.from_dict(random_robot_dict(n, rng, convention=conv, name=f"r{n}{conv}"))
+    return [RobotModel.from_dict(random_robot_dict(n, rng, convention=conv, name=f"r{n}{conv}",
+                                                   offsets=conv == "modified"))
             for n, conv in ((5, "standard"), (6, "modified"), (7, "standard"))]
 
 

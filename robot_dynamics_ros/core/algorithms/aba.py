@@ -27,8 +27,8 @@ which the callers detect from D (``pivots_positive``).
 """
 from __future__ import annotations
 
-from .newton_euler import (A, COS_ALPHA, COULOMB, D0, GEAR, KXX, KXY, KXZ, KYY, KYZ, KZZ, MASS,
-                           PRISMATIC, ROTOR, SIN_ALPHA, UX, UY, UZ, VISCOUS)
+from .newton_euler import (A, COS_ALPHA, COULOMB, D0, E, GEAR, KXX, KXY, KXZ, KYY, KYZ, KZZ, MASS,
+                           PRISMATIC, PX, ROTOR, SIN_ALPHA, UX, UY, UZ, VISCOUS, joint_offset)
 from .spatial_inertia import force_to_parent, to_parent
 
 # Columns of a joint's row of the ABA workspace.
@@ -38,7 +38,8 @@ AW_P = 17           # p^A_i: 6 (moment; force)
 AW_I = 23           # I^A_i: 21 (spatial_inertia.py)
 AW_U = 44           # U_i: 6
 AW_D, AW_SU, AW_ACC = 50, 51, 52    # D_i, u_i; the acceleration a_i: 6
-N_ABA_WORKSPACE = 58
+AW_PY, AW_PZ = 58, 59               # p_{i-1,i}(i-1) y and z (x: the row's PX)
+N_ABA_WORKSPACE = 60
 
 
 def _link_inertia(row, w):
@@ -72,7 +73,8 @@ def velocities(c, q, qd, ct, st, ws):
         row, w = c[i], ws[i]
         ca, sa, cq, sq, qdi = row[COS_ALPHA], row[SIN_ALPHA], ct[i], st[i], qd[i]
         r = row[D0] + q[i] if row[PRISMATIC] != 0.0 else row[D0]
-        px, py, pz = row[A], -(sa * r), ca * r         # O_i in frame i-1: v of O_i = v + w x p
+        px, py, pz = joint_offset(row, q[i])           # O_i in frame i-1: v of O_i = v + w x p
+        w[AW_PY], w[AW_PZ] = py, pz
         vx, vy, vz = vx + (wy * pz - wz * py), vy + (wz * px - wx * pz), vz + (wx * py - wy * px)
         y1, z1 = ca * wy + sa * wz, ca * wz - sa * wy  # into frame i: Rz(-theta) Rx(-alpha)
         wx, wy, wz = cq * wx + sq * y1, cq * y1 - sq * wx, z1
@@ -160,13 +162,13 @@ def inertias(c, qd, tau, sg, wrench, ws):
         w[AW_P] += kr_qd * w[AW_PWY]
         w[AW_P + 1] -= kr_qd * w[AW_PWX]
         parent = ws[i - 1]
-        moved = to_parent(w, AW_I, w[AW_CT], w[AW_ST], row[A], w[AW_R], row[COS_ALPHA],
-                          row[SIN_ALPHA])
+        moved = to_parent(w, AW_I, w[AW_CT], w[AW_ST], row[A], row[E], w[AW_R],
+                          row[COS_ALPHA], row[SIN_ALPHA])
         for k in range(21):
             parent[AW_I + k] += moved[k]
         f = force_to_parent(w[AW_P], w[AW_P + 1], w[AW_P + 2], w[AW_P + 3], w[AW_P + 4],
-                            w[AW_P + 5], w[AW_CT], w[AW_ST], row[A], w[AW_R], row[COS_ALPHA],
-                            row[SIN_ALPHA])
+                            w[AW_P + 5], w[AW_CT], w[AW_ST], row[A], row[E], w[AW_R],
+                            row[COS_ALPHA], row[SIN_ALPHA])
         for k in range(6):
             parent[AW_P + k] += f[k]
 
@@ -177,8 +179,8 @@ def accelerations(c, g, ws, qdd):
     lx, ly, lz = -g[0], -g[1], -g[2]
     for i in range(len(qdd)):
         row, w = c[i], ws[i]
-        ca, sa, cq, sq, r = row[COS_ALPHA], row[SIN_ALPHA], w[AW_CT], w[AW_ST], w[AW_R]
-        px, py, pz = row[A], -(sa * r), ca * r
+        ca, sa, cq, sq = row[COS_ALPHA], row[SIN_ALPHA], w[AW_CT], w[AW_ST]
+        px, py, pz = row[PX], w[AW_PY], w[AW_PZ]
         lx, ly, lz = lx + (ty * pz - tz * py), ly + (tz * px - tx * pz), lz + (tx * py - ty * px)
         y1, z1 = ca * ty + sa * tz, ca * tz - sa * ty
         tx, ty, tz = cq * tx + sq * y1, cq * y1 - sq * tx, z1

@@ -18,8 +18,8 @@ import numpy as np
 
 from ..inputs import joint_arrays
 from . import compiled, plain
-from .newton_euler import (A, COS_ALPHA, D0, GEAR, KXX, KXY, KXZ, KYY, KYZ, KZZ, MASS, PRISMATIC,
-                           ROTOR, SIN_ALPHA, UX, UY, UZ)
+from .newton_euler import (A, COS_ALPHA, D0, E, GEAR, KXX, KXY, KXZ, KYY, KYZ, KZZ, MASS,
+                           PRISMATIC, ROTOR, SIN_ALPHA, UX, UY, UZ)
 from .spatial_inertia import force_to_parent, rigid_to_parent
 
 # A joint's row of the workspace: cos and sin theta_i, r_i, the composite body (m, h, I at O_i).
@@ -43,8 +43,8 @@ def composite_inertias(c, q, ct, st, ws):
             b, nxt = ws[i + 1], c[i + 1]
             moved = rigid_to_parent(b[CW_M], b[CW_H], b[CW_H + 1], b[CW_H + 2], b[CW_I],
                                     b[CW_I + 1], b[CW_I + 2], b[CW_I + 3], b[CW_I + 4],
-                                    b[CW_I + 5], b[CW_CT], b[CW_ST], nxt[A], b[CW_R],
-                                    nxt[COS_ALPHA], nxt[SIN_ALPHA])
+                                    b[CW_I + 5], b[CW_CT], b[CW_ST], nxt[A], nxt[E],
+                                    b[CW_R], nxt[COS_ALPHA], nxt[SIN_ALPHA])
             for k in range(10):
                 w[CW_M + k] = own[k] + moved[k]
 
@@ -64,7 +64,7 @@ def mass_matrix_entries(c, ws, out):
         for j in range(i, 0, -1):       # F from frame j to frame j-1
             link, lw = c[j], ws[j]
             f = force_to_parent(f[0], f[1], f[2] + (row[ROTOR] if j == i else 0.0), f[3], f[4],
-                                f[5], lw[CW_CT], lw[CW_ST], link[A], lw[CW_R],
+                                f[5], lw[CW_CT], lw[CW_ST], link[A], link[E], lw[CW_R],
                                 link[COS_ALPHA], link[SIN_ALPHA])
             entry = f[5] if c[j - 1][PRISMATIC] != 0.0 else f[2]
             out[i][j - 1] = entry

@@ -18,8 +18,8 @@ import numpy as np
 
 from .aba import AW_D, N_ABA_WORKSPACE, accelerations, inertias, velocities
 from .crba import N_CRBA_WORKSPACE, composite_inertias, mass_matrix_entries
-from .newton_euler import (A, COS_ALPHA, D0, N_WORKSPACE, PRISMATIC, SIN_ALPHA, THETA0,
-                           backward_pass, forward_pass)
+from .newton_euler import (COS_ALPHA, N_WORKSPACE, PRISMATIC, SIN_ALPHA, THETA0, backward_pass,
+                           forward_pass, joint_offset)
 
 COS_THETA0_COLUMN = -2   # (the rows end with cos, sin theta0 snapped: compiled.constants_array)
 SIN_THETA0_COLUMN = -1
@@ -220,16 +220,15 @@ def tool_jacobian_into(c, q, out):
     axes = np.empty((n, 6))
     for i in range(n):
         row = c[i]
-        ca, sa, a = row[COS_ALPHA], row[SIN_ALPHA], row[A]
-        r = row[D0] + q[i] if row[PRISMATIC] != 0.0 else row[D0]
+        ca, sa = row[COS_ALPHA], row[SIN_ALPHA]
+        ox, oy, oz = joint_offset(row, q[i])
         if row[PRISMATIC] != 0.0:
             cq, sq = row[COS_THETA0_COLUMN], row[SIN_THETA0_COLUMN]
         else:
             cq, sq = math.cos(row[THETA0] + q[i]), math.sin(row[THETA0] + q[i])
-        # origin: p + R (a, -r sa, r ca); R <- R Rx(alpha) Rz(theta)
-        px, py, pz = (px + r00 * a - r01 * r * sa + r02 * r * ca,
-                      py + r10 * a - r11 * r * sa + r12 * r * ca,
-                      pz + r20 * a - r21 * r * sa + r22 * r * ca)
+        # origin: p + R p_{i-1,i}(i-1); R <- R Rx(alpha) Rz(theta)
+        px, py, pz = (px + (r00 * ox + r01 * oy + r02 * oz), py + (r10 * ox + r11 * oy + r12 * oz),
+                      pz + (r20 * ox + r21 * oy + r22 * oz))
         r01, r02 = ca * r01 + sa * r02, ca * r02 - sa * r01
         r11, r12 = ca * r11 + sa * r12, ca * r12 - sa * r11
         r21, r22 = ca * r21 + sa * r22, ca * r22 - sa * r21

@@ -20,14 +20,16 @@ def joint_transforms(model, q: np.ndarray) -> np.ndarray:
     """T_{i-1,i}(q) of the internal chain, shape q.shape + (4, 4), batched over leading dims."""
     ch = model.chain
     theta = ch.theta0 + np.where(ch.prismatic, 0.0, q)
-    d = ch.d0 + np.where(ch.prismatic, q, 0.0)
+    slide = np.where(ch.prismatic, q, 0.0)
     ct, st = np.cos(theta), np.sin(theta)
     ca, sa = np.cos(ch.alpha_prev), np.sin(ch.alpha_prev)
     T = np.zeros(q.shape + (4, 4))
-    # Rx(alpha_{i-1}) Tx(a_{i-1}) Rz(theta_i) Tz(d_i)   (Renaud 1987, T_{i-1,i})
-    T[..., 0, 0], T[..., 0, 1], T[..., 0, 3] = ct, -st, ch.a_prev
-    T[..., 1, 0], T[..., 1, 1], T[..., 1, 2], T[..., 1, 3] = ca * st, ca * ct, -sa, -sa * d
-    T[..., 2, 0], T[..., 2, 1], T[..., 2, 2], T[..., 2, 3] = sa * st, sa * ct, ca, ca * d
+    # [Rx(alpha_{i-1}) Rz(theta_i), p_{i-1,i}]: Renaud 1987's T_{i-1,i} with the general offset
+    # p_prev + q (0, -sin alpha, cos alpha) of a prismatic joint (model.Chain)
+    T[..., 0, 0], T[..., 0, 1], T[..., 0, 3] = ct, -st, ch.p_prev[:, 0]
+    T[..., 1, 0], T[..., 1, 1], T[..., 1, 2] = ca * st, ca * ct, -sa
+    T[..., 2, 0], T[..., 2, 1], T[..., 2, 2] = sa * st, sa * ct, ca
+    T[..., 1, 3], T[..., 2, 3] = ch.p_prev[:, 1] - sa * slide, ch.p_prev[:, 2] + ca * slide
     T[..., 3, 3] = 1.0
     return T
 

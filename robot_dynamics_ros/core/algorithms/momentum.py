@@ -67,7 +67,7 @@ from .spatial_inertia import force_to_parent
 
 # The per-joint constants read below (model/joint_constants.py), in the order unpacked.
 FIELDS = ("prismatic", "cos_alpha", "sin_alpha", "a", "theta0", "d0", "mass", "cx", "cy", "cz",
-          "ixx", "iyy", "izz", "ixy", "ixz", "iyz", "rotor", "gear_ratio", "offset")
+          "ixx", "iyy", "izz", "ixy", "ixz", "iyz", "rotor", "gear_ratio", "offset", "e")
 
 
 class MomentumTerms(NamedTuple):
@@ -82,13 +82,16 @@ def _forward(joints, q, qd, cos, sin):
     wx = wy = wz = vx = vy = vz = 0.0
     out = []
     for i, (prism, ca, sa, a, th0, d0, *_rest) in enumerate(joints):
+        e = _rest[-1]
         th, d = (th0, d0 + q[i]) if prism else (th0 + q[i], d0)
         ct, st = cos(th), sin(th)
         # Rx(-alpha_{i-1}): frame i-1 into X
         pwx, pwy, pwz = wx, ca * wy + sa * wz, ca * wz - sa * wy
         vy, vz = ca * vy + sa * vz, ca * vz - sa * vy
-        # the child's origin, p = (a, 0, d) in X: v += w x p
+        # the child's origin, p = (a, e, d) in X (model.Chain): v += w x p
         vx, vy, vz = vx + pwy * d, vy + pwz * a - pwx * d, vz - pwy * a
+        if e != 0.0:
+            vx, vz = vx - pwz * e, vz + pwx * e
         wx, wy = ct * pwx + st * pwy, ct * pwy - st * pwx
         vx, vy = ct * vx + st * vy, ct * vy - st * vx
         wz = pwz
@@ -123,18 +126,18 @@ def _recursion(model, q, qd, cos, sin):
     lx = ly = lz = Lx = Ly = Lz = 0.0            # composite momentum of the links beyond i
     for i in range(n - 1, -1, -1):
         (prism, _, _, _, _, _, m, cx, cy, cz, ixx, iyy, izz, ixy, ixz, iyz,
-         rotor, kr, _) = joints[i]
+         rotor, kr, _, _) = joints[i]
         wx, wy, wz, vx, vy, vz, ct, st, d, pwz = kin[i]
         if i < n - 1:
             # the composite of links i+1.. with rotor i+1's spin k_r I_m qd_{i+1} z_{i+1}, from
             # frame i+1 to frame i
-            ca, sa, a = joints[i + 1][1:4]
+            ca, sa, a, e = joints[i + 1][1:4] + joints[i + 1][-1:]
             nct, nst, nd = kin[i + 1][6:9]
             next_rotor = joints[i + 1][16]
             if next_rotor != 0.0:
                 Lz = Lz + next_rotor * qd[i + 1]
-            Lx, Ly, Lz, lx, ly, lz = force_to_parent(Lx, Ly, Lz, lx, ly, lz, nct, nst, a, nd,
-                                                     ca, sa)
+            Lx, Ly, Lz, lx, ly, lz = force_to_parent(Lx, Ly, Lz, lx, ly, lz, nct, nst, a, e,
+                                                     nd, ca, sa)
         if m != 0.0 or ixx != 0.0 or iyy != 0.0 or izz != 0.0:
             own = _link_momentum((wx, wy, wz), (vx, vy, vz), m, cx, cy, cz, ixx, iyy, izz, ixy,
                                  ixz, iyz)

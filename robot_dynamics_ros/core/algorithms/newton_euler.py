@@ -26,10 +26,14 @@ augmented backward step (7a)::
 
 a plain body has m*i = 0 (e is then the force f), an augmented one m^i = 0.
 
-Frames are the model's internal modified-DH frames::
+Frames are the model's internal frames (``model.Chain``): modified-DH rotations, general offsets::
 
     R_{i-1,i} = Rx(alpha_{i-1}) Rz(theta_i)
-    p_{i-1,i}(i-1) = (a_{i-1}, -r_i sin alpha_{i-1}, r_i cos alpha_{i-1})
+    p_{i-1,i}(i-1) = (px_i, py_i, pz_i) + q_i (0, -sin alpha_{i-1}, cos alpha_{i-1}) [prismatic]
+
+which is Renaud's (a_{i-1}, -r_i sin alpha_{i-1}, r_i cos alpha_{i-1}) for a DH row (the
+constant part folded once per model: ``Chain.p_prev``) and Pinocchio's joint placement
+otherwise (a URDF's almost parallel axes, ``model/axes_to_dh.py``).
 
 Gravity enters as the upward acceleration of the base, alpha_0 = -g (Renaud 1987, step (1), sign
 corrected).  Added to Renaud's rigid model, from Siciliano et al. 2009: rotor i on link i-1
@@ -50,17 +54,21 @@ KQXX, KQYY, KQZZ, KQXY, KQXZ, KQYZ = range(21, 27)
 KQQXX, KQQYY, KQQZZ, KQQXY, KQQXZ, KQQYZ = range(27, 33)
 ROTOR, GEAR, VISCOUS, COULOMB = range(33, 37)
 CX, CY, CZ, ICXX, ICYY, ICZZ, ICXY, ICXZ, ICYZ = range(37, 46)   # plain bodies: d_ii, phi^i
-N_CONSTANTS = 46
+# p_{i-1,i}(i-1) at q_i = 0 (PX = a_{i-1}) and e_i: the offset in frame Rx(alpha_{i-1}) is
+# (a_{i-1}, e_i, r_i) (model.Chain; spatial_inertia.py)
+PY, PZ, E = range(46, 49)
+PX = A
+N_CONSTANTS = 49
 
 # Columns of a joint's row of the workspace (forward pass -> backward pass).
 # Forward: w_i, a_i, alpha_i, delta_i, t_i, r_{i-1}(i), w_{i-1}(i) x and y, a_{i-1}(i) . Z,
-# cos and sin theta_i, r_i, the entries of b_i by rows; backward: e_i(i) and n_i(i) (before
-# the rotor's reaction).
+# cos and sin theta_i, p_{i-1,i}(i-1) y and z, the entries of b_i by rows; backward: e_i(i) and
+# n_i(i) (before the rotor's reaction).
 (W_WX, W_WY, W_WZ, W_AX, W_AY, W_AZ, W_LX, W_LY, W_LZ, W_DXX, W_DYY, W_DZZ, W_DXY, W_DXZ, W_DYZ,
- W_TX, W_TY, W_TZ, W_RX, W_RY, W_RZ, W_PWX, W_PWY, W_PAZ, W_CT, W_ST, W_R) = range(27)
-W_BXX, W_BXY, W_BXZ, W_BYX, W_BYY, W_BYZ, W_BZX, W_BZY, W_BZZ = range(27, 36)
-W_EX, W_EY, W_EZ, W_NX, W_NY, W_NZ = range(36, 42)
-N_WORKSPACE = 42
+ W_TX, W_TY, W_TZ, W_RX, W_RY, W_RZ, W_PWX, W_PWY, W_PAZ, W_CT, W_ST, W_PY, W_PZ) = range(28)
+W_BXX, W_BXY, W_BXZ, W_BYX, W_BYY, W_BYZ, W_BZX, W_BZY, W_BZZ = range(28, 37)
+W_EX, W_EY, W_EZ, W_NX, W_NY, W_NZ = range(37, 43)
+N_WORKSPACE = 43
 
 
 def _row(link) -> tuple:
@@ -75,8 +83,22 @@ def _row(link) -> tuple:
            + (sym(link.k_q) if online else zeros) + (sym(link.k_qq) if online else zeros)
            + (link.rotor, link.gear, link.viscous, link.coulomb)
            + (tuple(link.com) + sym(link.inertia_c) if link.com is not None
-              else (0.0,) * 9))
+              else (0.0,) * 9)
+           + (link.p0[1], link.p0[2], link.e))
     return tuple(float(x) for x in row)
+
+
+def joint_offset(row, q_i):
+    """
+    Return p_{i-1,i}(i-1), joint i's origin in frame i-1, at q_i.
+
+    The row's (PX, PY, PZ), plus q_i (0, -sin alpha, cos alpha) for a prismatic joint (Renaud
+    1987's r_i = d_i + q_i along z_i).
+    """
+    px, py, pz = row[PX], row[PY], row[PZ]
+    if row[PRISMATIC] != 0.0:
+        py, pz = py - row[SIN_ALPHA] * q_i, pz + row[COS_ALPHA] * q_i
+    return px, py, pz
 
 
 def rows_of(links) -> tuple:
@@ -107,11 +129,10 @@ def forward_pass(c, q, qd, qdd, ct, st, g, ws, moving=True):
     for i in range(len(q)):                  # (c may hold more rows than joints: compiled.py)
         row, w = c[i], ws[i]
         ca, sa, cq, sq = row[COS_ALPHA], row[SIN_ALPHA], ct[i], st[i]
-        r = row[D0] + q[i] if row[PRISMATIC] != 0.0 else row[D0]
-        w[W_CT], w[W_ST], w[W_R] = cq, sq, r
+        px, py, pz = joint_offset(row, q[i])
+        w[W_CT], w[W_ST], w[W_PY], w[W_PZ] = cq, sq, py, pz
         if i > 0 and moving:
             # (6a) r_{i-1}(i-1) = alpha_{i-1} + b_{i-1} p_{i-1,i}(i-1)
-            px, py, pz = row[A], -(sa * r), ca * r
             lx = lx + (bxx * px + bxy * py + bxz * pz)
             ly = ly + (byx * px + byy * py + byz * pz)
             lz = lz + (bzx * px + bzy * py + bzz * pz)
@@ -236,7 +257,7 @@ def backward_pass(c, q, qd, qdd, sg, wrench, ws, tau, moving=True):
                           mz + (ux * ly - uy * lx))
         if i + 1 < n:
             nxt, child = c[i + 1], ws[i + 1]
-            px, py, pz = nxt[A], -(nxt[SIN_ALPHA] * child[W_R]), nxt[COS_ALPHA] * child[W_R]
+            px, py, pz = nxt[PX], child[W_PY], child[W_PZ]
             mx, my, mz = (mx + (py * ez - pz * ey), my + (pz * ex - px * ez),
                           mz + (px * ey - py * ex))
         if row[PRISMATIC] != 0.0:

@@ -9,11 +9,12 @@ The 21 numbers kept are A and C by their 6 upper entries (xx, yy, zz, xy, xz, yz
 
     A_XX ... A_YZ (0-5), B_XX, B_XY, B_XZ, B_YX, ... B_ZZ (6-14), C_XX ... C_YZ (15-20).
 
-In the parent frame i-1, I_{i-1} = X^T I_i X with X the motion transform of the internal
-modified-DH frames, T_{i-1,i} = Rx(alpha_{i-1}) Tx(a_{i-1}) Rz(theta_i) Tz(r_i).  As in the
+In the parent frame i-1, I_{i-1} = X^T I_i X with X the motion transform of the internal frames
+(``model.Chain``), T_{i-1,i} = Rx(alpha_{i-1}) Trans(a_{i-1}, e_i, r_i) Rz(theta_i).  As in the
 recursions, in three steps: Rz(theta_i) into the intermediate frame X (axes of frame i-1 turned by
-alpha_{i-1}, origin O_i), a shift of the reference point from O_i to O_{i-1} (p = (a, 0, r) in X),
-Rx(alpha_{i-1}) into frame i-1.  The shift is I' = T^T I T with T = [[E, 0], [-p^, E]]:
+alpha_{i-1}, origin O_i), a shift of the reference point from O_i to O_{i-1} (p = (a, e, r) in X;
+e = 0 for a DH row, and the y terms are then skipped), Rx(alpha_{i-1}) into frame i-1.  The
+shift is I' = T^T I T with T = [[E, 0], [-p^, E]]:
 
     A' = A + p^ B^T - (B + p^ C) p^,   B' = B + p^ C,   C' = C.
 
@@ -60,59 +61,68 @@ def rotate_general_x(c, s, xx, xy, xz, yx, yy, yz, zx, zy, zz):
             zx, c * zy - s * zz, s * zy + c * zz)
 
 
-def shift(px, pz, a, b, cm):
+def shift(px, py, pz, a, b, cm):
     """
-    Return (A', B') of the reference point moved by -p, p = (px, 0, pz): see the module doc.
+    Return (A', B') of the reference point moved by -p, p = (px, py, pz): see the module doc.
 
-    ``a``, ``cm``: 6 entries of A and C; ``b``: 9 entries of B by rows.
+    ``a``, ``cm``: 6 entries of A and C; ``b``: 9 entries of B by rows.  The terms in py are
+    added only where py != 0 (a DH row has p = (a, 0, r) in the intermediate frame).
     """
     axx, ayy, azz, axy, axz, ayz = a
     bxx, bxy, bxz, byx, byy, byz, bzx, bzy, bzz = b
     cxx, cyy, czz, cxy, cxz, cyz = cm
-    # B' = B + p^ C, p^ = [[0, -pz, 0], [pz, 0, -px], [0, px, 0]]
+    # B' = B + p^ C, p^ = [[0, -pz, py], [pz, 0, -px], [-py, px, 0]]
     qxx, qxy, qxz = bxx - pz * cxy, bxy - pz * cyy, bxz - pz * cyz
     qyx, qyy, qyz = (byx + pz * cxx - px * cxz, byy + pz * cxy - px * cyz,
                      byz + pz * cxz - px * czz)
     qzx, qzy, qzz = bzx + px * cxy, bzy + px * cyy, bzz + px * cyz
+    if py != 0.0:
+        qxx, qxy, qxz = qxx + py * cxz, qxy + py * cyz, qxz + py * czz
+        qzx, qzy, qzz = qzx - py * cxx, qzy - py * cxy, qzz - py * cxz
     # A' = A + p^ B^T - B' p^ (symmetric: the upper entries, each from its row)
-    return ((axx - pz * bxy - pz * qxy,
-             ayy + pz * byx - px * byz + pz * qyx - px * qyz,
-             azz + px * bzy + px * qzy,
-             axy + pz * bxx - px * bxz - pz * qyy,
-             axz - pz * bzy + px * qxy,
-             ayz + pz * bzx - px * bzz + px * qyy),
-            (qxx, qxy, qxz, qyx, qyy, qyz, qzx, qzy, qzz))
+    axx, ayy, azz, axy, axz, ayz = (axx - pz * bxy - pz * qxy,
+                                    ayy + pz * byx - px * byz + pz * qyx - px * qyz,
+                                    azz + px * bzy + px * qzy,
+                                    axy + pz * bxx - px * bxz - pz * qyy,
+                                    axz - pz * bzy + px * qxy,
+                                    ayz + pz * bzx - px * bzz + px * qyy)
+    if py != 0.0:
+        axx, azz = axx + py * (bxz + qxz), azz - py * (bzx + qzx)
+        axy, axz, ayz = axy + py * qyz, axz + py * (bzz - qxx), ayz - py * qyx
+    return ((axx, ayy, azz, axy, axz, ayz), (qxx, qxy, qxz, qyx, qyy, qyz, qzx, qzy, qzz))
 
 
-def to_parent(m, k, ct, st, a, r, ca, sa) -> tuple:
+def to_parent(m, k, ct, st, a, e, r, ca, sa) -> tuple:
     """
     Return the 21 entries of the spatial inertia ``m[k:k + 21]`` of frame i, in frame i-1.
 
-    ``ct, st``: cos and sin theta_i; ``a``: a_{i-1}; ``r``: r_i; ``ca, sa``: cos and sin
-    alpha_{i-1} (module docstring).
+    ``ct, st``: cos and sin theta_i; ``a, e, r``: O_i in the intermediate frame (a_{i-1}, e_i,
+    r_i); ``ca, sa``: cos and sin alpha_{i-1} (module docstring).
     """
     A = rotate_symmetric_z(ct, st, m[k], m[k + 1], m[k + 2], m[k + 3], m[k + 4], m[k + 5])
     B = rotate_general_z(ct, st, m[k + 6], m[k + 7], m[k + 8], m[k + 9], m[k + 10], m[k + 11],
                          m[k + 12], m[k + 13], m[k + 14])
     C = rotate_symmetric_z(ct, st, m[k + 15], m[k + 16], m[k + 17], m[k + 18], m[k + 19],
                            m[k + 20])
-    A, B = shift(a, r, A, B, C)
+    A, B = shift(a, e, r, A, B, C)
     A = rotate_symmetric_x(ca, sa, A[0], A[1], A[2], A[3], A[4], A[5])
     B = rotate_general_x(ca, sa, B[0], B[1], B[2], B[3], B[4], B[5], B[6], B[7], B[8])
     C = rotate_symmetric_x(ca, sa, C[0], C[1], C[2], C[3], C[4], C[5])
     return A + B + C
 
 
-def force_to_parent(nx, ny, nz, fx, fy, fz, ct, st, a, r, ca, sa) -> tuple:
+def force_to_parent(nx, ny, nz, fx, fy, fz, ct, st, a, e, r, ca, sa) -> tuple:
     """
     Return a spatial force (moment about O_i; force) of frame i in frame i-1, about O_{i-1}.
 
-    Rz(theta_i), the moment moved by p x f with p = (a, 0, r) in the intermediate frame, then
+    Rz(theta_i), the moment moved by p x f with p = (a, e, r) in the intermediate frame, then
     Rx(alpha_{i-1}) (arguments as :func:`to_parent`).
     """
     nx, ny = ct * nx - st * ny, st * nx + ct * ny
     fx, fy = ct * fx - st * fy, st * fx + ct * fy
     nx, ny, nz = nx - r * fy, ny + r * fx - a * fz, nz + a * fy
+    if e != 0.0:
+        nx, nz = nx + e * fz, nz - e * fx
     if sa == 0.0 and ca > 0.0:      # (alpha = 0: no rotation)
         return nx, ny, nz, fx, fy, fz
     if ca == 0.0:                   # (alpha = +-pi/2: a permutation)
@@ -120,7 +130,7 @@ def force_to_parent(nx, ny, nz, fx, fy, fz, ct, st, a, r, ca, sa) -> tuple:
     return (nx, ca * ny - sa * nz, sa * ny + ca * nz, fx, ca * fy - sa * fz, sa * fy + ca * fz)
 
 
-def rigid_to_parent(m, hx, hy, hz, xx, yy, zz, xy, xz, yz, ct, st, a, r, ca, sa) -> tuple:
+def rigid_to_parent(m, hx, hy, hz, xx, yy, zz, xy, xz, yz, ct, st, a, e, r, ca, sa) -> tuple:
     """
     Return a rigid body's (m, h, I) of frame i in frame i-1 (arguments as :func:`to_parent`).
 
@@ -134,6 +144,10 @@ def rigid_to_parent(m, hx, hy, hz, xx, yy, zz, xy, xz, yz, ct, st, a, r, ca, sa)
     xx, yy, zz = (xx + m * r * r + 2.0 * r * hz, yy + m * (a * a + r * r) + 2.0 * ph,
                   zz + m * a * a + 2.0 * a * hx)
     xy, xz, yz = xy - a * hy, xz - m * a * r - (hx * r + a * hz), yz - r * hy
+    if e != 0.0:                    # p's y component (model.Chain): its terms, h before the shift
+        ee = m * e * e + 2.0 * e * hy
+        xx, zz, xy, yz = xx + ee, zz + ee, xy - e * (m * a + hx), yz - e * (m * r + hz)
+        hy = hy + m * e
     hx, hz = hx + m * a, hz + m * r
     if ca == 0.0:                   # (alpha = +-pi/2: a permutation)
         hy, hz = -(sa * hz), sa * hy

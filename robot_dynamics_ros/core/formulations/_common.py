@@ -8,7 +8,10 @@ standard-DH model is used as written.  A modified-DH model (internal frames F_i 
 ``model.chain``) is converted exactly: S_i = F_i Tx(a_i) Rx(alpha_i) with (a_i, alpha_i) taken from
 the *next* row (a_i := a_prev[i+1], alpha_i := alpha_prev[i+1]; zero for the last link), and the
 fixed offset Rx(alpha_0) Tx(a_0) of the first row goes into the base: S_0 = base Rx(alpha_0)
-Tx(a_0).  Link centres of mass and inertias are re-expressed in S_i once.
+Tx(a_0).  Link centres of mass and inertias are re-expressed in S_i once.  A general offset
+(``model.Chain``: O_{i+1} at Rx(alpha_i) (a_i, e_{i+1}, d_{i+1}) in F_i, e = 0 for DH rows) adds
+Ty(e_i) (e_i := e_prev[i+1]) after Rx(alpha_i): i-1A_i = Rz(theta_i) Tz(d_i) Tx(a_i) Rx(alpha_i)
+Ty(e_i), the rotation unchanged, the translation :func:`translation_standard`.
 
 **Modified-DH view** (Renaud 1987): ``model.chain`` itself, which is that same conversion in the
 other direction for standard-DH models (see ``core/model.py``).
@@ -33,7 +36,7 @@ from ..algorithms.kinematics import tool_pose
 from ..errors import InputError
 from ..inputs import joint_arrays, vector_argument
 from ..model.cache import model_constant
-from ..transforms import exact_cos_sin, homogeneous, rot_x
+from ..transforms import exact_cos_sin, homogeneous, placement, rot_x
 from .opcount import Counted
 
 
@@ -49,6 +52,7 @@ class DHView:
 
     convention: str
     a: np.ndarray
+    e: np.ndarray                # the offset e of each row (module docstring); 0 for DH rows
     cos_alpha: np.ndarray
     sin_alpha: np.ndarray
     theta0: np.ndarray
@@ -70,10 +74,11 @@ class DHView:
         return self.tool[:3, 3]
 
 
-def _view(convention, a, alpha, theta0, d0, prismatic, mass, com, inertia, base, tool) -> DHView:
+def _view(convention, a, e, alpha, theta0, d0, prismatic, mass, com, inertia, base,
+          tool) -> DHView:
     cs = np.array([exact_cos_sin(x) for x in alpha]).reshape(-1, 2)
     frozen = lambda x: np.array(x, dtype=float)  # noqa: E731
-    return DHView(convention, frozen(a), cs[:, 0], cs[:, 1], frozen(theta0), frozen(d0),
+    return DHView(convention, frozen(a), frozen(e), cs[:, 0], cs[:, 1], frozen(theta0), frozen(d0),
                   np.array(prismatic, dtype=bool), frozen(mass), frozen(com), frozen(inertia),
                   frozen(base), frozen(tool))
 
@@ -86,20 +91,23 @@ def standard_view(model) -> DHView:
 def _standard_view(model) -> DHView:
     prismatic = [t == "prismatic" for t in model.joint_types]
     if model.convention == "standard":
-        view = _view("standard", model.dh_a, model.dh_alpha, model.dh_theta, model.dh_d, prismatic,
-                     model.mass, model.com, model.inertia, model.base, model.tool)
+        view = _view("standard", model.dh_a, np.zeros(model.n), model.dh_alpha, model.dh_theta,
+                     model.dh_d, prismatic, model.mass, model.com, model.inertia, model.base,
+                     model.tool)
     else:
         ch = model.chain
-        a = np.append(ch.a_prev[1:], 0.0)
+        a, e = np.append(ch.a_prev[1:], 0.0), np.append(ch.e_prev[1:], 0.0)
         alpha = np.append(ch.alpha_prev[1:], 0.0)
-        # S_i = F_i L_i with L_i = Tx(a_i) Rx(alpha_i): points map as
-        # p_S = Rx(alpha)^T (p_F - a x).
+        # S_i = F_i L_i with L_i = Tx(a_i) Rx(alpha_i) Ty(e_i): points map as
+        # p_S = Rx(alpha)^T (p_F - a x) - e y.
         R = np.array([rot_x(al) for al in alpha])
-        com = np.einsum("nji,nj->ni", R, ch.com - np.outer(a, [1.0, 0.0, 0.0]))
+        com = (np.einsum("nji,nj->ni", R, ch.com - np.outer(a, [1.0, 0.0, 0.0]))
+               - np.outer(e, [0.0, 1.0, 0.0]))
         inertia = np.einsum("nji,njk,nkl->nil", R, ch.inertia, R)
-        base = ch.base @ homogeneous(rot_x(ch.alpha_prev[0]), [ch.a_prev[0], 0.0, 0.0])
-        view = _view("standard", a, alpha, ch.theta0, ch.d0, prismatic, ch.mass, com, inertia,
-                     base, model.tool)
+        base = ch.base @ homogeneous(rot_x(ch.alpha_prev[0]),
+                                     placement(ch.alpha_prev[0], ch.a_prev[0], ch.e_prev[0], 0.0))
+        view = _view("standard", a, e, alpha, ch.theta0, ch.d0, prismatic, ch.mass, com,
+                     inertia, base, model.tool)
     return view
 
 
@@ -110,7 +118,8 @@ def modified_view(model) -> DHView:
     Computed once per model.
     """
     return model_constant(model, "modified_dh_view", lambda m: _view(
-        "modified", m.chain.a_prev, m.chain.alpha_prev, m.chain.theta0, m.chain.d0,
+        "modified", m.chain.a_prev, m.chain.e_prev, m.chain.alpha_prev, m.chain.theta0,
+        m.chain.d0,
         m.chain.prismatic, m.chain.mass, m.chain.com, m.chain.inertia, m.chain.base,
         m.chain.flange))
 
@@ -132,6 +141,34 @@ def cos_sin(angle):
 def rotation_standard(ct, st, ca, sa) -> np.ndarray:
     """i-1R_i of standard DH (Milićević et al., eq. 2.1; Turney et al. 1980, eq. 1.10)."""
     return np.array([[ct, -st * ca, st * sa], [st, ct * ca, -ct * sa], [0.0, sa, ca]])
+
+
+def translation_standard(view: DHView, i: int, ct, st, d) -> np.ndarray:
+    """
+    Return the translation of i-1A_i in frame i-1.
+
+    Rz(theta_i) (a_i, e_i cos alpha_i, d_i + e_i sin alpha_i): (a_i cos theta_i, a_i sin theta_i,
+    d_i) of Milićević et al., eq. 2.1 when e_i = 0 (every DH row: no operation is added), the
+    general offset of the module docstring otherwise.
+    """
+    a, e = view.a[i], view.e[i]
+    if e == 0.0:
+        return np.array([a * ct, a * st, d])
+    y = e * view.cos_alpha[i]
+    return np.array([a * ct - y * st, a * st + y * ct, d + e * view.sin_alpha[i]])
+
+
+def translation_in_link(view: DHView, i: int, d) -> np.ndarray:
+    """
+    Return ^ip_i*, the translation of i-1A_i in frame i.
+
+    (a_i, d_i sin alpha_i + e_i, d_i cos alpha_i): Turney et al. 1980, eq. 1.14 (Milićević et
+    al., Table 2) when e_i = 0; Rx(alpha_i)^T of :func:`translation_standard`'s vector before Rz
+    otherwise.
+    """
+    sa, ca = view.sin_alpha[i], view.cos_alpha[i]
+    y = d * sa if view.e[i] == 0.0 else d * sa + view.e[i]
+    return np.array([view.a[i], y, d * ca])
 
 
 def rotation_modified(ct, st, ca, sa) -> np.ndarray:

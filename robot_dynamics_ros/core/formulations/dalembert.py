@@ -28,7 +28,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
-from ._common import cos_sin, cross, dot, joint_angles, prepare, rotation_standard, standard_view
+from ._common import (cos_sin, cross, dot, joint_angles, prepare, rotation_standard, standard_view,
+                      translation_standard)
 
 view_of = standard_view
 
@@ -48,7 +49,7 @@ def _kinematics(view, q):
     for i in range(view.n):
         ct, st = cos_sin(theta[i])
         z.append(R0[i][:, 2])
-        p.append(p[i] + R0[i] @ np.array([view.a[i] * ct, view.a[i] * st, d[i]]))
+        p.append(p[i] + R0[i] @ translation_standard(view, i, ct, st, d[i]))
         R0.append(R0[i] @ rotation_standard(ct, st, view.cos_alpha[i], view.sin_alpha[i]))
         com.append(p[i + 1] + R0[i + 1] @ view.com[i])
     return R0, z, p, com

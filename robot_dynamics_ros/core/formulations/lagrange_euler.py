@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..model.inertia import parallel_axis
-from ._common import cos_sin, joint_angles, prepare, standard_view
+from ._common import cos_sin, joint_angles, prepare, standard_view, translation_standard
 
 view_of = standard_view
 
@@ -43,11 +43,13 @@ Q_PRISMATIC = np.array([[0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0],
                         [0.0, 0.0, 0.0, 1.0], [0.0, 0.0, 0.0, 0.0]])
 
 
-def link_transform(ct, st, ca, sa, a, d) -> np.ndarray:
-    """i-1A_i (Milićević et al., eq. 2.1)."""
-    return np.array([[ct, -st * ca, st * sa, a * ct],
-                     [st, ct * ca, -ct * sa, a * st],
-                     [0.0, sa, ca, d],
+def link_transform(view, i, ct, st, d) -> np.ndarray:
+    """i-1A_i (Milićević et al., eq. 2.1; its translation: ``_common.translation_standard``)."""
+    ca, sa = view.cos_alpha[i], view.sin_alpha[i]
+    px, py, pz = translation_standard(view, i, ct, st, d)
+    return np.array([[ct, -st * ca, st * sa, px],
+                     [st, ct * ca, -ct * sa, py],
+                     [0.0, sa, ca, pz],
                      [0.0, 0.0, 0.0, 1.0]])
 
 
@@ -73,8 +75,7 @@ class _Kinematics:
     def __init__(self, view, q):
         n = self.n = view.n
         theta, d = joint_angles(view, q)
-        A = [None] + [link_transform(*cos_sin(theta[i]), view.cos_alpha[i], view.sin_alpha[i],
-                                     view.a[i], d[i]) for i in range(n)]
+        A = [None] + [link_transform(view, i, *cos_sin(theta[i]), d[i]) for i in range(n)]
         self.Q = [None] + [Q_PRISMATIC if p else Q_REVOLUTE for p in view.prismatic]
         # chain[j][i] = jA_i for 0 <= j <= i <= n (jA_j = E).
         self.chain = [[None] * (n + 1) for _ in range(n + 1)]

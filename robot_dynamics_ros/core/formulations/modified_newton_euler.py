@@ -30,7 +30,7 @@ import numpy as np
 from ..model.cache import model_constant
 from ..model.inertia import parallel_axis
 from ._common import (acceleration_tensor, cos_sin, cross, dot, evaluate, joint_angles,
-                      rotation_standard, standard_view)
+                      rotation_standard, standard_view, translation_in_link)
 
 view_of = standard_view
 Z0 = np.array([0.0, 0.0, 1.0])
@@ -64,7 +64,7 @@ def torques(view, inp) -> list:
         ct, st = cos_sin(theta[i])
         ca, sa = view.cos_alpha[i], view.sin_alpha[i]
         R_prev.append(rotation_standard(ct, st, ca, sa).T)              # R_{i-1}^i
-        r_.append(np.array([view.a[i], d[i] * sa, d[i] * ca]))        # r_i (TML, eq. 1.14)
+        r_.append(translation_in_link(view, i, d[i]))                 # r_i (TML, eq. 1.14)
         z_axis.append(np.array([0.0, sa, ca]))
 
     # Forward pass (Turney et al. 1980, eqs. 3.15, 3.16, 5.1).

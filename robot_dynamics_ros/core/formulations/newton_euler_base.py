@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import cos_sin, cross, dot, evaluate, joint_angles, rotation_standard, standard_view
+from ._common import (cos_sin, cross, dot, evaluate, joint_angles, rotation_standard,
+                      standard_view, translation_standard)
 
 view_of = standard_view
 
@@ -30,7 +31,7 @@ def torques(view, inp) -> list:
     for i in range(n):
         ct, st = cos_sin(theta[i])
         z.append(R0[i][:, 2])
-        p_star.append(R0[i] @ np.array([view.a[i] * ct, view.a[i] * st, d[i]]))
+        p_star.append(R0[i] @ translation_standard(view, i, ct, st, d[i]))
         R0.append(R0[i] @ rotation_standard(ct, st, view.cos_alpha[i], view.sin_alpha[i]))
 
     # Forward pass, i = 1..n (Milićević et al., Table 1; Siciliano et al. 2009, eqs. 7.93,

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import cos_sin, cross, dot, evaluate, joint_angles, rotation_standard, standard_view
+from ._common import (cos_sin, cross, dot, evaluate, joint_angles, rotation_standard,
+                      standard_view, translation_in_link)
 
 view_of = standard_view
 Z0 = np.array([0.0, 0.0, 1.0])
@@ -33,7 +34,7 @@ def torques(view, inp) -> list:
         ct, st = cos_sin(theta[i])
         ca, sa = view.cos_alpha[i], view.sin_alpha[i]
         R_prev.append(rotation_standard(ct, st, ca, sa).T)
-        p_star.append(np.array([view.a[i], d[i] * sa, d[i] * ca]))
+        p_star.append(translation_in_link(view, i, d[i]))
         z_axis.append(np.array([0.0, sa, ca]))
 
     # Forward pass, i = 1..n (Milićević et al., Table 2; Siciliano et al. 2009, eqs. 7.107-7.110).

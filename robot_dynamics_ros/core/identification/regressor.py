@@ -56,8 +56,8 @@ def _forward(model, q, qd, qdd):
         # parent quantities in X = Rx(-alpha) frame i-1
         rx = lambda v: (v[0], ca * v[1] + sa * v[2], ca * v[2] - sa * v[1])  # noqa: E731
         pw, pwd, v = rx(w), rx(wd), rx(a)
-        # a_i = a_{i-1} + wd x p + w x (w x p), p = (a, 0, d) in X   (7.109)
-        p = (jc.a + zero, zero, d + zero)
+        # a_i = a_{i-1} + wd x p + w x (w x p), p = (a, e, d) in X   (7.109; model.Chain)
+        p = (jc.a + zero, jc.e + zero, d + zero)
         wp = _cross(pw, p)
         v = tuple(v[k] + c1 + c2 for k, (c1, c2) in enumerate(zip(_cross(pwd, p), _cross(pw, wp))))
         rz = lambda u: (ct * u[0] + st * u[1], ct * u[1] - st * u[0], u[2])  # noqa: E731
@@ -141,7 +141,7 @@ def _chunk(model, q, qd, qdd, out, layout):
             out[:, i, layout.offset[i]] = 1.0
         if i == 0:
             break
-        # hand the columns to frame i-1: Rz(theta) into X, moment shifted by p = (a, 0, d),
+        # hand the columns to frame i-1: Rz(theta) into X, moment shifted by p = (a, e, d),
         # then Rx(alpha)   (7.112), (7.113)
         jc = joints[i]
         F = M[:, s:]
@@ -149,6 +149,8 @@ def _chunk(model, q, qd, qdd, out, layout):
         nx, ny, nz = ct * F[3] - st * F[4], st * F[3] + ct * F[4], F[5]
         if jc.a != 0.0 or np.any(d != 0.0):
             nx, ny, nz = nx - d * fy, ny + d * fx - jc.a * fz, nz + jc.a * fy
+        if jc.e != 0.0:
+            nx, nz = nx + jc.e * fz, nz - jc.e * fx
         ca, sa = jc.cos_alpha, jc.sin_alpha
         F[0], F[1], F[2] = fx, ca * fy - sa * fz, sa * fy + ca * fz
         F[3], F[4], F[5] = nx, ca * ny - sa * nz, sa * ny + ca * nz

@@ -43,7 +43,8 @@ The code generator offers ``"augmented"`` (Renaud's own table: Renaud 1987, the 
 and ``"full"`` (``GROUPINGS``), the fewest operations.  The core's numeric Newton-Euler runs on
 ``"full"`` too, except where the DH origins lie far away (:func:`numeric_form`): the augmented
 moments k* = k - m* p^ p^ carry the squared distances of the DH origins, which a URDF with almost
-parallel axes puts kilometres away, and lose precision as their square; the classical iteration on
+parallel axes put kilometres away in the plain modified-DH construction (a DH file may still
+have far origins), and lose precision as their square; the classical iteration on
 ``"plain"`` bodies loses it only in proportion (``algorithms/newton_euler._plain_terms``).
 """
 from __future__ import annotations
@@ -76,6 +77,8 @@ class Link:
     a: float           # a_{i-1}
     theta0: float      # theta_i offset (the angle itself for a prismatic joint)
     d0: float          # r_i offset (r_i itself for a revolute joint)
+    e: float           # offset along y of Rx(alpha_{i-1}) (model.Chain; 0: a plain DH row)
+    p0: np.ndarray     # p_{i-1,i}(i-1) at q_i = 0 (constant for a revolute joint): Chain.p_prev
     m_star: float      # m*i (augmented bodies; 0 for plain ones): f_i = e_i + m*i r_{i-1}  (8)
     u: np.ndarray      # constant part of u*i (3,)
     k: np.ndarray      # constant part of k*i (3, 3)
@@ -94,11 +97,6 @@ class Link:
     def zeta(self) -> np.ndarray:
         """z_i in frame i-1: R_{i-1,i} Z = (0, -sin alpha_{i-1}, cos alpha_{i-1})."""
         return np.array([0.0, -self.sa, self.ca])
-
-    @property
-    def p0(self) -> np.ndarray:
-        """p_{i-1,i}(i-1) at q_i = 0 for a prismatic joint (constant for a revolute one)."""
-        return np.array([self.a, -self.d0 * self.sa, self.d0 * self.ca])
 
     def rotation_to_parent(self) -> np.ndarray:
         """R_{i-1,i} of a prismatic joint (constant): Rx(alpha_{i-1}) Rz(theta_i)."""
@@ -142,6 +140,7 @@ def link_constants(model, grouping: str = "full") -> list[Link]:
         links.append(Link(
             prismatic=bool(ch.prismatic[i]), ca=ca, sa=sa,
             a=float(ch.a_prev[i]), theta0=float(ch.theta0[i]), d0=float(ch.d0[i]),
+            e=float(ch.e_prev[i]), p0=np.array(ch.p_prev[i], dtype=float),
             m_star=float(m_star[i]),
             u=mass[i] * com[i], k=parallel_axis(inertia[i], mass[i], com[i]),
             rotor=float(ch.rotor_inertia[i] * ch.gear_ratio[i]), gear=float(ch.gear_ratio[i]),
@@ -190,18 +189,19 @@ def _regroup(links: list[Link]) -> None:
                         + lam * _shift(zeta))
 
 
-FAR = 10.0     # m: DH lengths beyond this make the numeric Newton-Euler run on plain bodies
+FAR = 10.0     # m: joint offsets beyond this make the numeric Newton-Euler run on plain bodies
 
 
 def numeric_form(model) -> str:
     """
     Return the form the core's numeric Newton-Euler uses for ``model`` (module docstring).
 
-    ``"full"`` (about 20 % fewer operations than ``"plain"``) while every DH length is within
-    ``FAR``: its error, of order eps kappa^2 with kappa the largest length in metres, then stays
-    within eps kappa times 10, the classical iteration's bound.
+    ``"full"`` (about 20 % fewer operations than ``"plain"``) while every joint offset |p_prev|
+    is within ``FAR``: its error, of order eps kappa^2 with kappa the largest offset in metres,
+    then stays within eps kappa times 10, the classical iteration's bound.  (URDF chains no
+    longer have far offsets, axes_to_dh.py; a DH file may still.)
     """
-    far = max(float(np.abs(model.chain.a_prev).max()), float(np.abs(model.chain.d0).max()))
+    far = float(np.abs(model.chain.p_prev).max())
     return "full" if far <= FAR else "plain"
 
 

@@ -2,7 +2,8 @@
 Any model as a modified-DH robot file: what ``robot-dynamics convert`` writes.
 
 The description is the model's internal chain (``model.Chain``) written out: DH rows
-(alpha_{i-1}, a_{i-1}, d_i, theta_i), link inertias re-expressed in the DH frames, the base and the
+(alpha_{i-1}, a_{i-1}, d_i, theta_i, and the offset e_i where the chain has one: a URDF's almost
+parallel axes, ``axes_to_dh.py``), link inertias re-expressed in the DH frames, the base and the
 tool transform (the tool in the last DH frame), limits, motors, friction and the payload as in the
 model.  Loading it gives the same dynamics, tool pose and Jacobian (to rounding); the link frames
 ``forward_kinematics`` returns are then the DH frames.
@@ -29,7 +30,8 @@ def modified_dh_description(model) -> dict:
         joints.append({
             **joint,
             "dh": {"a": float(chain.a_prev[i]), "alpha": float(chain.alpha_prev[i]),
-                   "d": float(chain.d0[i]), "theta": float(chain.theta0[i])},
+                   "d": float(chain.d0[i]), "theta": float(chain.theta0[i]),
+                   **({"e": float(chain.e_prev[i])} if chain.e_prev[i] else {})},
             "link": {"mass": body.mass, "com": snap_small(body.com).tolist(),
                      "inertia": inertia_entries(snap_small(body.inertia))},
             "link_frame": None})

@@ -27,6 +27,7 @@ class JointConstants(NamedTuple):
     a: float                # a_{i-1}
     theta0: float           # joint offset (q adds to it for a revolute joint)
     d0: float               # (q adds to it for a prismatic joint)
+    e: float                # O_i in frame Rx(alpha_{i-1}) is (a, e, d0 [+ q]) (model.Chain)
     mass: float
     cx: float               # centre of mass in frame i
     cy: float
@@ -42,7 +43,7 @@ class JointConstants(NamedTuple):
     gear_ratio: float       # k_r
     viscous: float          # F_v, joint side
     coulomb: float          # F_s, joint side
-    offset: bool            # origin i moves relative to origin i-1 (p = (a, 0, d) != 0)
+    offset: bool            # origin i moves relative to origin i-1 (p = (a, e, d) != 0)
     off_centre: bool        # the centre of mass is off the origin
     diagonal: bool          # the inertia tensor is diagonal in frame i
 
@@ -61,14 +62,15 @@ def _build(model) -> tuple[JointConstants, ...]:
         prismatic = bool(ch.prismatic[i])
         joints.append(JointConstants(
             prismatic=prismatic, cos_alpha=ca, sin_alpha=sa, a=float(ch.a_prev[i]),
-            theta0=float(ch.theta0[i]), d0=float(ch.d0[i]), mass=float(ch.mass[i]),
+            theta0=float(ch.theta0[i]), d0=float(ch.d0[i]), e=float(ch.e_prev[i]),
+            mass=float(ch.mass[i]),
             cx=float(c[0]), cy=float(c[1]), cz=float(c[2]),
             ixx=float(I[0, 0]), iyy=float(I[1, 1]), izz=float(I[2, 2]),
             ixy=float(I[0, 1]), ixz=float(I[0, 2]), iyz=float(I[1, 2]),
             rotor=float(ch.rotor_inertia[i] * ch.gear_ratio[i]),
             gear_ratio=float(ch.gear_ratio[i]),
             viscous=float(ch.viscous[i]), coulomb=float(ch.coulomb[i]),
-            offset=prismatic or ch.a_prev[i] != 0.0 or ch.d0[i] != 0.0,
+            offset=prismatic or bool(np.any(ch.p_prev[i] != 0.0)),
             off_centre=bool(np.any(c != 0.0)),
             diagonal=I[0, 1] == 0.0 and I[0, 2] == 0.0 and I[1, 2] == 0.0))
     return tuple(joints)

@@ -14,6 +14,13 @@ A standard-DH chain (frame i at the distal end of link i, joint i about z_{i-1};
 standard frame i-1 Rz(theta_i) Tz(d_i), and standard frame i = internal frame i Tx(a_i)
 Rx(alpha_i).  Link inertias are re-expressed in the internal frames once, here, so the recursions
 need one form only.
+
+Each joint's translation is general: p_{i-1,i}(i-1) = Rx(alpha_{i-1}) (a_{i-1}, e_i, d_i), which
+is the modified-DH (a, -d sin alpha, d cos alpha) when e_i = 0 (every DH file) and Pinocchio's
+joint placement (jointPlacements) restricted to the DH rotation otherwise: a URDF's almost
+parallel axes need e_i (``axes_to_dh.py``), in the spirit of the extra offset of Khalil and
+Kleinfinger ("A new geometric notation for open and closed-loop robots", IEEE ICRA 1986).  The
+algorithms read ``p_prev`` (computed once, here), never a and d.
 """
 from __future__ import annotations
 
@@ -25,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError, RobotDescriptionError
-from ..transforms import homogeneous, pose_matrix, rot_x
+from ..transforms import homogeneous, placement, pose_matrix, rot_x
 from .inertia import Body, inertia_entries, inertia_matrix
 from .payload import fold_payload
 from .robot_file import load_robot_file, parse_robot
@@ -48,13 +55,17 @@ class Chain:
     """
     Internal modified-DH chain (see module docstring): arrays of length n (n x 3, n x 3 x 3).
 
-    T_{i-1,i}(q) = Rx(alpha_prev) Tx(a_prev) Rz(theta0 + q [revolute]) Tz(d0 + q [prismatic]).
+    T_{i-1,i}(q) = Rx(alpha_prev) Trans(a_prev, e_prev, d0 + q [prismatic]) Rz(theta0 + q
+    [revolute]): rotation Rx(alpha_prev) Rz(theta), translation p_prev + q (0, -sin alpha_prev,
+    cos alpha_prev) [prismatic] in frame i-1.
     """
 
     alpha_prev: np.ndarray
     a_prev: np.ndarray
     theta0: np.ndarray
     d0: np.ndarray
+    e_prev: np.ndarray             # offset along y of Rx(alpha_prev); 0 for a plain DH row
+    p_prev: np.ndarray             # n x 3: p_{i-1,i}(i-1) at q = 0, Rx(alpha_prev)(a, e, d0)
     prismatic: np.ndarray          # bool
     mass: np.ndarray               # link mass (payload folded into the last link)
     com: np.ndarray                # centre of mass in internal frame i
@@ -90,6 +101,7 @@ class RobotModel:
                             for j in joints])
         self.dh_a, self.dh_alpha = col("dh", "a"), col("dh", "alpha")
         self.dh_d, self.dh_theta = col("dh", "d"), col("dh", "theta")
+        self.dh_e = col("dh", "e", 0.0)      # modified DH only (robot_file.parse_robot)
         # A continuous joint has no position limits: -inf and +inf, so every limit check passes.
         # An unknown limit (null; a URDF's "not specified") is unbounded too, and is listed in
         # ``unknown_limits`` so that what needs it refuses (``require_limits``).
@@ -241,9 +253,12 @@ class RobotModel:
         R, p = offsets[:, :3, :3], offsets[:, :3, 3]
         com = np.einsum("nij,nj->ni", R, self.com) + p
         inertia = np.einsum("nij,njk,nlk->nil", R, self.inertia, R)
+        e_prev = self.dh_e if self.convention == "modified" else np.zeros(n)
+        p_prev = [placement(*row) for row in zip(alpha_prev, a_prev, e_prev, self.dh_d)]
         return Chain(
             alpha_prev=_frozen(alpha_prev), a_prev=_frozen(a_prev),
             theta0=_frozen(self.dh_theta), d0=_frozen(self.dh_d),
+            e_prev=_frozen(e_prev), p_prev=_frozen(np.array(p_prev).reshape(n, 3)),
             prismatic=_frozen(prismatic, bool),
             mass=self.mass, com=_frozen(com), inertia=_frozen(inertia),
             rotor_inertia=self.rotor_inertia, gear_ratio=self.gear_ratio,

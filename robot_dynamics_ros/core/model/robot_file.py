@@ -30,7 +30,7 @@ TOP_KEYS = {"name": True, "dh_convention": True, "gravity": False, "base": False
             "accept_inconsistent_inertia": False}
 JOINT_KEYS = {"name": True, "type": True, "dh": True, "limits": True, "link": True,
               "motor": False, "friction": False, "link_frame": False}
-DH_KEYS = {"a": True, "alpha": True, "d": True, "theta": True}
+DH_KEYS = {"a": True, "alpha": True, "d": True, "theta": True, "e": False}
 LIMIT_KEYS = {"lower": True, "upper": True, "velocity": True, "effort": True,
               "acceleration": False}
 LINK_KEYS = {"mass": True, "com": True, "inertia": True}
@@ -184,11 +184,14 @@ def _joint(value: Any, index: int, loc: _Where, accept_inconsistent: bool | None
 
     dh_in = _check_keys(value["dh"], DH_KEYS, f"{label}.dh", loc)
     angles = ("alpha", "theta")
-    # DH lengths may be large: almost parallel axes of a URDF have a far common normal (the
-    # URDF reader bounds what that costs in accuracy, axes_to_dh.FAR_NORMAL_ACCURACY).
+    # DH lengths keep their wide bound (files written when almost parallel axes of a URDF gave
+    # a common normal kilometres away still load).  ``e``, optional (modified DH only): the
+    # offset along y of Rx(alpha_{i-1}) that a URDF's almost parallel axes need (axes_to_dh.py).
     dh = {k: _number(dh_in[k], f"{label}.dh.{k}", loc,
                      "angle" if k in angles else "dh_length",
-                     angle=k in angles) for k in DH_KEYS}
+                     angle=k in angles) for k in DH_KEYS if k in dh_in}
+    if dh.get("e") == 0.0:
+        del dh["e"]                 # plain DH: the normalised row has no e
 
     continuous = jtype == "continuous"
     limits_in = value["limits"]
@@ -282,6 +285,10 @@ def parse_robot(data: Any, source: str = "<dict>", strict_inertia: bool = False)
     if framed and convention != "modified":
         raise loc.error(f"{framed[0]}.link_frame",
                         "link frames are supported with dh_convention: modified only")
+    offset = [f"joints[{i}] ({j['name']})" for i, j in enumerate(joints) if "e" in j["dh"]]
+    if offset and convention != "modified":
+        raise loc.error(f"{offset[0]}.dh.e", "the offset e is supported with dh_convention: "
+                                             "modified only")
     names = [j["name"] for j in joints]
     duplicates = sorted(name for name, count in Counter(names).items() if count > 1)
     if duplicates:

@@ -27,8 +27,7 @@ from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
-from ..transforms import homogeneous, rpy_from_matrix
-from .axes_to_dh import dh_transform
+from ..transforms import homogeneous, joint_transform, rpy_from_matrix
 from .inertia import Body, inertia_matrix
 from .robot_file import DEFAULT_GRAVITY
 from .urdf_xml import EXTENSION_NS
@@ -119,8 +118,7 @@ def urdf_text(model, source: str = "") -> str:
     """Return the URDF of ``model`` (see the module docstring); ``source`` goes in a comment."""
     ch, spec = model.chain, model.to_dict()
     n = model.n
-    origins = [dh_transform(ch.alpha_prev[i], ch.a_prev[i], ch.theta0[i], ch.d0[i])
-               for i in range(n)]
+    origins = [joint_transform(ch.alpha_prev[i], ch.theta0[i], ch.p_prev[i]) for i in range(n)]
     origins[0] = ch.base @ origins[0]
     reach = sum(float(np.linalg.norm(T[:3, 3])) for T in origins[1:])
     reach += float(np.linalg.norm(ch.flange[:3, 3]))

@@ -16,7 +16,7 @@ import math
 from ..algorithms.kinematics import acceleration_bias
 from ..model.joint_constants import joint_fields
 
-FIELDS = ("prismatic", "cos_alpha", "sin_alpha", "a", "theta0", "d0")
+FIELDS = ("prismatic", "cos_alpha", "sin_alpha", "a", "theta0", "d0", "e")
 
 
 def frame_constants(model, link, offset) -> tuple:
@@ -48,13 +48,15 @@ def pose_and_jacobian(constants, q, with_rotation=True, qd=None):
     xx, xy, xz, yx, yy, yz, zx, zy, zz = b00, b10, b20, b01, b11, b21, b02, b12, b22
     axes = []
     for i in range(link):
-        prism, ca, sa, a, th0, d0 = joints[i]
+        prism, ca, sa, a, th0, d0, e = joints[i]
         qi = q[i]
         th, d = (th0, d0 + qi) if prism else (th0 + qi, d0)
         # X = R Rx(alpha): x stays, y' = ca y + sa z, z' = ca z - sa y
         y2x, y2y, y2z = ca * yx + sa * zx, ca * yy + sa * zy, ca * yz + sa * zz
         z2x, z2y, z2z = ca * zx - sa * yx, ca * zy - sa * yy, ca * zz - sa * yz
         px, py, pz = px + a * xx + d * z2x, py + a * xy + d * z2y, pz + a * xz + d * z2z
+        if e != 0.0:                # O_i = O_{i-1} + a x + e y' + d z' (model.Chain)
+            px, py, pz = px + e * y2x, py + e * y2y, pz + e * y2z
         ct, st = math.cos(th), math.sin(th)
         xx, xy, xz, yx, yy, yz = (ct * xx + st * y2x, ct * xy + st * y2y, ct * xz + st * y2z,
                                   ct * y2x - st * xx, ct * y2y - st * xy, ct * y2z - st * xz)

@@ -31,7 +31,8 @@ def models():
     yield RobotModel.named("stanford"), rng
     for n in (1, 3, 7):
         yield RobotModel.from_dict(random_robot_dict(n, rng, "modified", prismatic_prob=0.4,
-                                                     with_motors=True, with_friction=True)), rng
+                                                     with_motors=True, with_friction=True,
+                                                     offsets=True)), rng
 
 
 def test_the_kernels_compile():

@@ -2,8 +2,9 @@
 Spatial inertias and forces carried to the parent frame (core/algorithms/spatial_inertia.py).
 
 Oracle: Featherstone's 6x6 matrices built with numpy (Rigid Body Dynamics Algorithms, Sect. 2.8
-and 2.13): the motion transform X from frame i-1 to frame i of T_{i-1,i} = Rx(alpha) Tx(a)
-Rz(theta) Tz(r), the force transform X^* = X^-T, and I_{i-1} = X^T I_i X.
+and 2.13): the motion transform X from frame i-1 to frame i of T_{i-1,i} = Rx(alpha)
+Trans(a, e, r) Rz(theta) (modified DH when e = 0; the general offset of model.Chain otherwise),
+the force transform X^* = X^-T, and I_{i-1} = X^T I_i X.
 """
 
 import numpy as np
@@ -19,12 +20,12 @@ def pack(M) -> list:
     return upper(M[:3, :3]) + list(M[:3, 3:].ravel()) + upper(M[3:, 3:])
 
 
-def transform(theta, alpha, a, r) -> np.ndarray:
+def transform(theta, alpha, a, e, r) -> np.ndarray:
     """Return X (6x6): spatial motion at O_{i-1}, frame i-1 -> at O_i, frame i."""
     ct, st, ca, sa = np.cos(theta), np.sin(theta), np.cos(alpha), np.sin(alpha)
     R = (np.array([[1, 0, 0], [0, ca, -sa], [0, sa, ca]])
          @ np.array([[ct, -st, 0], [st, ct, 0], [0, 0, 1]]))
-    p = np.array([a, -r * sa, r * ca])
+    p = np.array([a, e * ca - r * sa, e * sa + r * ca])
     X = np.zeros((6, 6))
     X[:3, :3] = X[3:, 3:] = R.T
     X[3:, :3] = -R.T @ skew(p)
@@ -38,26 +39,27 @@ def cases(count=20):
         theta, alpha = rng.uniform(-np.pi, np.pi, 2)
         if k % 3 == 0:
             alpha = quarter[k % 4]           # the exact 0/+-1 sines of most robots
-        yield theta, alpha, rng.normal(), rng.normal(), rng
+        e = 0.0 if k % 2 else rng.normal()     # DH rows and general offsets
+        yield theta, alpha, rng.normal(), e, rng.normal(), rng
 
 
 def test_inertia_to_parent_is_x_transpose_i_x():
-    for theta, alpha, a, r, rng in cases():
+    for theta, alpha, a, e, r, rng in cases():
         S = rng.normal(size=(6, 6))
         S = S + S.T
-        X = transform(theta, alpha, a, r)
-        got = si.to_parent(pack(S), 0, np.cos(theta), np.sin(theta), a, r, np.cos(alpha),
+        X = transform(theta, alpha, a, e, r)
+        got = si.to_parent(pack(S), 0, np.cos(theta), np.sin(theta), a, e, r, np.cos(alpha),
                            np.sin(alpha))
         np.testing.assert_allclose(got, pack(X.T @ S @ X), rtol=0, atol=1e-13 * np.abs(S).max())
 
 
 def test_rigid_body_transfer_is_the_special_case():
-    for theta, alpha, a, r, rng in cases():
+    for theta, alpha, a, e, r, rng in cases():
         m, h = rng.uniform(0.1, 3.0), rng.normal(size=3)
         tensor = rng.normal(size=(3, 3))
         tensor = tensor @ tensor.T + np.eye(3)
         spatial = np.block([[tensor, skew(h)], [skew(h).T, m * np.eye(3)]])
-        args = (np.cos(theta), np.sin(theta), a, r, np.cos(alpha), np.sin(alpha))
+        args = (np.cos(theta), np.sin(theta), a, e, r, np.cos(alpha), np.sin(alpha))
         general = si.to_parent(pack(spatial), 0, *args)
         rigid = si.rigid_to_parent(m, *h, tensor[0, 0], tensor[1, 1], tensor[2, 2],
                                    tensor[0, 1], tensor[0, 2], tensor[1, 2], *args)
@@ -69,9 +71,9 @@ def test_rigid_body_transfer_is_the_special_case():
 
 
 def test_force_to_parent_is_the_force_transform():
-    for theta, alpha, a, r, rng in cases():
+    for theta, alpha, a, e, r, rng in cases():
         f = rng.normal(size=6)
-        X = transform(theta, alpha, a, r)
-        got = si.force_to_parent(*f, np.cos(theta), np.sin(theta), a, r, np.cos(alpha),
+        X = transform(theta, alpha, a, e, r)
+        got = si.force_to_parent(*f, np.cos(theta), np.sin(theta), a, e, r, np.cos(alpha),
                                  np.sin(alpha))
         np.testing.assert_allclose(got, X.T @ f, atol=1e-13)

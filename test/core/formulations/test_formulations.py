@@ -37,7 +37,8 @@ def random_models(convention: str, seed: int, revolute_only: bool = False):
     rng = np.random.default_rng(seed)
     for n in (1, 2, 3, 5, 6):
         d = random_robot_dict(n, rng, convention, prismatic_prob=0.0 if revolute_only else 0.4,
-                              with_motors=True, with_friction=True, with_payload=True)
+                              with_motors=True, with_friction=True, with_payload=True,
+                              offsets=convention == "modified")      # (model.Chain's e)
         yield RobotModel.from_dict(d), rng
 
 

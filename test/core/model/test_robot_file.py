@@ -14,7 +14,9 @@ import pytest
 import yaml
 
 from robot_dynamics_ros.core import (RobotDescriptionError, RobotModel, coriolis_matrix,
-                                     forward_dynamics, mass_matrix, rnea, shipped_robots)
+                                     forward_dynamics, mass_matrix, rnea, shipped_robots,
+                                     tool_pose)
+from robot_dynamics_ros.core.algorithms.kinematics import internal_frames
 from robot_texts import planar_dict
 
 SHIPPED = ["panda", "planar2", "puma560", "renaud6r", "stanford"]
@@ -355,3 +357,32 @@ def test_panda_follows_franka_documentation_and_gaz():
     np.testing.assert_allclose(panda.effort_limit, [87] * 4 + [12] * 3)
     np.testing.assert_allclose(
         panda.mass, [4.970684, 0.646926, 3.228604, 3.587895, 1.225946, 1.666555, 0.735522])
+
+
+def test_joint_offset_e_in_modified_dh_files():
+    """
+    A modified-DH row may carry e: O_i = Rx(alpha) (a, e, d) in frame i-1 (model.Chain).
+
+    Zero is plain DH (not kept in the normalised description); a standard-DH row refuses it,
+    naming the joint.  The offset moves the joint's origin along y of Rx(alpha): the tool pose
+    moves by exactly that.
+    """
+    data = RobotModel.named("renaud6r").to_dict()
+    data["joints"][2]["dh"]["e"] = 0.0
+    assert "e" not in RobotModel.from_dict(data).to_dict()["joints"][2]["dh"]
+    base = RobotModel.from_dict(data)
+    data["joints"][2]["dh"]["e"] = 0.25
+    model = RobotModel.from_dict(data)
+    assert model.to_dict()["joints"][2]["dh"]["e"] == 0.25 and model.dh_e[2] == 0.25
+    assert RobotModel.from_dict(model.to_dict()).chain.p_prev.tolist() == \
+        model.chain.p_prev.tolist()
+    alpha = model.dh_alpha[2]
+    frame = base.chain.base @ internal_frames(base, np.zeros(model.n))[1]
+    shift = frame[:3, :3] @ np.array([0.0, 0.25 * np.cos(alpha), 0.25 * np.sin(alpha)])
+    q = np.zeros(model.n)
+    np.testing.assert_allclose(tool_pose(model, q)[:3, 3] - tool_pose(base, q)[:3, 3], shift,
+                               atol=1e-15)
+    standard = RobotModel.named("puma560").to_dict()
+    standard["joints"][1]["dh"]["e"] = 0.1
+    message = _error(standard)
+    assert "joints[1]" in message and "dh.e" in message and "modified only" in message
