@@ -22,7 +22,7 @@ def run(args) -> int:
         model, report = load_robot_with_report(args)
     for line in report.lines() if report else ():
         print(line)
-    for warning in caught:          # accepted quirks: inconsistent inertias, far common normals
+    for warning in caught:          # accepted quirks: inconsistent inertias
         print(f"warning: {warning.message}")
     print(f"{model.name}: {model.n} joints, {model.convention} DH, "
           f"gravity {model.gravity.tolist()} m/s^2")
@@ -50,5 +50,10 @@ def run(args) -> int:
         print("unknown limits (absent, 0 or not finite in the description; what needs one "
               "refuses): " + ", ".join(f"{joint}: {' '.join(kinds)}"
                                        for joint, kinds in model.unknown_limits.items()))
+    offsets = {name: e for name, e in zip(model.joint_names, model.chain.e_prev) if e != 0.0}
+    if offsets:                     # rows that are not plain modified DH (axes_to_dh.py)
+        print("joint offsets beyond modified DH (almost parallel axes: the frame before stays at "
+              "its joint origin): " + ", ".join(f"{joint}: e = {e:.6g} m"
+                                                for joint, e in offsets.items()))
     print("OK")
     return 0

@@ -27,7 +27,7 @@ class Entry(NamedTuple):
     path: str                       # relative to test/data/urdf
     arguments: dict                 # xacro's name:=value (xacro files only)
     tip: str | None = None          # the arm's tool link (None: the end of the only chain)
-    quirks: tuple = ()              # "inertia", "far_normal", "unknown_limits", "xmlns_xacro"
+    quirks: tuple = ()              # "inertia", "near_parallel", "unknown_limits", "xmlns_xacro"
 
 
 CORPUS = (
@@ -35,12 +35,12 @@ CORPUS = (
           "tool0"),
     Entry("lite6", "xarm_description/urdf/xarm_device.urdf.xacro",
           {"robot_type": "lite", "dof": "6", "ros2_control_params": "none"}, None,
-          ("far_normal",)),
+          ("near_parallel",)),
     Entry("xarm6", "xarm_description/urdf/xarm_device.urdf.xacro",
           {"dof": "6", "ros2_control_params": "none"}, None, ("inertia",)),
     Entry("gen3", "kortex_description/robots/gen3.xacro", {"dof": "7"}, "end_effector_link"),
     Entry("gen3_6dof", "kortex_description/robots/gen3.xacro", {"dof": "6"},
-          "end_effector_link", ("far_normal",)),
+          "end_effector_link", ("near_parallel",)),
     Entry("wx250s", "interbotix_xsarm_descriptions/urdf/wx250s.urdf.xacro", {},
           "wx250s/ee_gripper_link"),
     Entry("crx10ia", "fanuc_crx_description/robot/crx10ia.urdf.xacro", {}, "ee_link"),

@@ -6,11 +6,12 @@ and merges or locks everything else into its links (``urdf_tree``), and rewrites
 joint axes once as the equivalent modified-DH chain with base and tool transforms
 (``axes_to_dh``).  The result is an ordinary normalised robot description (``robot_file``):
 
-* ``dh_convention: modified``; each joint's DH row; its type (``revolute``, ``continuous`` without
-  position limits, ``prismatic``); limits from ``<limit>``; friction from ``<dynamics>``
-  (``damping`` -> viscous, ``friction`` -> Coulomb, both joint side); rotor inertia and gear ratio
-  from the package's ``<robot_dynamics:motor>`` extension and the torque offset from its
-  ``<robot_dynamics:friction offset>`` when present;
+* ``dh_convention: modified``; each joint's DH row (with the offset ``e`` after a frame that
+  almost parallel axes keep at its joint origin, ``axes_to_dh``); its type (``revolute``,
+  ``continuous`` without position limits, ``prismatic``); limits from ``<limit>``; friction from
+  ``<dynamics>`` (``damping`` -> viscous, ``friction`` -> Coulomb, both joint side); rotor
+  inertia and gear ratio from the package's ``<robot_dynamics:motor>`` extension and the torque
+  offset from its ``<robot_dynamics:friction offset>`` when present;
 * each link's mass, centre of mass and inertia as in the URDF, in the URDF link frame, and that
   frame's pose in the joint's DH frame as ``link_frame`` (so ``forward_kinematics`` returns the
   URDF link frames);
@@ -163,7 +164,8 @@ def load_urdf(source, options: UrdfOptions | None = None, **fields) -> UrdfDescr
 
     ``options`` (or its fields as keywords): see :class:`UrdfOptions`.  Every problem raises
     RobotDescriptionError naming the file and the link or joint; each accepted quirk (an
-    inconsistent inertia, almost parallel axes) is one ``warnings.warn`` naming the link or joint.
+    inconsistent inertia) is one ``warnings.warn`` naming the link.  Almost parallel axes (a
+    rounded pi) need no warning: their frames get a general offset (``axes_to_dh``).
     """
     options = options or UrdfOptions(**fields)
     robot, label = read_description(source, options)
@@ -225,7 +227,7 @@ def _description(chain: UrdfChain, gravity) -> dict:
         joints.append({
             "name": joint.name, "type": joint.type,
             "dh": {"a": dh.a_prev[i], "alpha": dh.alpha_prev[i], "d": dh.d[i],
-                   "theta": dh.theta[i]},
+                   "theta": dh.theta[i], **({"e": dh.e[i]} if dh.e[i] else {})},
             "limits": limits,
             "link": {"mass": link.body.mass, "com": [float(c) for c in link.body.com],
                      "inertia": inertia_entries(link.body.inertia)},

@@ -8,9 +8,10 @@ says so) and gives the model it would give without the quirk.
 import re
 import warnings
 
+import numpy as np
 import pytest
 
-from robot_dynamics_ros.core import RobotDescriptionError, RobotModel
+from robot_dynamics_ros.core import RobotDescriptionError, RobotModel, tool_pose
 from robot_dynamics_ros.core.model import urdf_xml
 
 INERTIAL = ('<inertial><mass value="1.0"/><inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" '
@@ -338,17 +339,30 @@ def test_no_movable_joint(tmp_path):
             "no movable joint between root_link 'base' and tip_link 'l1'")
 
 
-def test_nearly_parallel_axes(tmp_path):
-    """A rounded pi: kept with a warning saying the accuracy; refused where it is useless."""
-    kept = _robot(_joint("j1", "base", "l1"),
-                  _joint("j2", "l1", "l2", origin='<origin xyz="0.3 0 0" rpy="0 1e-5 0"/>'))
-    with pytest.warns(UserWarning, match="joints 'j1' and 'j2' are almost parallel.*mass matrix "
-                                         "to about"):
-        assert RobotModel.from_urdf(kept).n == 2
-    text = _robot(_joint("j1", "base", "l1"),
-                  _joint("j2", "l1", "l2", origin='<origin xyz="0.3 0 0" rpy="0 1e-6 0"/>'))
-    _expect(_error(text, tmp_path), "joints 'j1' and 'j2' are almost parallel",
-            "too inaccurate to use")
+def test_nearly_parallel_axes():
+    """
+    A rounded pi: loaded without a warning, the frames within the robot (axes_to_dh.py).
+
+    Kept at the joint origin, frame 1 gives joint 2 a general offset: exactly the URDF's, where
+    the plain modified-DH frame would be 0.3 / 1e-6 = 300 km away (its mass matrix then had
+    4 digits, and was refused).
+    """
+    for tilt in ("1e-5", "1e-6", "1e-9"):
+        origin = f'<origin xyz="0.3 0.2 0" rpy="0 {tilt} 0"/>'
+        text = _robot(_joint("j1", "base", "l1"), _joint("j2", "l1", "l2", origin=origin))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            model = RobotModel.from_urdf(text)
+        angle = float(tilt)
+        assert model.dh_e[0] == 0.0 and model.dh_e[1] != 0.0
+        # alpha_1 is the tilt, a_1 the axes' distance; every offset of the robot's size
+        assert abs(model.dh_alpha[1] - angle) <= 1e-15 * angle
+        assert abs(model.dh_a[1] - 0.2) < 1e-15 and np.abs(model.chain.p_prev).max() < 0.5
+        expected = np.eye(4)
+        expected[:3, :3] = [[np.cos(angle), 0, np.sin(angle)], [0, 1, 0],
+                            [-np.sin(angle), 0, np.cos(angle)]]
+        expected[:3, 3] = [0.3, 0.2, 0.1]
+        assert np.abs(tool_pose(model, [0.0, 0.0]) - expected).max() < 1e-15
 
 
 def test_mimic_of_an_unknown_joint_itself_or_a_cycle(tmp_path):

@@ -20,7 +20,7 @@ from robot_dynamics_ros.cli import main as cli_main
 from robot_dynamics_ros.core import (RobotModel, coriolis_matrix, forward_dynamics,
                                      forward_kinematics, gravity_torques, jacobian, mass_matrix,
                                      rnea, tool_pose)
-from urdf_samples import PinocchioChain, random_urdf, relative_error
+from urdf_samples import PinocchioChain, _inertial, random_urdf, relative_error
 
 SHIPPED = ["panda", "planar2", "puma560", "renaud6r", "stanford"]
 
@@ -162,3 +162,56 @@ def test_continuous_joints_have_no_position_limits():
     q = np.array([20.0, -31.0, 7.5, 100.0])
     tau = rnea(model.rigid(), q, q / 10, q / 20)
     assert relative_error(tau, oracle.rnea(q, q / 10, q / 20)) <= TOLERANCE
+
+
+# Rounded pi in an rpy, as vendors write it: axes 2.7e-6, 3.5e-7, 4.6e-8 and 3.6e-9 rad from
+# parallel.  (joint, parent, child, type, origin xyz, rpy, axis)
+_NEAR_PARALLEL = (
+    ("j1", "base", "l1", "revolute", "0 0 0.3", "0 0 0", "0 0 1"),
+    ("j2", "l1", "l2", "revolute", "0.1 0.05 0.2", "1.5708 0 0", "0 0 1"),
+    ("j3", "l2", "l3", "revolute", "0.4 0.02 0.01", "3.14159 0 0", "0 0 1"),
+    ("j4", "l3", "l4", "prismatic", "0.05 0.3 0", "3.141593 0 0.3", "0 0 1"),
+    ("j5", "l4", "l5", "revolute", "0.1 0 0.2", "3.1415927 0 0", "0 0 -1"),
+    ("j6", "l5", "l6", "revolute", "0.2 0.1 0", "3.14159265 0.2 0", "0 0 1"),
+)
+
+
+def _near_parallel_urdf(rng, joints) -> str:
+    links = {"base"} | {j[2] for j in joints}
+    parts = [f'<link name="{name}">{_inertial(rng)}</link>' for name in sorted(links)]
+    for name, parent, child, jtype, xyz, rpy, axis in joints:
+        parts.append(f'<joint name="{name}" type="{jtype}"><parent link="{parent}"/>'
+                     f'<child link="{child}"/><origin xyz="{xyz}" rpy="{rpy}"/>'
+                     f'<axis xyz="{axis}"/><limit lower="-1" upper="1" velocity="1" '
+                     'effort="10"/></joint>')
+    last = joints[-1][2]
+    parts.append(f'<link name="tool"/><joint name="tool_joint" type="fixed">'
+                 f'<parent link="{last}"/><child link="tool"/>'
+                 '<origin xyz="0.05 0 0.1" rpy="0 0 0"/></joint>')
+    return f'<robot name="near_parallel">{"".join(parts)}</robot>'
+
+
+@pytest.mark.parametrize("tilted_base", [False, True])
+def test_almost_parallel_axes_agree_with_pinocchio(tilted_base):
+    """
+    Axes 1e-6 to 1e-9 rad from parallel (rounded pi) agree with Pinocchio to TOLERANCE.
+
+    Their common normals lie 0.1 m / 1e-9 rad = 1e5 km away; the frames before them stay at the
+    joint origins and the next joints get general offsets (axes_to_dh.py), also after a prismatic
+    joint and, with ``tilted_base``, where frame 0 is F_1 itself (axis 1 not the world z).
+    """
+    joints = list(_NEAR_PARALLEL)
+    if tilted_base:         # axis 1 tilted, axis 2 almost parallel to it
+        joints[0] = ("j1", "base", "l1", "revolute", "0.1 0 0.3", "0.3 0.2 0", "0 0 1")
+        joints[1] = ("j2", "l1", "l2", "revolute", "0.1 0.05 0.2", "3.14159 0 0", "0 0 1")
+    rng = np.random.default_rng(31 + tilted_base)
+    text = _near_parallel_urdf(rng, joints)
+    model = RobotModel.from_urdf(text, tip_link="tool")
+    offsets = np.flatnonzero(model.dh_e)
+    assert len(offsets) >= 2 and np.abs(model.chain.p_prev).max() < 2.0     # not kilometres
+    oracle = PinocchioChain(text, [j[0] for j in joints], "tool")
+    assert_matches_pinocchio(model, oracle, rng)
+    # the same model through the other implementations: plain Python and numpy batches
+    q, qd, qdd = _random_state(model, rng)
+    rigid = model.rigid()
+    assert relative_error(rnea(rigid, q, qd, qdd), oracle.rnea(q, qd, qdd)) <= TOLERANCE
