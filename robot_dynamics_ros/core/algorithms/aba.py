@@ -28,7 +28,7 @@ which the callers detect from D (``pivots_positive``).
 from __future__ import annotations
 
 from .newton_euler import (A, COS_ALPHA, COULOMB, D0, E, GEAR, KXX, KXY, KXZ, KYY, KYZ, KZZ, MASS,
-                           PRISMATIC, PX, ROTOR, SIN_ALPHA, UX, UY, UZ, VISCOUS, joint_offset)
+                           PRISMATIC, PX, PY, PZ, ROTOR, SIN_ALPHA, UX, UY, UZ, VISCOUS)
 from .spatial_inertia import force_to_parent, to_parent
 
 # Columns of a joint's row of the ABA workspace.
@@ -72,8 +72,9 @@ def velocities(c, q, qd, ct, st, ws):
     for i in range(len(q)):                  # (c may hold more rows than joints: compiled.py)
         row, w = c[i], ws[i]
         ca, sa, cq, sq, qdi = row[COS_ALPHA], row[SIN_ALPHA], ct[i], st[i], qd[i]
-        r = row[D0] + q[i] if row[PRISMATIC] != 0.0 else row[D0]
-        px, py, pz = joint_offset(row, q[i])           # O_i in frame i-1: v of O_i = v + w x p
+        r, px, py, pz = row[D0], row[PX], row[PY], row[PZ]  # O_i in frame i-1: v += w x p
+        if row[PRISMATIC] != 0.0:   # p = p0 + q (0, -sin alpha, cos alpha) (newton_euler doc)
+            r, py, pz = r + q[i], py - sa * q[i], pz + ca * q[i]
         w[AW_PY], w[AW_PZ] = py, pz
         vx, vy, vz = vx + (wy * pz - wz * py), vy + (wz * px - wx * pz), vz + (wx * py - wy * px)
         y1, z1 = ca * wy + sa * wz, ca * wz - sa * wy  # into frame i: Rz(-theta) Rx(-alpha)

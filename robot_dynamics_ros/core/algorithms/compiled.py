@@ -55,8 +55,7 @@ def _functions() -> tuple:
     several per link, cost more than their arithmetic.
     """
     return (
-        (_ne.joint_offset, INLINE), (_ne.forward_pass, None), (_ne._online, INLINE),
-        (_ne._rotational, INLINE),
+        (_ne.forward_pass, None), (_ne._online, INLINE), (_ne._rotational, INLINE),
         (_ne._plain_terms, INLINE), (_ne.backward_pass, None),
         (_si.rotate_symmetric_z, INLINE), (_si.rotate_general_z, INLINE),
         (_si.rotate_symmetric_x, INLINE), (_si.rotate_general_x, INLINE), (_si.shift, INLINE),

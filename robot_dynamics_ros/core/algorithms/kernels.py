@@ -18,8 +18,8 @@ import numpy as np
 
 from .aba import AW_D, N_ABA_WORKSPACE, accelerations, inertias, velocities
 from .crba import N_CRBA_WORKSPACE, composite_inertias, mass_matrix_entries
-from .newton_euler import (COS_ALPHA, N_WORKSPACE, PRISMATIC, SIN_ALPHA, THETA0, backward_pass,
-                           forward_pass, joint_offset)
+from .newton_euler import (COS_ALPHA, N_WORKSPACE, PRISMATIC, PX, PY, PZ, SIN_ALPHA, THETA0,
+                           backward_pass, forward_pass)
 
 COS_THETA0_COLUMN = -2   # (the rows end with cos, sin theta0 snapped: compiled.constants_array)
 SIN_THETA0_COLUMN = -1
@@ -221,9 +221,10 @@ def tool_jacobian_into(c, q, out):
     for i in range(n):
         row = c[i]
         ca, sa = row[COS_ALPHA], row[SIN_ALPHA]
-        ox, oy, oz = joint_offset(row, q[i])
+        ox, oy, oz = row[PX], row[PY], row[PZ]       # joint i's origin (newton_euler's doc)
         if row[PRISMATIC] != 0.0:
             cq, sq = row[COS_THETA0_COLUMN], row[SIN_THETA0_COLUMN]
+            oy, oz = oy - sa * q[i], oz + ca * q[i]
         else:
             cq, sq = math.cos(row[THETA0] + q[i]), math.sin(row[THETA0] + q[i])
         # origin: p + R p_{i-1,i}(i-1); R <- R Rx(alpha) Rz(theta)
