@@ -56,8 +56,10 @@ class Verification:
     The samples of a verification.
 
     The samples of a check: ``times`` (M,), the output ``interval`` each lies in (the end
-    point: the last interval), ``torques``, ``velocities``, ``accelerations`` (M, n), their
-    ``excess`` and the torques of the ``extra`` states computed in the same batch.
+    point: the last interval), ``torques``, ``velocities``, ``accelerations`` (M, n), the
+    ``speeds`` compared with the velocity limit (|velocity|, on each interval's first sample its
+    exact largest value on the interval), the ``limits`` and ``tolerance`` they are checked
+    against, and the torques of the ``extra`` states computed in the same batch.
     """
 
     times: np.ndarray
@@ -65,7 +67,9 @@ class Verification:
     torques: np.ndarray
     velocities: np.ndarray
     accelerations: np.ndarray
-    excess: Excess
+    speeds: np.ndarray
+    limits: Limits
+    tolerance: float
     extra_torques: np.ndarray
 
     @property
@@ -74,8 +78,37 @@ class Verification:
 
     @cached_property
     def failing(self) -> np.ndarray:
-        """(M,) samples where some limit is exceeded by more than allowed (computed once)."""
-        return self.excess.failing()
+        """
+        (M,) samples where some limit is exceeded by more than allowed (computed once).
+
+        Compared directly, without the :attr:`excess` arrays (wanted only where some sample
+        fails): |tau - mid| > half range + allowed for the torque.
+        """
+        limits, tol = self.limits, self.tolerance
+        upper, lower = limits.effort_upper, limits.effort_lower
+        allowed = tol * np.maximum(np.abs(upper), np.abs(lower))
+        bad = np.abs(self.torques - 0.5 * (upper + lower)) > 0.5 * (upper - lower) + allowed
+        bad |= self.speeds > (1.0 + tol) * limits.velocity
+        if np.isfinite(limits.acceleration).any():
+            bad |= np.abs(self.accelerations) > (1.0 + tol) * limits.acceleration
+        # (the rows of the few true entries: numpy's any(axis=1) over n joints is ten times
+        # slower on the ~4,000 samples of a re-check)
+        out = np.zeros(bad.shape[0], bool)
+        out[np.flatnonzero(bad) // bad.shape[1]] = True
+        return out
+
+    @cached_property
+    def excess(self) -> Excess:
+        """How far each sample is beyond each limit (:class:`Excess`, computed once)."""
+        limits, tol = self.limits, self.tolerance
+        finite = np.isfinite(limits.acceleration)
+        with np.errstate(invalid="ignore"):
+            acceleration = np.where(finite, np.abs(self.accelerations) - limits.acceleration,
+                                    -np.inf)
+        return Excess(self.torques - limits.effort_upper, limits.effort_lower - self.torques,
+                      self.speeds - limits.velocity, acceleration,
+                      tol * np.maximum(np.abs(limits.effort_upper), np.abs(limits.effort_lower)),
+                      tol * limits.velocity, np.where(finite, tol * limits.acceleration, np.inf))
 
 
 def check_fractions(density: int) -> np.ndarray:
@@ -132,19 +165,6 @@ def paired_intervals(out: JointTrajectory, s, previous: JointTrajectory, s_previ
         ok[rest] = near
     match[ok] = j[ok]
     return match, same
-    q_scale = REUSE_TOLERANCE * max(1.0, float(np.abs(previous.positions).max()))
-    v_scale = REUSE_TOLERANCE * max(1e-9, float(np.abs(previous.velocities).max()))
-    dt, old_dt = np.diff(out.times), np.diff(previous.times)
-    j = np.clip(np.searchsorted(s_previous, s[:-1]), 1, P - 1)
-    j = np.clip(np.where(s[:-1] - s_previous[j - 1] <= s_previous[j] - s[:-1], j - 1, j), 0, P - 2)
-    ok = np.abs(dt - old_dt[j]) <= REUSE_TOLERANCE * old_dt[j]
-    for a, b, tol in ((out.positions[:-1], previous.positions[j], q_scale),
-                      (out.positions[1:], previous.positions[j + 1], q_scale),
-                      (out.velocities[:-1], previous.velocities[j], v_scale),
-                      (out.velocities[1:], previous.velocities[j + 1], v_scale)):
-        ok &= (np.abs(a - b) <= tol).all(axis=1)
-    match[ok] = j[ok]
-    return match
 
 
 def verify(model, out: JointTrajectory, limits: Limits, density: int, tolerance: float,
@@ -179,7 +199,9 @@ def verify(model, out: JointTrajectory, limits: Limits, density: int, tolerance:
             states.append(full)
     else:
         states = out.sample_segments(fractions)                   # each (K-1, F, n)
-    last = out.sample(out.times[-1:])                              # held as given after the end
+    # The end point, held as given after the end (``JointTrajectory.sample`` there).
+    last = tuple(np.zeros((1, n)) if a is None else a[-1:]
+                 for a in (out.positions, out.velocities, out.accelerations))
     times = np.append((out.times[:-1, None] + np.diff(out.times)
                       [:, None] * fractions).ravel(), out.times[-1])
     interval = np.append(np.repeat(np.arange(K - 1), F), K - 2)
@@ -199,18 +221,11 @@ def verify(model, out: JointTrajectory, limits: Limits, density: int, tolerance:
         tau = np.concatenate([tau.reshape(-1, n), tau_fresh[fresh.size * F:fresh.size * F + 1]])
         qd = np.concatenate([states[1].reshape(-1, n), last[1]])
         qdd = np.concatenate([states[2].reshape(-1, n), last[2]])
-    with np.errstate(invalid="ignore"):
-        acc_excess = np.where(np.isfinite(limits.acceleration),
-                              np.abs(qdd) - limits.acceleration, -np.inf)
     # The velocity is quadratic in time on an interval: its exact largest |value| stands in for
     # the interval's first sample (the samples only bound it from below).
     speed = np.abs(qd)
     if out.interpolation != "quintic":
         first = speed[:-1].reshape(K - 1, F, n)[:, 0]
         np.maximum(first, out.segment_speed_max(), out=first)
-    excess = Excess(tau - limits.effort_upper, limits.effort_lower - tau, speed
-                    - limits.velocity, acc_excess, tolerance
-                    * np.maximum(np.abs(limits.effort_upper), np.abs(limits.effort_lower)),
-                    tolerance * limits.velocity, np.where(np.isfinite(limits.acceleration),
-                                                          tolerance * limits.acceleration, np.inf))
-    return Verification(times, interval, tau, qd, qdd, excess, tau_fresh[fresh.size * F + 1:])
+    return Verification(times, interval, tau, qd, qdd, speed, limits, tolerance,
+                        tau_fresh[fresh.size * F + 1:])
