@@ -44,8 +44,7 @@ def point_data(model, path, parts, torques: Torques | None = None) -> list:
     :class:`PathPoints` for each (s (P,), side) of ``parts``: g(q) in one batch (the generated
     gravity, about a tenth of an rnea), a and b in one rnea batch of 2 P states.
     """
-    sampled = [path.sample(s, side=side) for s, side in parts]
-    q, dq, ddq = (np.concatenate(arrays) for arrays in zip(*sampled))
+    q, dq, ddq = _sample_parts(path, parts)
     # c = g(q), and with gravity a + c and b + c + friction; the subtraction costs a few ulps of
     # g(q), far below any tolerance.
     zeros, P = np.zeros_like(q), q.shape[0]
@@ -58,6 +57,22 @@ def point_data(model, path, parts, torques: Torques | None = None) -> list:
     ends = np.cumsum([s.size for s, _ in parts])[:-1]
     return [PathPoints(*arrays) for arrays in zip(*(np.split(v, ends)
                                                     for v in (q, dq, ddq, c, a, b)))]
+
+
+def _sample_parts(path, parts):
+    """
+    Return (q, q', q'') of ``parts`` (s, side), concatenated in their order.
+
+    The parts of one side are sampled in one call (three spline evaluations each, whose cost
+    is mostly per call); on a C2 path (``smooth``) both sides are the same.
+    """
+    smooth = getattr(path, "smooth", False)
+    sides = ["right" if smooth else side for _, side in parts]
+    if len(set(sides)) == 1:
+        s = np.concatenate([s for s, _ in parts]) if len(parts) > 1 else parts[0][0]
+        return path.sample(s, side=sides[0])
+    sampled = [path.sample(s, side=side) for (s, _), side in zip(parts, sides)]
+    return tuple(np.concatenate(arrays) for arrays in zip(*sampled))
 
 
 class Collocation:
@@ -154,11 +169,12 @@ class GridPoints:
                                                torques)
                 right, left = (PathPoints(*(v[a:b] for v in at_grid))
                                for a, b in ((0, -1), (1, None)))
+                ends = (tuple(v[-1:] for v in at_grid[:3]), tuple(v[:1] for v in at_grid[:3]))
             else:
                 self.mid, right, left = point_data(
                     model, path, [(self.mid_s, "right"), (s[:-1], "right"), (s[1:], "left")],
                     torques)
-            ends = (path.sample(s[-1:]), path.sample(s[:1], side="left"))
+                ends = (path.sample(s[-1:]), path.sample(s[:1], side="left"))
         self.right, self.left, self.ends = right, left, ends
 
     def bisected(self) -> "GridPoints":

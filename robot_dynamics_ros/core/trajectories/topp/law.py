@@ -93,6 +93,7 @@ def law_points(grid: Grid, law: TimeLaw, t0: float, per_step: np.ndarray) -> Law
     xs[-1] = max(x[-1], 0.0)
     s = grid.s[step] + ds
     q, dq, ddq = grid.path.sample(s)
-    q[-1], dq[-1], ddq[-1] = grid.path.sample(s[-1], side="left")
+    if not getattr(grid.path, "smooth", False):      # (on a C2 path both sides are the same)
+        q[-1], dq[-1], ddq[-1] = grid.path.sample(s[-1], side="left")
     return LawPoints(t, s, q, dq * np.sqrt(xs)[:, None],
                      dq * uk[:, None] + ddq * xs[:, None], step)
