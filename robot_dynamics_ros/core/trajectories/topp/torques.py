@@ -1,7 +1,7 @@
 """
 The inverse dynamics the time-optimal scaling evaluates: received from outside the core.
 
-The path data (3 rnea per collocation point) and the re-check of the output (rnea at 6 samples
+The path data (3 rnea per collocation point) and the re-check of the output (rnea at 4 samples
 per output interval) are the scaling's largest costs, so the caller chooses the implementation
 and passes it in, the way toppra's ``JointTorqueConstraint(inv_dyn, ...)`` receives its inverse
 dynamics: ``time_optimal_scaling(..., dynamics=robot_dynamics_ros.implementations.select(model))``
