@@ -14,6 +14,7 @@ when the grid is bisected (:class:`GridPoints`), so each new grid computes only 
 """
 from __future__ import annotations
 
+from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
@@ -111,13 +112,36 @@ class Collocation:
                 for dst, src in zip(points, part):
                     dst[mask] = src.reshape(-1, S, n)
         self.points = points
-        coulomb = model.coulomb * np.sign(points.dq)
-        self.coulomb = coulomb
-        self.coulomb_max, self.coulomb_min = coulomb.max(axis=0), coulomb.min(axis=0)   # (S, n)
-        self.viscous = model.viscous * points.dq                           # times sd
-        # Step-major (S, m, n), as the constraint rows use them.
-        self.by_step = PathPoints(*(np.ascontiguousarray(v.transpose(1, 0, 2)) for v in points))
-        self.viscous_by_step = np.ascontiguousarray(self.viscous.transpose(1, 0, 2))
+        self._model = model
+        # (the friction terms and the step-major copies are computed when first used: a
+        # collocation whose steps a later group overrides, or a rigid model, never needs some)
+
+    @cached_property
+    def coulomb(self) -> np.ndarray:
+        """Coulomb friction at the points, F_s sgn(q') (m, S, n) (sd > 0)."""
+        return self._model.coulomb * np.sign(self.points.dq)
+
+    @cached_property
+    def coulomb_range(self):
+        """(largest, smallest) Coulomb friction over each step's points, each (S, n)."""
+        if not self._model.coulomb.any():
+            zero = np.zeros(self.points.dq.shape[1:])
+            return zero, zero
+        return self.coulomb.max(axis=0), self.coulomb.min(axis=0)
+
+    @cached_property
+    def viscous(self) -> np.ndarray:
+        """Viscous friction per unit sd at the points, F_v q' (m, S, n)."""
+        return self._model.viscous * self.points.dq
+
+    @cached_property
+    def by_step(self) -> PathPoints:
+        """``points`` step-major (S, m, n), as the constraint rows use them."""
+        return PathPoints(*(np.ascontiguousarray(v.transpose(1, 0, 2)) for v in self.points))
+
+    @cached_property
+    def viscous_by_step(self) -> np.ndarray:
+        return np.ascontiguousarray(self.viscous.transpose(1, 0, 2))
 
     def without(self, model, grid: Grid, steps: np.ndarray) -> "Collocation":
         """Return this collocation without the grid steps ``steps`` (sorted, a subset)."""

@@ -111,8 +111,9 @@ def torque_rows(col: Collocation, limits: Limits, xbar, tight: Tightening) -> To
     theta_delta = col.theta_delta.T[..., None]        # (S, m, 1)
     coef_u = p.a + 2.0 * theta_delta * p.b
     coef_x = p.b
-    offset_upper = p.c + col.coulomb_max[:, None]
-    offset_lower = p.c + col.coulomb_min[:, None]
+    coulomb_max, coulomb_min = col.coulomb_range
+    offset_upper = p.c + coulomb_max[:, None]
+    offset_lower = p.c + coulomb_min[:, None]
     if xbar is not None:
         viscous = col.viscous_by_step
         root = np.sqrt(np.maximum(xbar.T, 1e-12))[..., None]               # (S, m, 1)
