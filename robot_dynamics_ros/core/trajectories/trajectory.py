@@ -202,14 +202,28 @@ class JointTrajectory:
                 f"fractions: expected a 1-D array of values in [0, 1], got {fractions!r}")
         if self.num_points < 2:
             raise InputError("sample_segments: the trajectory has a single point, no segment")
-        durations, coeffs = np.diff(self.times), self.segment_coefficients
+        durations, coeffs = np.diff(self.times), self._coefficients(segments)
         if segments is not None:
-            durations, coeffs = durations[segments], coeffs[segments]
+            durations = durations[segments]
         return _at_fractions(coeffs, durations, f, self.polynomial_degree)
 
-    def segment_speed_max(self) -> np.ndarray:
+    def _coefficients(self, segments=None) -> np.ndarray:
+        """
+        Return :attr:`segment_coefficients`, or those of ``segments`` only.
+
+        Of the segments only (the same arithmetic) when all of them were not needed yet: a
+        re-check samples the few segments that changed.
+        """
+        if segments is None or "segment_coefficients" in self.__dict__:
+            coefficients = self.segment_coefficients
+            return coefficients if segments is None else coefficients[segments]
+        return _segment_coefficients(self, np.asarray(segments))
+
+    def segment_speed_max(self, segments=None) -> np.ndarray:
         """
         Return the largest |velocity| of each joint on each segment, exactly: (K-1, n).
+
+        With ``segments`` (S,) (indices): of those segments only, (S, n).
 
         Linear and cubic segments only (their velocity is constant or quadratic in time: the
         largest |value| lies at an end or at the vertex); quintic trajectories raise InputError.
@@ -221,9 +235,11 @@ class JointTrajectory:
             raise InputError("segment_speed_max: the trajectory has a single point, no segment")
         # (contiguous (K-1, n) operands: numpy broadcasting a column over n joints, or striding
         # through the coefficient array, costs twice as much on a re-check's 600 segments)
-        K, n = self.times.size, self.n
-        T = np.repeat(np.diff(self.times), n).reshape(K - 1, n)
-        c1, c2, c3 = (np.ascontiguousarray(self.segment_coefficients[:, p]) for p in (1, 2, 3))
+        durations, coefficients = np.diff(self.times), self._coefficients(segments)
+        if segments is not None:
+            durations = durations[segments]
+        T = np.repeat(durations, self.n).reshape(durations.size, self.n)
+        c1, c2, c3 = (np.ascontiguousarray(coefficients[:, p]) for p in (1, 2, 3))
         end = np.abs(c1 + (2.0 * c2 + 3.0 * c3 * T) * T)
         with np.errstate(invalid="ignore", divide="ignore"):
             vertex = -c2 / (3.0 * c3)                      # qd' = 2 c2 + 6 c3 tau = 0
@@ -423,9 +439,11 @@ def float_list(value, n: int, where: str) -> list:
     return out
 
 
-def _segment_coefficients(traj: JointTrajectory) -> np.ndarray:
+def _segment_coefficients(traj: JointTrajectory, segments=None) -> np.ndarray:
     """
     (K-1, 6, n) polynomial coefficients per segment in local time tau = t - t_k.
+
+    ``segments`` (S,): of those segments only, (S, 6, n).
 
     The formulas are those of joint_trajectory_controller's interpolate_between_points (linear,
     cubic Hermite, quintic), in its order of operations; unused orders are zero.  Computed on
@@ -434,22 +452,27 @@ def _segment_coefficients(traj: JointTrajectory) -> np.ndarray:
     writing into every sixth row, cost three times as much on a 600-point re-check.
     """
     K, n = traj.times.size, traj.n
-    C = np.zeros((6, max(K - 1, 0), n))
+    first = np.arange(max(K - 1, 0)) if segments is None else segments
+    C = np.zeros((6, first.size, n))
     if K < 2:
         return C.transpose(1, 0, 2)
-    T = np.repeat(np.diff(traj.times), n).reshape(K - 1, n)
-    p0, p1 = traj.positions[:-1], traj.positions[1:]
+
+    def ends(a):                 # the values at the segments' starts and ends
+        return (a[:-1], a[1:]) if segments is None else (a[first], a[first + 1])
+    t0, t1 = ends(traj.times)
+    T = np.repeat(t1 - t0, n).reshape(first.size, n)
+    p0, p1 = ends(traj.positions)
     C[0] = p0
     if traj.velocities is None:
         C[1] = (p1 - p0) / T
         return C.transpose(1, 0, 2)
-    v0, v1 = traj.velocities[:-1], traj.velocities[1:]
+    v0, v1 = ends(traj.velocities)
     C[1] = v0
     if traj.accelerations is None:
         C[2] = (-3.0 * p0 + 3.0 * p1 - 2.0 * v0 * T - v1 * T) / T**2
         C[3] = (2.0 * p0 - 2.0 * p1 + v0 * T + v1 * T) / T**3
         return C.transpose(1, 0, 2)
-    a0, a1 = traj.accelerations[:-1], traj.accelerations[1:]
+    a0, a1 = ends(traj.accelerations)
     T2 = T * T
     C[2] = 0.5 * a0
     C[3] = (-20.0 * p0 + 20.0 * p1 - 3.0 * a0 * T2 + a1 * T2 - 12.0 * v0 * T - 8.0 * v1

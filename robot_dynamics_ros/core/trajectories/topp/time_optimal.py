@@ -57,7 +57,7 @@ from ..uniform import admissible_inverse_scale, friction_torques, uniform_scalin
 from .collocation import REFINED, REGULAR, Collocation, GridPoints
 from .constraints import Tightening, step_rows
 from .law import law_points
-from .path import Grid, JointPath, TimedPath, grid_knots, initial_grid
+from .path import Grid, JointPath, TimedPath, grid_knots, initial_grid, rows_any
 from .reachability import TimeLaw, solve_law
 from .torques import torque_functions
 from .verify import verify
@@ -217,7 +217,7 @@ def _known_efforts(out, known):
     j = np.clip(np.searchsorted(before.s, out.s), 0, before.s.size - 1)
     same = before.s[j] == out.s
     for now, then in ((out.q, before.q), (out.qd, before.qd), (out.qdd, before.qdd)):
-        same &= (now == then[j]).all(axis=1)
+        same &= ~rows_any(now != then[j])
     efforts[same] = values[j[same]]
     return (out, efforts), np.flatnonzero(~same)
 

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..limits import Limits
 from ..trajectory import JointTrajectory
+from .path import rows_any
 from .torques import Torques, torque_functions
 
 END_FRACTION = 1.0 - 1e-9     # just before an interval's end (not its left limit: where the law
@@ -91,11 +92,7 @@ class Verification:
         bad |= self.speeds > (1.0 + tol) * limits.velocity
         if np.isfinite(limits.acceleration).any():
             bad |= np.abs(self.accelerations) > (1.0 + tol) * limits.acceleration
-        # (the rows of the few true entries: numpy's any(axis=1) over n joints is ten times
-        # slower on the ~4,000 samples of a re-check)
-        out = np.zeros(bad.shape[0], bool)
-        out[np.flatnonzero(bad) // bad.shape[1]] = True
-        return out
+        return rows_any(bad)
 
     @cached_property
     def excess(self) -> Excess:
@@ -151,7 +148,7 @@ def paired_intervals(out: JointTrajectory, s, previous: JointTrajectory, s_previ
     same = dt == old_dt[j]
     ends = ((out.positions, previous.positions), (out.velocities, previous.velocities))
     for now, before in ends:
-        same &= (now[:-1] == before[j]).all(axis=1) & (now[1:] == before[j + 1]).all(axis=1)
+        same &= ~rows_any(now[:-1] != before[j]) & ~rows_any(now[1:] != before[j + 1])
     ok = same.copy()
     rest = np.flatnonzero(~same)
     if rest.size:
@@ -226,6 +223,10 @@ def verify(model, out: JointTrajectory, limits: Limits, density: int, tolerance:
     speed = np.abs(qd)
     if out.interpolation != "quintic":
         first = speed[:-1].reshape(K - 1, F, n)[:, 0]
-        np.maximum(first, out.segment_speed_max(), out=first)
+        if same.any():          # (the earlier check's to the bit, the others computed)
+            first[same] = previous[1].speeds[:-1].reshape(-1, F, n)[match[same], 0]
+            first[sampled] = np.maximum(first[sampled], out.segment_speed_max(sampled))
+        else:
+            np.maximum(first, out.segment_speed_max(), out=first)
     return Verification(times, interval, tau, qd, qdd, speed, limits, tolerance,
                         tau_fresh[fresh.size * F + 1:])

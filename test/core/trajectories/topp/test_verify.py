@@ -57,6 +57,7 @@ def test_rechecks_reuse_only_unchanged_intervals(solved):
     scale = np.abs(limits.effort_upper)
     assert np.abs(again.torques - fresh.torques).max(axis=0).max() <= 1e-6 * scale.max()
     np.testing.assert_array_equal(again.velocities, fresh.velocities)
+    np.testing.assert_array_equal(again.speeds, fresh.speeds)     # (the exact largest too)
     assert np.abs(again.torques - fresh.torques)[(K // 4 - 1) * 11:(K // 4 + 1) * 11].max() <= 1e-9
 
 
@@ -71,8 +72,9 @@ def test_recheck_of_an_unchanged_output_equals_a_fresh_check(solved):
     index = np.arange(out.num_points, dtype=float)
     first = verify(model, out, limits, 10, 1e-3)
     again = verify(model, out, limits, 10, 1e-3, s=index, previous=(out, first, index))
-    for name in ("times", "interval", "torques", "velocities", "accelerations"):
+    for name in ("times", "interval", "torques", "velocities", "accelerations", "speeds"):
         np.testing.assert_array_equal(getattr(again, name), getattr(first, name))
+    np.testing.assert_array_equal(again.failing, first.failing)
     fractions = np.array([0.0, 0.3, 1.0])
     some = np.array([0, 5, out.num_points - 2])
     for part, full in zip(out.sample_segments(fractions, some), out.sample_segments(fractions)):
@@ -85,7 +87,7 @@ def test_segment_speed_max_is_the_exact_largest_velocity():
 
     One segment from rest at 0 to rest at 1 in 1 s: qd = 6 t (1 - t), largest 1.5 at t = 1/2;
     random cubic segments: the maximum of 20,001 samples per segment, never above it and within
-    the sampling's resolution below it.
+    the sampling's resolution below it; some segments alone (a re-check) give those rows.
     """
     one = JointTrajectory(["j"], [0.0, 1.0], [[0.0], [1.0]], [[0.0], [0.0]])
     np.testing.assert_allclose(one.segment_speed_max(), [[1.5]], rtol=1e-15)
@@ -97,6 +99,15 @@ def test_segment_speed_max_is_the_exact_largest_velocity():
     sampled = np.abs(traj.sample_segments(np.linspace(0.0, 1.0, 20001))[1]).max(axis=1)
     assert (sampled <= exact * (1 + 1e-12)).all()
     np.testing.assert_allclose(exact, sampled, rtol=1e-6)
+    # Some segments of a trajectory not sampled yet (their coefficients alone): those rows.
+    some = np.array([0, 7, K - 2])
+    fresh = JointTrajectory(traj.joint_names, traj.times, traj.positions, traj.velocities)
+    np.testing.assert_array_equal(fresh.segment_speed_max(some), exact[some])
+    again = JointTrajectory(traj.joint_names, traj.times, traj.positions, traj.velocities)
+    fractions = np.array([0.0, 0.25, 1.0])
+    for part, full in zip(again.sample_segments(fractions, some),
+                          traj.sample_segments(fractions)):
+        np.testing.assert_array_equal(part, full[some])
     with pytest.raises(InputError, match="quintic"):
         JointTrajectory(["j"], [0.0, 1.0], [[0.0], [1.0]], [[0.0], [0.0]],
                         [[0.0], [0.0]]).segment_speed_max()
