@@ -488,24 +488,26 @@ def _at_fractions(c: np.ndarray, durations: np.ndarray, f: np.ndarray, degree: i
     """
     Return (q, qd, qdd), each (S, F, n), of S segments at the same F local fractions ``f``.
 
-    The polynomial of each segment in its own fraction: with tau = f T, the k-th derivative of
-    sum_p c_p tau^p is sum_{p >= k} (p! / (p - k)!) c_p T^(p-k) f^(p-k), one small matrix
-    product of the powers of ``f`` (F, P-k) and the scaled coefficients (S, P-k, n) per
-    derivative; numpy's broadcasting of (S, 1, n) by (S, F, 1) arrays, the straightforward
-    Horner form, costs several times more (measured on 567 segments of 6 joints).  ``c``:
-    (S, 6, n) coefficients of order 0..5, ``degree`` as :func:`_polynomial`.
+    With tau = f T per segment, q = sum_p c_p tau^p, qd = sum_p p c_p tau^(p-1) and qdd =
+    sum_p p (p-1) c_p tau^(p-2): one batched matrix product of the weights (S, 3F, P) and the
+    coefficients (S, P, n), P = ``degree`` + 1.  numpy's broadcasting of (S, 1, n) by (S, F, 1)
+    arrays, the straightforward Horner form, costs several times more (measured on 567
+    segments of 6 joints).  ``c``: (S, 6, n) coefficients of order 0..5.
     """
-    P = degree + 1
-    out = []
-    for k in range(3):
-        if k >= P:                               # (linear segments: no acceleration)
-            out.append(np.zeros_like(out[0]))
-            continue
-        p = np.arange(k, P)
-        factor = np.prod([p - i for i in range(k)], axis=0) if k else np.ones(P)
-        scaled = c[:, k:P] * ((durations[:, None] ** (p - k)) * factor)[:, :, None]
-        out.append(np.matmul(f[:, None] ** (p - k), scaled))
-    return tuple(out)
+    S, F, P = durations.size, f.size, degree + 1
+    tau = durations[:, None] * f                                       # (S, F)
+    powers = [np.ones((S, F))]
+    for _ in range(1, P):
+        powers.append(powers[-1] * tau)
+    weights = np.zeros((S, 3, F, P))
+    for p in range(P):
+        weights[:, 0, :, p] = powers[p]
+        if p >= 1:
+            weights[:, 1, :, p] = p * powers[p - 1]
+        if p >= 2:
+            weights[:, 2, :, p] = p * (p - 1) * powers[p - 2]
+    out = np.matmul(weights.reshape(S, 3 * F, P), c[:, :P])           # (S, 3F, n)
+    return out[:, :F], out[:, F:2 * F], out[:, 2 * F:]
 
 
 def _polynomial(c: np.ndarray, tau: np.ndarray, degree: int = 5):
