@@ -143,12 +143,6 @@ class Collocation:
     def viscous_by_step(self) -> np.ndarray:
         return np.ascontiguousarray(self.viscous.transpose(1, 0, 2))
 
-    def without(self, model, grid: Grid, steps: np.ndarray) -> "Collocation":
-        """Return this collocation without the grid steps ``steps`` (sorted, a subset)."""
-        keep = ~np.isin(self.steps, steps, assume_unique=True)
-        return Collocation(model, grid, self.steps[keep], self.thetas,
-                           PathPoints(*(v[:, keep] for v in self.points)), self.torques)
-
     def path_points(self) -> np.ndarray:
         """Return the collocation points' path parameters, flat (m S,) as ``flat_points``."""
         return (self.path_s[None, :] + self.theta_delta).reshape(-1)

@@ -128,11 +128,11 @@ def _first_law(model, grid, regular, limits, viscous, x_first, points_per_step, 
     refined_steps = np.flatnonzero(near_end)
     groups = [regular]
     if refined_steps.size:
-        # (the regular rows of the refined steps would be overridden: not computed)
-        rest = regular.without(model, grid, refined_steps)
+        # (the refined rows override the regular ones of their steps: a regular collocation
+        # without those steps would cost more to build than their rows do)
         if refined is None:
             refined = Collocation(model, grid, refined_steps, REFINED, torques=regular.torques)
-        groups = ([rest] if rest.steps.size else []) + [refined]
+        groups = [regular, refined]
     law = _solve_groups(grid, groups, limits, viscous, x_first, None, Tightening.none(grid.N,
                                                                                       model.n))
     return law.duration, (law, groups, refined_steps, per_step)
