@@ -309,6 +309,7 @@ class Grid:
         rest = ~rows_any(np.maximum(np.abs(dq_r), np.abs(dq_l)) > 1e-9 * scale)
         still = ~rows_any(np.maximum(np.abs(ddq_r), np.abs(ddq_l)) > 1e-6 * acc_scale)
         self.flat = rest & still
+        self._near_flat = {}
         self.flat[[0, -1]] = [self.flat_start, self.flat_end]
         self.corner |= self.flat
         self.corner[[0, -1]] = False
@@ -321,6 +322,13 @@ class Grid:
         end at rest (where the law starts from or comes to sd = 0, or sd grows large while q'
         vanishes): the law is far from quadratic in time there.
         """
+        key = (segments, steps)                   # (asked for twice per grid: computed once)
+        if key not in self._near_flat:
+            self._near_flat[key] = near = self._near(segments, steps)
+            near.setflags(write=False)
+        return self._near_flat[key]
+
+    def _near(self, segments: int, steps: int) -> np.ndarray:
         knots = self.path.knots
         K = knots.size
         near = np.zeros(self.N, bool)

@@ -83,8 +83,9 @@ MAX_TOTAL_STEPS = 200_000   # no grid finer than this (bisection stops; memory ~
 def _validate(model, path, points, s_pts, limits: Limits) -> None:
     """Check positions and static feasibility at path points ``s_pts`` (P,) with their data."""
     check_positions(model, s_pts, points.q, path.where)
-    static_feasibility(model, s_pts, points.c, points.c + model.coulomb * np.sign(points.dq),
-                       limits, path.where)
+    static = (points.c + model.coulomb * np.sign(points.dq) if model.coulomb.any()
+              else points.c)
+    static_feasibility(model, s_pts, points.c, static, limits, path.where)
 
 
 def _first_linearisation(model, regular: Collocation, limits: Limits) -> float:
@@ -421,8 +422,10 @@ def time_optimal_scaling(model, path: JointTrajectory | JointPath, limits: Limit
                            "beyond convergence")
     law, out, check, original_torques, effort = found
     new_traj = JointTrajectory(path.joint_names, out.t, out.q, out.qd, out.qdd, effort)
-    order = np.argsort(check.times, kind="stable")
-    t_check, tau = check.times[order], check.torques[order]
+    t_check, tau = check.times, check.torques         # (in time order, interval by interval)
+    if np.any(np.diff(t_check) < 0.0):
+        order = np.argsort(t_check, kind="stable")
+        t_check, tau = t_check[order], tau[order]
     path_s = np.interp(t_check, out.t, out.s)
     return ScaledTrajectory(trajectory=new_traj, method="time_optimal",
                             scale_factor=float((out.t[-1] - out.t[0]) / (path.knots[-1]
