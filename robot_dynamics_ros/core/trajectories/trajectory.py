@@ -217,7 +217,13 @@ class JointTrajectory:
         if segments is None or "segment_coefficients" in self.__dict__:
             coefficients = self.segment_coefficients
             return coefficients if segments is None else coefficients[segments]
-        return _segment_coefficients(self, np.asarray(segments))
+        segments = np.asarray(segments)
+        key = segments.tobytes()              # (the last subset kept: sampled, then its speeds)
+        last = self.__dict__.get("_subset")
+        if last is None or last[0] != key:
+            last = (key, _segment_coefficients(self, segments))
+            object.__setattr__(self, "_subset", last)
+        return last[1]
 
     def segment_speed_max(self, segments=None) -> np.ndarray:
         """

@@ -143,8 +143,8 @@ def paired_intervals(out: JointTrajectory, s, previous: JointTrajectory, s_previ
     if K < 2 or P < 2:
         return match, same
     dt, old_dt = np.diff(out.times), np.diff(previous.times)
-    j = np.clip(np.searchsorted(s_previous, s[:-1]), 1, P - 1)
-    j = np.clip(np.where(s[:-1] - s_previous[j - 1] <= s_previous[j] - s[:-1], j - 1, j), 0, P - 2)
+    j = np.minimum(np.maximum(np.searchsorted(s_previous, s[:-1]), 1), P - 1)
+    j = np.minimum(np.where(s[:-1] - s_previous[j - 1] <= s_previous[j] - s[:-1], j - 1, j), P - 2)
     same = dt == old_dt[j]
     ends = ((out.positions, previous.positions), (out.velocities, previous.velocities))
     for now, before in ends:
@@ -157,8 +157,8 @@ def paired_intervals(out: JointTrajectory, s, previous: JointTrajectory, s_previ
         jr = j[rest]
         near = np.abs(dt[rest] - old_dt[jr]) <= REUSE_TOLERANCE * old_dt[jr]
         for (now, before), tol in zip(ends, (q_scale, v_scale)):
-            near &= (np.abs(now[rest] - before[jr]) <= tol).all(axis=1)
-            near &= (np.abs(now[rest + 1] - before[jr + 1]) <= tol).all(axis=1)
+            near &= ~rows_any(np.abs(now[rest] - before[jr]) > tol)
+            near &= ~rows_any(np.abs(now[rest + 1] - before[jr + 1]) > tol)
         ok[rest] = near
     match[ok] = j[ok]
     return match, same
