@@ -83,7 +83,7 @@ from .errors import topic_guard
 
 BEHIND_WARNING = 0.5            # s of wall clock behind schedule before the pace is reset
 CONNECT_TIMEOUT = 30.0          # s: lockstep waits this long for its controller to connect
-CONTROLLER_READS_TIMEOUT = 5.0  # s: ... and this long for the controller to read joint_states
+CONTROLLER_READS_TIMEOUT = 15.0  # s: ... and this long for the controller to read joint_states
 
 
 class EffortInput:
@@ -96,6 +96,7 @@ class EffortInput:
         self.count = 0                  # messages so far (lockstep waits for it to grow)
         self.stale = True
         self.said_missing = False
+        self.subscription = None        # its rclpy subscription (lockstep counts its publishers)
 
 
 class DynamicsSimulatorNode(DynamicsNode):
@@ -144,13 +145,14 @@ class DynamicsSimulatorNode(DynamicsNode):
         self.inputs = [EffortInput(t) for t in topics if t]
         for effort_input in self.inputs:
             watch = self.watch_input(effort_input.topic)
-            self.subscribe(Float64MultiArray, effort_input.topic,
-                           self._array_callback(effort_input, watch))
+            effort_input.subscription = self.subscribe(
+                Float64MultiArray, effort_input.topic, self._array_callback(effort_input, watch))
         if state_topic:
             effort_input = EffortInput(state_topic)
             self.inputs.append(effort_input)
             watch = self.watch_input(state_topic)
-            self.subscribe(JointState, state_topic, self._state_callback(effort_input, watch))
+            effort_input.subscription = self.subscribe(
+                JointState, state_topic, self._state_callback(effort_input, watch))
         self.tool_frame = values["tool_frame"] or self.tip_link or "tool"
         self.world_frame = values["world_frame"] or self.root_link or "world"
         self._wrench = None                     # (F [f; m] at the tool point, axes)
@@ -378,12 +380,13 @@ class DynamicsSimulatorNode(DynamicsNode):
         deadline = start + CONNECT_TIMEOUT
         said = False
         while not self._stop.is_set() and time.monotonic() < deadline:
-            missing = [i.topic for i in self.inputs if self.count_publishers(
-                self.resolve_topic_name(i.topic)) == 0]
+            # matched endpoints, not the graph: the graph lists a node's publisher or reader
+            # before the middleware has matched it with ours, and what is sent meanwhile is lost
+            missing = [i.topic for i in self.inputs if i.subscription.get_publisher_count() == 0]
             # Any joint_states reader (a recorder, a test) would do for the count, but the first
             # state is lost, and the first step taken without its answer, when the controller's
-            # own subscription is not there yet: so wait (a few seconds at most: a controller
-            # may read its states elsewhere) for the nodes that publish the commands to read.
+            # own subscription is not there yet: so wait (a bounded time: a controller may read
+            # its states elsewhere) for the nodes that publish the commands to read, matched.
             readers_ok = (self._controllers_read_joint_states()
                           or time.monotonic() > start + CONTROLLER_READS_TIMEOUT)
             if not missing and self.joint_states.get_subscription_count() > 0 and readers_ok:
@@ -399,15 +402,16 @@ class DynamicsSimulatorNode(DynamicsNode):
                                       "starting anyway")
 
     def _controllers_read_joint_states(self) -> bool:
-        """Tell whether every node that publishes an effort input subscribes joint_states."""
+        """Tell whether every node publishing an effort input reads joint_states, matched."""
         def nodes(infos):
             return {(info.node_namespace, info.node_name) for info in infos}
-        readers = nodes(self.get_subscriptions_info_by_topic(self.joint_states.topic_name))
+        readers = self.get_subscriptions_info_by_topic(self.joint_states.topic_name)
         writers = set()
         for effort_input in self.inputs:
             writers |= nodes(self.get_publishers_info_by_topic(
                 self.resolve_topic_name(effort_input.topic)))
-        return writers <= readers
+        return (writers <= nodes(readers)
+                and self.joint_states.get_subscription_count() >= len(readers))
 
     def _wait_for_commands(self, counts: list):
         """Wait (bounded) until every Float64MultiArray input has a message newer than counts."""
