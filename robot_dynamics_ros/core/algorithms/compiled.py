@@ -55,6 +55,7 @@ def _functions() -> tuple:
     several per link, cost more than their arithmetic.
     """
     return (
+        (jit.unmanaged, jit.INTRINSIC), (jit.stack_array, jit.INTRINSIC),
         (_ne.forward_pass, None), (_ne._online, INLINE), (_ne._rotational, INLINE),
         (_ne._plain_terms, INLINE), (_ne.backward_pass, None),
         (_si.rotate_symmetric_z, INLINE), (_si.rotate_general_z, INLINE),
@@ -64,7 +65,8 @@ def _functions() -> tuple:
         (_aba._articulated, INLINE),
         (_aba.inertias, None), (_aba.accelerations, None),
         (_crba.composite_inertias, None), (_crba.mass_matrix_entries, None),
-        (_kernels.all_finite, INLINE), (_kernels.valid, INLINE), (_kernels.valid_batch, INLINE),
+        (_kernels.all_finite, INLINE), (_kernels.all_finite_rows, INLINE),
+        (_kernels.valid, INLINE), (_kernels.valid_batch, INLINE),
         (_kernels.valid_rows, INLINE), (_kernels.scratch, INLINE),
         (_kernels.joint_trig, None), (_kernels.newton_euler_into, None),
         (_kernels.rnea_one, f"boolean({_F2}, {_F1}, {_F1}, {_F1}, {_F1})"),
