@@ -83,9 +83,33 @@ def valid_batch(n, q, qd, qdd) -> bool:
     return all_finite_rows(q) and all_finite_rows(qd) and all_finite_rows(qdd)
 
 
+def valid_row(n, q) -> bool:
+    """
+    Return whether the 1-D q has n finite entries in C order.
+
+    (The order, as numpy's C-contiguous flag has it, is checked here because ``compiled.Bound``
+    calls these drivers by numba's entry point, which converts arrays without checking it.)
+    """
+    return q.shape[0] == n and (n <= 1 or q.strides[0] == q.itemsize) and all_finite(q)
+
+
+def c_order_rows(q) -> bool:
+    """
+    Return whether the 2-D q's entries lie in C order, as numpy's C-contiguous flag has it.
+
+    (An empty array is in order whatever its strides, numpy 2 gives it zeros; a dimension of one
+    may have any stride.)
+    """
+    rows, columns = q.shape
+    if rows == 0 or columns == 0:
+        return True
+    return ((columns == 1 or q.strides[1] == q.itemsize)
+            and (rows == 1 or q.strides[0] == columns * q.itemsize))
+
+
 def valid_rows(n, q) -> bool:
-    """Return whether the 2-D q has n columns and finite entries."""
-    return q.shape[1] == n and all_finite_rows(q)
+    """Return whether the 2-D q has n columns and finite entries in C order (``valid_row``)."""
+    return q.shape[1] == n and c_order_rows(q) and all_finite_rows(q)
 
 
 def scratch(n, width):
@@ -118,7 +142,7 @@ def rnea_one(c, q, qd, qdd, out) -> bool:
 def gravity_one(c, q, out) -> bool:
     """Write g(q) of one configuration into ``out``; False (nothing written) if not valid."""
     n = c.shape[0] - 1
-    if not ((q.shape[0] == n and all_finite(q)) and out.shape[0] == n):
+    if not (valid_row(n, q) and out.shape[0] == n):
         return False
     c, q, out = unmanaged(c), unmanaged(q), unmanaged(out)
     ws, trig, zeros = scratch(n, N_WORKSPACE)
@@ -169,7 +193,7 @@ def gravity_many(c, q, out) -> bool:
 def mass_one(c, q, out) -> bool:
     """Write B(q) (n, n) into ``out``; False (nothing written) if q is not valid."""
     n = c.shape[0] - 1
-    if not ((q.shape[0] == n and all_finite(q)) and out.shape[0] == n and out.shape[1] == n):
+    if not (valid_row(n, q) and out.shape[0] == n and out.shape[1] == n):
         return False
     c, q, out = unmanaged(c), unmanaged(q), unmanaged(out)
     ws, trig, _ = scratch(n, N_CRBA_WORKSPACE)
@@ -290,7 +314,7 @@ def tool_jacobian_into(c, q, axes, out):
 def jacobian_one(c, q, out) -> bool:
     """Write the tool Jacobian (6, n) into ``out``; False if q is not valid."""
     n = c.shape[0] - 1
-    if not ((q.shape[0] == n and all_finite(q)) and out.shape[0] == 6 and out.shape[1] == n):
+    if not (valid_row(n, q) and out.shape[0] == 6 and out.shape[1] == n):
         return False
     c, q, out = unmanaged(c), unmanaged(q), unmanaged(out)
     ws, _, _ = scratch(n, 6)
