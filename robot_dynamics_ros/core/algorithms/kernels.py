@@ -30,8 +30,8 @@ from .newton_euler import (COS_ALPHA, N_WORKSPACE, PRISMATIC, PX, PY, PZ, SIN_AL
 
 COS_THETA0_COLUMN = -2   # (the rows end with cos, sin theta0 snapped: compiled.constants_array)
 SIN_THETA0_COLUMN = -1
-# Scratch up to this many floats (32 KiB) lives on the stack: every robot of up to 70 joints
-# (the ABA's workspace of 48 joints: 2,934 floats); longer chains take it from the heap.
+# Scratch up to this many floats (32 KiB) lives on the stack: every driver's for up to 64 joints
+# (the ABA's, the largest: 3,030 floats at 48 joints); longer chains take it from the heap.
 STACK_FLOATS = 4096
 
 
