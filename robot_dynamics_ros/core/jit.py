@@ -23,8 +23,8 @@ reference-count: :func:`unmanaged` (a view of an argument, which the caller keep
 :func:`stack_array` (scratch on the driver's stack).  Why: every row view of a counted array
 (``c[i]``, ``q[k]``) costs an atomic increment and decrement of its counter; in a batch of one
 these were about 100 atomic operations, 16 % of a Puma 560 gravity call (perf, 2026-11-26), and
-its batch rows ran a third slower than without them (0.31 against 0.21 us per row, timed in turns
-at load 4.5; ``bench/bench_kernel.py`` at load 1: 0.33 against 0.26).
+its batch rows took 0.31 us each against 0.21 without them (timed in turns at load 4.5;
+``bench/bench_kernel.py`` at load 3: 0.34-0.44 against 0.26-0.27).
 """
 from __future__ import annotations
 
