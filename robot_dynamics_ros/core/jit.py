@@ -17,6 +17,14 @@ disk cache.  (The simulator's compiled modules live beside, in ``simulation``:
 ``core/simulation/compiled.py`` shares these helpers.)  Numba's ``error_model="numpy"``: a
 division by zero gives inf/NaN, never an exception (the callers check their results where it
 matters).
+
+Two numba intrinsics (compiled as such: ``INTRINSIC``) let the drivers use arrays numba does not
+reference-count: :func:`unmanaged` (a view of an argument, which the caller keeps alive) and
+:func:`stack_array` (scratch on the driver's stack).  Why: every row view of a counted array
+(``c[i]``, ``q[k]``) costs an atomic increment and decrement of its counter; in a batch of one
+these were about 100 atomic operations, 16 % of a Puma 560 gravity call (perf, 2026-11-26), and
+its batch rows took 0.31 us each against 0.21 without them (timed in turns at load 4.5;
+``bench/bench_kernel.py`` at load 3: 0.34-0.44 against 0.26-0.27).
 """
 from __future__ import annotations
 
@@ -33,6 +41,7 @@ from .files import write_atomically
 
 CACHE_ENVIRONMENT_VARIABLE = "ROBOT_DYNAMICS_ROS_CACHE_DIR"
 INLINE = "inline"
+INTRINSIC = "intrinsic"
 _WARNED: set = set()
 _LOCK = threading.Lock()
 
@@ -115,6 +124,59 @@ def _load(text: str, prefix: str, path: Path | None) -> types.ModuleType:
     return module
 
 
+def unmanaged(typingctx, array):
+    """
+    (Numba intrinsic, ``INTRINSIC``) Return ``array`` as a view numba does not reference-count.
+
+    The view has no memory-info pointer (as a ``numba.carray`` of a raw pointer has none), so
+    neither it nor its slices touch the counter.  Only for memory that outlives every use of
+    the view: a compiled function's arguments (its caller holds them) and :func:`stack_array`
+    in the function that allocated it.  Never return such a view to Python.
+    """
+    from numba.core import cgutils, types as numba_types
+
+    if not isinstance(array, numba_types.Array):
+        return None
+
+    def codegen(context, builder, signature, args):
+        proxy = cgutils.create_struct_proxy(signature.return_type)
+        view = proxy(context, builder, value=args[0])
+        view.meminfo = cgutils.get_null_value(view.meminfo.type)
+        view.parent = cgutils.get_null_value(view.parent.type)
+        return view._getvalue()
+    return array(array), codegen
+
+
+def stack_array(typingctx, rows, columns):
+    """
+    (Numba intrinsic, ``INTRINSIC``) Return an uninitialised float64 array (rows, columns).
+
+    On the stack of the compiled function whose text calls it (after numba's inlining: call it
+    from a driver or an ``INLINE`` helper, never from a function compiled apart, whose stack is
+    gone when it returns), freed when that function returns, not reference-counted.  Bounded
+    by the caller (a few tens of KB: threads' stacks can be small).
+    """
+    from numba.core import types as numba_types
+    from numba.np.arrayobj import make_array, populate_array
+
+    if not (isinstance(rows, numba_types.Integer) and isinstance(columns, numba_types.Integer)):
+        return None
+    result = numba_types.Array(numba_types.float64, 2, "C")
+
+    def codegen(context, builder, signature, args):
+        intp = context.get_value_type(numba_types.intp)
+        r, c = (context.cast(builder, a, t, numba_types.intp)
+                for a, t in zip(args, signature.args))
+        itemsize = intp(8)
+        data = builder.alloca(context.get_value_type(numba_types.float64),
+                              size=builder.mul(r, c))
+        out = make_array(result)(context, builder)
+        populate_array(out, data=data, shape=[r, c], strides=[builder.mul(c, itemsize), itemsize],
+                       itemsize=itemsize, meminfo=None)
+        return out._getvalue()
+    return result(rows, columns), codegen
+
+
 def _njit_all(module: types.ModuleType, functions: dict, cache: bool) -> None:
     import numba
     with warnings.catch_warnings():
@@ -122,7 +184,10 @@ def _njit_all(module: types.ModuleType, functions: dict, cache: bool) -> None:
         warnings.simplefilter("ignore", numba.NumbaWarning)
         for name, signature in functions.items():   # callees first: numba reads them from
             function = getattr(module, name)          # the module's globals
-            if isinstance(function, numba.core.dispatcher.Dispatcher):
+            if not isinstance(function, types.FunctionType):    # (done: the module is loaded)
+                continue
+            if signature == INTRINSIC:
+                setattr(module, name, numba.extending.intrinsic(function))
                 continue
             if signature == INLINE:
                 jit = numba.njit(cache=cache, error_model="numpy", inline="always")
@@ -140,9 +205,10 @@ def compile_module(text: str, prefix: str, functions: dict) -> tuple[types.Modul
 
     ``functions`` maps names to numba signatures, in dependency order (callees first); a function
     with a signature is compiled (or loaded from the cache) here, one without (None) when the first
-    compiled caller needs it, and one marked ``INLINE`` is inlined into its callers (numba's IR
-    inlining: small helpers that LLVM would otherwise call). The module is None (and the string
-    says why) when numba is unavailable or fails.
+    compiled caller needs it, one marked ``INLINE`` is inlined into its callers (numba's IR
+    inlining: small helpers that LLVM would otherwise call) and one marked ``INTRINSIC`` is a
+    numba intrinsic (``numba.extending.intrinsic``: it writes LLVM IR).  The module is None (and
+    the string says why) when numba is unavailable or fails.
     """
     reason = numba_unavailable()
     if reason is not None:

@@ -5,16 +5,26 @@ The core's algorithms compiled by numba: the same texts, in machine code.
 they call (``newton_euler.forward_pass``, ``backward_pass``, ...), compiled once per process and
 cached on disk across processes (``core/jit.py``), or None when numba is unavailable (a warning,
 once): the algorithms then run as plain Python, on floats for one configuration and on numpy
-columns for a batch.  Why: a single call in machine code costs about a microsecond, most of it
-numba's dispatch, against 25-40 us for the same recursion in CPython (some 25 ns per float
-operation), and a batch costs the arithmetic alone.
+columns for a batch.  Why: a single call in machine code costs about a microsecond, against 25-40
+us for the same recursion in CPython (some 25 ns per float operation), and a batch costs the
+arithmetic alone.
 
 The drivers take the model as arrays, the same for every robot, so one compilation serves all
 models: ``constants(model, form)`` is the model's rows of constants (``newton_euler.joint_rows``)
 with cos and sin of each theta0 appended, and a last row with the gravity, base and flange.
 ``bound(model)`` are the model's functions on arrays: the compiled kernels where the arguments are
-float arrays of the model's shapes (the kernels check shapes and finiteness themselves), the
-checked path otherwise.
+float arrays of the model's shapes (the kernels check shapes, order and finiteness themselves),
+the checked path otherwise.
+
+What is left of a call besides the arithmetic is its toll in Python and numba, as large as
+Pinocchio's whole call of the same function (Puma 560 gravity torques, 2026-11-26: 0.7 us
+Pinocchio, 0.9 us ours before this was measured).  Where it went and what ``bound`` does about
+it: numba's dispatch (typing each argument, choosing the signature, 0.16 us), skipped by
+calling the kernels' machine-code entries (``_entry``) where one array of joint values comes in;
+the reference counts of the drivers' array views (0.15 us) and an allocation of their
+workspace, removed in ``kernels.py``; shapes of a batch's output built by slicing (0.1 us).
+Measured in ``bench/bench_kernel.py`` (doc/benchmarks.md): a batch of one costs at most about
+0.8 of Pinocchio's loop of one row for every function.
 """
 from __future__ import annotations
 
@@ -44,6 +54,7 @@ import math
 import numpy as np
 '''
 _F1, _F2, _F3 = "float64[::1]", "float64[:, ::1]", "float64[:, :, ::1]"
+FLOAT64 = np.dtype(np.float64)
 INLINE = jit.INLINE
 
 
@@ -55,6 +66,7 @@ def _functions() -> tuple:
     several per link, cost more than their arithmetic.
     """
     return (
+        (jit.unmanaged, jit.INTRINSIC), (jit.stack_array, jit.INTRINSIC),
         (_ne.forward_pass, None), (_ne._online, INLINE), (_ne._rotational, INLINE),
         (_ne._plain_terms, INLINE), (_ne.backward_pass, None),
         (_si.rotate_symmetric_z, INLINE), (_si.rotate_general_z, INLINE),
@@ -64,8 +76,9 @@ def _functions() -> tuple:
         (_aba._articulated, INLINE),
         (_aba.inertias, None), (_aba.accelerations, None),
         (_crba.composite_inertias, None), (_crba.mass_matrix_entries, None),
-        (_kernels.all_finite, INLINE), (_kernels.valid, INLINE), (_kernels.valid_batch, INLINE),
-        (_kernels.valid_rows, INLINE), (_kernels.scratch, INLINE),
+        (_kernels.all_finite, INLINE), (_kernels.all_finite_rows, INLINE),
+        (_kernels.valid, INLINE), (_kernels.valid_batch, INLINE), (_kernels.valid_row, INLINE),
+        (_kernels.c_order_rows, INLINE), (_kernels.valid_rows, INLINE), (_kernels.scratch, INLINE),
         (_kernels.joint_trig, None), (_kernels.newton_euler_into, None),
         (_kernels.rnea_one, f"boolean({_F2}, {_F1}, {_F1}, {_F1}, {_F1})"),
         (_kernels.gravity_one, f"boolean({_F2}, {_F1}, {_F1})"),
@@ -204,15 +217,33 @@ def _bind(model) -> Bound:
     if module is None:
         return slow
     plain, newton_euler = constants(model, "plain"), constants(model, numeric_form(model))
-    return Bound(_vector(module.rnea_one, module.rnea_many, newton_euler, model.n, slow.rnea),
-                 _positions(module.gravity_one, module.gravity_many, newton_euler,
+    m = module
+    return Bound(_vector(m.rnea_one, m.rnea_many, newton_euler, model.n, slow.rnea),
+                 _positions(_entry(m.gravity_one), _entry(m.gravity_many), newton_euler,
                             slow.gravity_torques),
-                 _matrix(module.mass_one, module.mass_many, plain, (model.n, model.n),
+                 _matrix(_entry(m.mass_one), _entry(m.mass_many), plain, (model.n, model.n),
                          slow.mass_matrix),
-                 _accelerations(module.aba_one, module.aba_many, plain, model,
-                                slow.forward_dynamics),
-                 _matrix(module.jacobian_one, module.jacobian_many, plain, (6, model.n),
+                 _accelerations(m.aba_one, m.aba_many, plain, model, slow.forward_dynamics),
+                 _matrix(_entry(m.jacobian_one), _entry(m.jacobian_many), plain, (6, model.n),
                          slow.jacobian))
+
+
+def _entry(dispatcher):
+    """
+    Return the machine code's entry of a kernel of one signature, or the dispatcher itself.
+
+    The entry skips numba's dispatch (the type of each argument, the choice of the signature),
+    0.16 us of a 0.9 us batch of one (Puma 560 gravity torques, 2026-11-26).  It converts an
+    array argument without checking its dtype, dimensions or order, so its callers here pass
+    float64 arrays (``dtype is FLOAT64``) of the signature's dimensions and the kernels check
+    the strides (``kernels.valid_row``, ``valid_rows``).  For the kernels of one array of
+    joint values (q); rnea and the ABA take three and keep the dispatch, which checks them all.
+    """
+    try:
+        (result,) = dispatcher.overloads.values()
+        return result.entry_point
+    except (AttributeError, ValueError):     # (not numba's usual dispatcher: it checks itself)
+        return dispatcher
 
 
 def _vector(one, many, c, n, slow):
@@ -236,33 +267,41 @@ def _vector(one, many, c, n, slow):
 
 
 def _positions(one, many, c, slow):
-    """Return f(q) -> vector (n,) or (N, n) by the kernels ``one``/``many``, else slow."""
-    def call(q, _one=one, _many=many, _c=c, _empty=np.empty, _slow=slow):
+    """Return f(q) -> vector (n,) or (N, n) by the kernels' entries ``one``/``many``, else slow."""
+    def call(q, _one=one, _many=many, _c=c, _empty=np.empty, _f64=FLOAT64, _slow=slow):
         try:
-            out = _empty(q.shape)
-            if q.ndim == 1:
-                if _one(_c, q, out):
+            if q.dtype is _f64:                 # (the kernels' entries need float64: _entry)
+                out = _empty(q.shape)
+                ndim = q.ndim
+                if ndim == 1:
+                    if _one(_c, q, out):
+                        return out
+                elif ndim == 2 and _many(_c, q, out):
                     return out
-            elif _many(_c, q, out):
-                return out
-        except (AttributeError, TypeError, ValueError):   # (not an array; numba: no version
-            pass                                           # for these types; a bad shape)
+        except (AttributeError, TypeError, ValueError):   # (not an array; a bad shape)
+            pass
         return _slow(q)
     return call
 
 
 def _matrix(one, many, c, shape, slow):
-    """Return f(q) -> array ``shape`` or (N,) + ``shape`` by the kernels, else slow."""
-    def call(q, _one=one, _many=many, _c=c, _shape=shape, _empty=np.empty, _slow=slow):
+    """Return f(q) -> array ``shape`` or (N,) + ``shape`` by the kernels' entries, else slow."""
+    rows, columns = shape
+
+    def call(q, _one=one, _many=many, _c=c, _shape=shape, _rows=rows, _columns=columns,
+             _empty=np.empty, _f64=FLOAT64, _slow=slow):
         try:
-            if q.ndim == 1:
-                out = _empty(_shape)
-                if _one(_c, q, out):
-                    return out
-            else:
-                out = _empty(q.shape[:1] + _shape)
-                if _many(_c, q, out):
-                    return out
+            if q.dtype is _f64:
+                ndim = q.ndim
+                if ndim == 1:
+                    out = _empty(_shape)
+                    if _one(_c, q, out):
+                        return out
+                elif ndim == 2:
+                    # (a literal tuple: q.shape[:1] + _shape cost 0.1 us, a tenth of the call)
+                    out = _empty((len(q), _rows, _columns))
+                    if _many(_c, q, out):
+                        return out
         except (AttributeError, TypeError, ValueError):
             pass
         return _slow(q)

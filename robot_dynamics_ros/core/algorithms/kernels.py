@@ -3,12 +3,18 @@ The drivers numba compiles around the core's recursions: one configuration, or a
 
 Numba only: ``compiled.py`` puts these texts, with the recursions they call
 (``newton_euler.forward_pass`` and ``backward_pass``, ...), into one module and compiles it.  Each
-single-configuration driver first checks that its inputs are finite and returns an empty array
-otherwise, so the caller's argument check costs nothing on valid input (the caller then runs the
-full checks for the error message).  Arrays are float64 and C-contiguous; ``c`` is the model's
-rows of constants (``newton_euler.joint_rows``, with cos and sin of theta0 appended) and one
-more row holding the gravity vector in frame 0 (``compiled.constants``): numba's dispatch costs
-some 0.3 us per array argument, the largest part of a single call.
+driver first checks the shapes and that its inputs are finite and returns False (status 1)
+otherwise, writing nothing, so the caller's argument check costs nothing on valid input (the
+caller then runs the full checks for the error message).  Arrays are float64 and C-contiguous;
+``c`` is the model's rows of constants (``newton_euler.joint_rows``, with cos and sin of theta0
+appended) and one more row holding the gravity vector in frame 0 (``compiled.constants``).
+
+What a call costs besides the arithmetic, and what the drivers do about it (Puma 560, batch of
+one, 2026-11-26, perf and timed loops): numba's dispatch of the arguments, some 0.05 us per
+array, hence the constants in one array; reference counts, about 100 atomic operations per call
+(16 % of it) and a third of each batch row, hence the drivers work on :func:`jit.unmanaged` views
+of their arguments, which the caller holds; an allocation of the workspace (0.06 us), hence
+:func:`scratch` on the stack.
 """
 from __future__ import annotations
 
@@ -16,6 +22,7 @@ import math
 
 import numpy as np
 
+from ..jit import stack_array, unmanaged
 from .aba import AW_D, N_ABA_WORKSPACE, accelerations, inertias, velocities
 from .crba import N_CRBA_WORKSPACE, composite_inertias, mass_matrix_entries
 from .newton_euler import (COS_ALPHA, N_WORKSPACE, PRISMATIC, PX, PY, PZ, SIN_ALPHA, THETA0,
@@ -23,6 +30,9 @@ from .newton_euler import (COS_ALPHA, N_WORKSPACE, PRISMATIC, PX, PY, PZ, SIN_AL
 
 COS_THETA0_COLUMN = -2   # (the rows end with cos, sin theta0 snapped: compiled.constants_array)
 SIN_THETA0_COLUMN = -1
+# Scratch up to this many floats (32 KiB) lives on the stack: every driver's for up to 64 joints
+# (the ABA's, the largest: 3,030 floats at 48 joints); longer chains take it from the heap.
+STACK_FLOATS = 4096
 
 
 def all_finite(x) -> bool:
@@ -30,6 +40,15 @@ def all_finite(x) -> bool:
     for i in range(x.shape[0]):
         if not math.isfinite(x[i]):
             return False
+    return True
+
+
+def all_finite_rows(x) -> bool:
+    """Return whether every entry of the 2-D array x is finite."""
+    for k in range(x.shape[0]):
+        for i in range(x.shape[1]):
+            if not math.isfinite(x[k, i]):
+                return False
     return True
 
 
@@ -61,26 +80,52 @@ def valid_batch(n, q, qd, qdd) -> bool:
     """Return whether q, qd, qdd are all (N, n) with finite entries."""
     if q.shape[1] != n or qd.shape != q.shape or qdd.shape != q.shape:
         return False
-    return (all_finite(q.reshape(q.size)) and all_finite(qd.reshape(qd.size))
-            and all_finite(qdd.reshape(qdd.size)))
+    return all_finite_rows(q) and all_finite_rows(qd) and all_finite_rows(qdd)
+
+
+def valid_row(n, q) -> bool:
+    """
+    Return whether the 1-D q has n finite entries in C order.
+
+    (The order, as numpy's C-contiguous flag has it, is checked here because ``compiled.Bound``
+    calls these drivers by numba's entry point, which converts arrays without checking it.)
+    """
+    return q.shape[0] == n and (n <= 1 or q.strides[0] == q.itemsize) and all_finite(q)
+
+
+def c_order_rows(q) -> bool:
+    """
+    Return whether the 2-D q's entries lie in C order, as numpy's C-contiguous flag has it.
+
+    (An empty array is in order whatever its strides, numpy 2 gives it zeros; a dimension of one
+    may have any stride.)
+    """
+    rows, columns = q.shape
+    if rows == 0 or columns == 0:
+        return True
+    return ((columns == 1 or q.strides[1] == q.itemsize)
+            and (rows == 1 or q.strides[0] == columns * q.itemsize))
 
 
 def valid_rows(n, q) -> bool:
-    """Return whether the 2-D q has n columns and finite entries."""
-    return q.shape[1] == n and all_finite(q.reshape(q.size))
+    """Return whether the 2-D q has n columns and finite entries in C order (``valid_row``)."""
+    return q.shape[1] == n and c_order_rows(q) and all_finite_rows(q)
 
 
 def scratch(n, width):
     """
-    Return a workspace (n, width), the joints' trig (3, n) and six zeros, from one allocation.
+    Return a workspace (n, width) and the joints' trig (3, n), uninitialised, and six zeros.
 
-    (An allocation costs about as much as the passes of a six-joint robot at rest.)
+    On the driver's stack (``INLINE``: this text runs in the driver) where they fit in
+    STACK_FLOATS, else on the heap.
     """
-    s = np.empty(n * width + 3 * n + 6)
-    a = n * width
-    zeros = s[a + 3 * n:]
+    if n * (width + 3) + 6 <= STACK_FLOATS:
+        ws, trig, z = stack_array(n, width), stack_array(3, n), stack_array(1, 6)
+    else:
+        ws, trig, z = np.empty((n, width)), np.empty((3, n)), np.empty((1, 6))
+    zeros = z[0]
     zeros[:] = 0.0
-    return s[:a].reshape((n, width)), s[a:a + 3 * n].reshape((3, n)), zeros
+    return ws, trig, zeros
 
 
 def rnea_one(c, q, qd, qdd, out) -> bool:
@@ -88,6 +133,7 @@ def rnea_one(c, q, qd, qdd, out) -> bool:
     n = c.shape[0] - 1
     if not (valid(n, q, qd, qdd) and out.shape[0] == n):
         return False
+    c, q, qd, qdd, out = unmanaged(c), unmanaged(q), unmanaged(qd), unmanaged(qdd), unmanaged(out)
     ws, trig, zeros = scratch(n, N_WORKSPACE)
     newton_euler_into(c, q, qd, qdd, c[n, :3], zeros, ws, trig[0], trig[1], trig[2], out, True)
     return True
@@ -96,8 +142,9 @@ def rnea_one(c, q, qd, qdd, out) -> bool:
 def gravity_one(c, q, out) -> bool:
     """Write g(q) of one configuration into ``out``; False (nothing written) if not valid."""
     n = c.shape[0] - 1
-    if not ((q.shape[0] == n and all_finite(q)) and out.shape[0] == n):
+    if not (valid_row(n, q) and out.shape[0] == n):
         return False
+    c, q, out = unmanaged(c), unmanaged(q), unmanaged(out)
     ws, trig, zeros = scratch(n, N_WORKSPACE)
     # (at rest the passes read no velocity: q stands in for qd and qdd)
     newton_euler_into(c, q, q, q, c[n, :3], zeros, ws, trig[0], trig[1], trig[2], out, False)
@@ -106,7 +153,9 @@ def gravity_one(c, q, out) -> bool:
 
 def rnea_many(c, q, qd, qdd, out) -> bool:
     """Write tau (N, n) of N configurations into ``out``; False (nothing written) if not valid."""
-    return rnea_general(c, c[c.shape[0] - 1, :3], q, qd, qdd, np.zeros((1, 6)), out)
+    c, zeros = unmanaged(c), stack_array(1, 6)
+    zeros[0, :] = 0.0
+    return rnea_general(c, c[c.shape[0] - 1, :3], q, qd, qdd, zeros, out)
 
 
 def rnea_general(c, g, q, qd, qdd, wrench, out) -> bool:
@@ -118,6 +167,8 @@ def rnea_general(c, g, q, qd, qdd, wrench, out) -> bool:
     n = c.shape[0] - 1
     if not (valid_batch(n, q, qd, qdd) and out.shape == q.shape):
         return False
+    c, g, q, qd, qdd = unmanaged(c), unmanaged(g), unmanaged(q), unmanaged(qd), unmanaged(qdd)
+    wrench, out = unmanaged(wrench), unmanaged(out)
     ws, trig, _ = scratch(n, N_WORKSPACE)
     last = wrench.shape[0] - 1
     for k in range(q.shape[0]):
@@ -131,6 +182,7 @@ def gravity_many(c, q, out) -> bool:
     n = c.shape[0] - 1
     if not (valid_rows(n, q) and out.shape == q.shape):
         return False
+    c, q, out = unmanaged(c), unmanaged(q), unmanaged(out)
     ws, trig, zeros = scratch(n, N_WORKSPACE)
     for k in range(q.shape[0]):
         newton_euler_into(c, q[k], q[k], q[k], c[n, :3], zeros, ws, trig[0], trig[1], trig[2],
@@ -141,8 +193,9 @@ def gravity_many(c, q, out) -> bool:
 def mass_one(c, q, out) -> bool:
     """Write B(q) (n, n) into ``out``; False (nothing written) if q is not valid."""
     n = c.shape[0] - 1
-    if not ((q.shape[0] == n and all_finite(q)) and out.shape[0] == n and out.shape[1] == n):
+    if not (valid_row(n, q) and out.shape[0] == n and out.shape[1] == n):
         return False
+    c, q, out = unmanaged(c), unmanaged(q), unmanaged(out)
     ws, trig, _ = scratch(n, N_CRBA_WORKSPACE)
     joint_trig(c, q, q, trig[0], trig[1], trig[2])
     composite_inertias(c, q, trig[0], trig[1], ws)
@@ -156,6 +209,7 @@ def mass_many(c, q, out) -> bool:
     if not (valid_rows(n, q) and out.shape[0] == q.shape[0]
             and out.shape[1] == n and out.shape[2] == n):
         return False
+    c, q, out = unmanaged(c), unmanaged(q), unmanaged(out)
     ws, trig, _ = scratch(n, N_CRBA_WORKSPACE)
     for k in range(q.shape[0]):
         joint_trig(c, q[k], q[k], trig[0], trig[1], trig[2])
@@ -182,13 +236,16 @@ def aba_one(c, q, qd, tau, out) -> int:
     n = c.shape[0] - 1
     if not (valid(n, q, qd, tau) and out.shape[0] == n):
         return 1
+    c, q, qd, tau, out = unmanaged(c), unmanaged(q), unmanaged(qd), unmanaged(tau), unmanaged(out)
     ws, trig, zeros = scratch(n, N_ABA_WORKSPACE)
     return _aba_into(c, c[n, :3], q, qd, tau, zeros, ws, trig, out)
 
 
 def aba_many(c, q, qd, tau, out) -> int:
     """Write qdd (N, n) into ``out`` (status as aba_one), the model's gravity, no wrench."""
-    return aba_general(c, c[c.shape[0] - 1, :3], q, qd, tau, np.zeros((1, 6)), out)
+    c, zeros = unmanaged(c), stack_array(1, 6)
+    zeros[0, :] = 0.0
+    return aba_general(c, c[c.shape[0] - 1, :3], q, qd, tau, zeros, out)
 
 
 def aba_general(c, g, q, qd, tau, wrench, out) -> int:
@@ -196,6 +253,8 @@ def aba_general(c, g, q, qd, tau, wrench, out) -> int:
     n = c.shape[0] - 1
     if not (valid_batch(n, q, qd, tau) and out.shape == q.shape):
         return 1
+    c, g, q, qd, tau = unmanaged(c), unmanaged(g), unmanaged(q), unmanaged(qd), unmanaged(tau)
+    wrench, out = unmanaged(wrench), unmanaged(out)
     ws, trig, _ = scratch(n, N_ABA_WORKSPACE)
     last = wrench.shape[0] - 1
     for k in range(q.shape[0]):
@@ -204,20 +263,19 @@ def aba_general(c, g, q, qd, tau, wrench, out) -> int:
     return 0
 
 
-def tool_jacobian_into(c, q, out):
+def tool_jacobian_into(c, q, axes, out):
     """
     Write the tool frame's geometric Jacobian (6, n), world axes, into ``out``.
 
     Column i: [z_i x (p - p_i); z_i] for a revolute joint, [z_i; 0] for a prismatic one
     (Siciliano et al. 2009, eqs. 7.18-7.19); the world poses of the joint frames from the base
-    pose in row n of ``c``.
+    pose in row n of ``c``; ``axes``: scratch (n, 6) for the joints' axes and origins.
     """
     n = q.shape[0]
     e = c[n]
     r00, r01, r02, r10, r11, r12, r20, r21, r22 = (e[3], e[4], e[5], e[6], e[7], e[8], e[9],
                                                    e[10], e[11])
     px, py, pz = e[12], e[13], e[14]
-    axes = np.empty((n, 6))
     for i in range(n):
         row = c[i]
         ca, sa = row[COS_ALPHA], row[SIN_ALPHA]
@@ -256,9 +314,11 @@ def tool_jacobian_into(c, q, out):
 def jacobian_one(c, q, out) -> bool:
     """Write the tool Jacobian (6, n) into ``out``; False if q is not valid."""
     n = c.shape[0] - 1
-    if not ((q.shape[0] == n and all_finite(q)) and out.shape[0] == 6 and out.shape[1] == n):
+    if not (valid_row(n, q) and out.shape[0] == 6 and out.shape[1] == n):
         return False
-    tool_jacobian_into(c, q, out)
+    c, q, out = unmanaged(c), unmanaged(q), unmanaged(out)
+    ws, _, _ = scratch(n, 6)
+    tool_jacobian_into(c, q, ws, out)
     return True
 
 
@@ -268,6 +328,8 @@ def jacobian_many(c, q, out) -> bool:
     if not (valid_rows(n, q) and out.shape[0] == q.shape[0]
             and out.shape[1] == 6 and out.shape[2] == n):
         return False
+    c, q, out = unmanaged(c), unmanaged(q), unmanaged(out)
+    ws, _, _ = scratch(n, 6)
     for k in range(q.shape[0]):
-        tool_jacobian_into(c, q[k], out[k])
+        tool_jacobian_into(c, q[k], ws, out[k])
     return True

@@ -16,7 +16,7 @@ import pytest
 from random_robots import random_robot_dict, random_state
 from robot_dynamics_ros.core import (InputError, RobotModel, forward_dynamics, gravity_torques,
                                      jacobian, mass_matrix, rnea)
-from robot_dynamics_ros.core.algorithms import compiled, plain
+from robot_dynamics_ros.core.algorithms import aba, compiled, kernels, newton_euler, plain
 
 FUNCTIONS = {"rnea": lambda m, q, qd, qdd: rnea(m, q, qd, qdd),
              "gravity": lambda m, q, qd, qdd: gravity_torques(m, q),
@@ -115,3 +115,66 @@ def test_constants_carry_the_model_gravity_base_and_flange():
     np.testing.assert_array_equal(c[-1, :3], model.chain.gravity_base)
     np.testing.assert_array_equal(c[-1, 3:12].reshape(3, 3), model.chain.base[:3, :3])
     np.testing.assert_array_equal(c[-1, 24:27], model.chain.flange[:3, 3])
+
+
+@pytest.mark.parametrize("name", FUNCTIONS)
+def test_arrays_the_kernel_entries_would_misread_take_the_checked_path(name):
+    """
+    Gravity, mass matrix and Jacobian call numba's entry points, which check no dtype or order.
+
+    Arrays of another dtype with 8-byte items (int64, which the entry would read as floats),
+    big-endian floats, and views out of C order whose inner stride is a float's (a column
+    block: only the row stride is wrong) must give the numbers of the same values as a fresh
+    float64 array, single and batched; empty batches, whose strides numpy 2 sets to zero, are
+    empty batches.
+    """
+    f = FUNCTIONS[name]
+    model = RobotModel.named("puma560")
+    n = model.n
+    values = np.array([[1, -2, 0, 1, 2, -1], [0, 1, -1, 2, 0, 1], [2, 0, 1, -1, 1, 0]])
+    expected = f(model, values.astype(float), values.astype(float), values.astype(float))
+    wide = np.zeros((3, 2 * n))
+    wide[:, :n] = values                                  # rows 2n floats apart
+    spaced = np.zeros(2 * n)
+    spaced[::2] = values[0]
+    forms = (values, values.astype(">f8"), wide[:, :n], wide[:, :n].T.copy().T)
+    for empty in (np.zeros((0, n)), wide[:0, :n], np.zeros((0, 2 * n))[:, ::2]):
+        assert f(model, empty, empty, empty).shape == (0,) + expected.shape[1:]
+    for form in forms:
+        np.testing.assert_allclose(f(model, form, values, values), expected, rtol=1e-15,
+                                   atol=1e-14)
+        np.testing.assert_allclose(f(model, form[1], values[1], values[1]), expected[1],
+                                   rtol=1e-15, atol=1e-14)
+    np.testing.assert_allclose(f(model, spaced[::2], values[0], values[0]), expected[0],
+                               rtol=1e-15, atol=1e-14)
+    np.testing.assert_allclose(f(model, wide[1:2, :n], values[1:2], values[1:2]),
+                               expected[1:2], rtol=1e-15, atol=1e-14)
+
+
+def test_long_chains_take_their_scratch_from_the_heap_with_the_same_numbers():
+    """
+    Beyond ``kernels.STACK_FLOATS`` the drivers' workspace comes from the heap, not the stack.
+
+    An 80-joint chain: its Newton-Euler workspace still fits on the stack, the ABA's does not.
+    Both agree with the plain-Python texts (rnea, B) and with each other: tau -> ABA -> qdd ->
+    rnea gives tau back to the accuracy B's conditioning allows; batch rows equal single calls.
+    """
+    n = 80
+    assert n * (newton_euler.N_WORKSPACE + 3) + 6 <= kernels.STACK_FLOATS
+    assert n * (aba.N_ABA_WORKSPACE + 3) + 6 > kernels.STACK_FLOATS
+    rng = np.random.default_rng(80)
+    model = RobotModel.from_dict(random_robot_dict(n, rng, "modified", prismatic_prob=0.2,
+                                                   with_motors=True, with_friction=True))
+    q, qd, tau = random_state(model, rng, batch=2)
+    g, wrench = model.chain.gravity_base, np.zeros((1, 6))
+    np.testing.assert_allclose(rnea(model, q, qd, tau), plain.rnea(model, q, qd, tau, g, wrench),
+                               rtol=1e-12, atol=1e-12 * np.abs(rnea(model, q, qd, tau)).max())
+    B = mass_matrix(model, q)
+    np.testing.assert_allclose(B, plain.mass_matrix(model, q), rtol=1e-12,
+                               atol=1e-12 * np.abs(B).max())
+    qdd = forward_dynamics(model, q, qd, tau)
+    for k in range(2):
+        np.testing.assert_array_equal(qdd[k], forward_dynamics(model, q[k], qd[k], tau[k]))
+        residual = np.abs(rnea(model, q[k], qd[k], qdd[k]) - tau[k]).max()
+        scale = np.abs(tau[k]).max() + np.abs(B[k]).max() * np.abs(qdd[k]).max()
+        assert residual <= 1e-15 * np.linalg.cond(B[k]) * scale
