@@ -5,9 +5,9 @@ Reads sensor_msgs/JointState (position, effort, and velocity if recorded) from r
 or SQLite3, ``robot_dynamics_ros.bags``; several bags: their samples are stacked), turns motor
 currents into torques if asked (``--torque-constant``), leaves out bad samples by count, and runs
 ``core.identification.pipeline.identify_recordings``: the acceleration filter chosen from the data
-and checked on a held-out share, rotors, viscous and Coulomb friction and torque offsets fitted
-for every joint, the fit constrained to physically consistent parameters.  Prints each base
-parameter with its standard deviation, the F test, the cut-off check and per-joint torque errors
+and checked on a held-out share, rotors, friction (viscous, quadratic viscous, Coulomb and
+load-dependent Coulomb) and torque offsets fitted for every joint, the fit constrained to
+physically consistent parameters.  Prints each base parameter with its standard deviation, the F test, the cut-off check and per-joint torque errors
 of the starting and the identified file on the held-out samples (and on ``--validate`` bags),
 then writes the robot file (YAML, or URDF with the package's extension for ``.urdf``) with the
 input's kinematics, limits and names, read back and checked, atomically, and a plot.  Nothing is
@@ -45,7 +45,10 @@ from .robot_argument import add_robot_argument, load_robot
 HELP = ("identify the robot's dynamic parameters (or a payload) from bags of joint states and "
         "write the corrected robot file")
 FRICTION_CHOICES = {"none": (), "viscous": ("viscous",), "coulomb": ("coulomb",),
-                    "coulomb_viscous": ("viscous", "coulomb")}
+                    "coulomb_viscous": ("viscous", "coulomb"),
+                    "quadratic": ("viscous", "coulomb", "viscous_quadratic"),
+                    "load": ("viscous", "coulomb", "coulomb_load"),
+                    "full": ("viscous", "coulomb", "viscous_quadratic", "coulomb_load")}
 
 
 def add_arguments(parser):
@@ -65,9 +68,11 @@ def add_arguments(parser):
                              "only (with why the parameters are not real bodies), no file written")
     parser.add_argument("--consistent", action="store_true",
                         help="physically consistent fit (the default; kept for old scripts)")
-    parser.add_argument("--friction", choices=sorted(FRICTION_CHOICES), default="coulomb_viscous",
-                        help="joint friction fitted (default coulomb_viscous: F_v qd + F_c "
-                             "sgn(qd)); kinds not fitted keep the robot file's values")
+    parser.add_argument("--friction", choices=sorted(FRICTION_CHOICES), default="full",
+                        help="joint friction fitted (default full: F_v qd + F_v2 qd|qd| + "
+                             "(F_c + F_l |g(q)|) sgn(qd); coulomb_viscous: F_v qd + F_c sgn(qd); "
+                             "quadratic, load: coulomb_viscous with F_v2 or F_l); kinds not "
+                             "fitted keep the robot file's values")
     parser.add_argument("--no-offset", action="store_true",
                         help="do not fit a torque offset per joint (the robot file's is kept)")
     parser.add_argument("--rotors", choices=("all", "file"), default="all",

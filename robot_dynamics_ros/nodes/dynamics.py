@@ -108,9 +108,9 @@ class Dynamics:
     def __setattr__(self, name, value):
         raise AttributeError(f"Dynamics is immutable ({name})")
 
-    def friction_torques(self, qd):
-        """F_v qd + F_s sgn(qd), the robot's joint friction (Siciliano et al. 2009, eq. 7.114)."""
-        return friction_torques(self.model, qd)
+    def friction_torques(self, qd, q=None):
+        """The robot's joint friction at (q, qd) (``core.control.friction``; q for F_l only)."""
+        return friction_torques(self.model, qd, q)
 
     def holding_torques(self, q, qd=None):
         """
@@ -126,6 +126,10 @@ class Dynamics:
         tau = self._gravity_raw(q).tolist()
         if qd is None:
             return tau
+        if self.model.has_extra_friction:       # (F_l's load is g(q) itself: tau here)
+            return list(map(holding_torque, tau, qd, self._viscous, self._coulomb,
+                            self.model.viscous_quadratic.tolist(),
+                            self.model.coulomb_load.tolist()))
         return list(map(holding_torque, tau, qd, self._viscous, self._coulomb))
 
     def rnea_values(self, q: list, qd: list, qdd: list) -> list:
@@ -138,7 +142,7 @@ def _functions(kernel: Kernel) -> dict:
     functions = {"rnea": kernel.rnea, "gravity_torques": kernel.gravity_torques,
                  "nonlinear_effects": kernel.nonlinear_effects,
                  "mass_matrix": kernel.mass_matrix, "forward_dynamics": kernel.forward_dynamics}
-    if kernel.implementation == "generated":
+    if kernel.implementation == "generated" and not model.has_extra_friction:
         from ..codegen import generated_model
         raw = generated_model(model).module
         # the raw straight-line functions: sequences of n floats in, an array out

@@ -215,17 +215,26 @@ def _bind(model) -> Bound:
                  lambda q: numpy_jacobian(model, q, None, None, "world"))
     module = kernels()
     if module is None:
-        return slow
+        return _with_extra_friction(model, slow)
     plain, newton_euler = constants(model, "plain"), constants(model, numeric_form(model))
     m = module
-    return Bound(_vector(m.rnea_one, m.rnea_many, newton_euler, model.n, slow.rnea),
-                 _positions(_entry(m.gravity_one), _entry(m.gravity_many), newton_euler,
-                            slow.gravity_torques),
-                 _matrix(_entry(m.mass_one), _entry(m.mass_many), plain, (model.n, model.n),
-                         slow.mass_matrix),
-                 _accelerations(m.aba_one, m.aba_many, plain, model, slow.forward_dynamics),
-                 _matrix(_entry(m.jacobian_one), _entry(m.jacobian_many), plain, (6, model.n),
-                         slow.jacobian))
+    return _with_extra_friction(model, Bound(
+        _vector(m.rnea_one, m.rnea_many, newton_euler, model.n, slow.rnea),
+        _positions(_entry(m.gravity_one), _entry(m.gravity_many), newton_euler,
+                   slow.gravity_torques),
+        _matrix(_entry(m.mass_one), _entry(m.mass_many), plain, (model.n, model.n),
+                slow.mass_matrix),
+        _accelerations(m.aba_one, m.aba_many, plain, model, slow.forward_dynamics),
+        _matrix(_entry(m.jacobian_one), _entry(m.jacobian_many), plain, (6, model.n),
+                slow.jacobian)))
+
+
+def _with_extra_friction(model, functions: Bound) -> Bound:
+    """Add the friction terms the recursion's rows do not hold (``control.friction``), if any."""
+    from ..control.friction import adding_extra_friction, subtracting_extra_friction
+    return functions._replace(
+        rnea=adding_extra_friction(model, functions.rnea),
+        forward_dynamics=subtracting_extra_friction(model, functions.forward_dynamics))
 
 
 def _entry(dispatcher):

@@ -5,12 +5,14 @@ Siciliano et al. 2009, eqs. 7.115-7.116.
 
 Two routes, each the other's oracle: the articulated-body algorithm (``aba.py``, O(n), the
 default) and qdd = B^{-1} (tau - n(q, qd)) by the composite-rigid-body algorithm and a Cholesky
-factorisation (``forward_dynamics_crba``, O(n^3)).  Both include rotors and friction.
+factorisation (``forward_dynamics_crba``, O(n^3)).  Both include rotors and friction (the terms
+beyond F_v, F_s, ``control/friction.py``, subtracted from tau before the ABA solves).
 """
 from __future__ import annotations
 
 import numpy as np
 
+from ..control.friction import subtracting_extra_friction
 from ..inputs import joint_arrays
 from . import compiled, plain
 from .crba import mass_matrix
@@ -28,8 +30,9 @@ def forward_dynamics(model, q, qd, tau, f_ext=None) -> np.ndarray:
     Raises ``SingularityError`` where B is singular (a joint that moves no mass or inertia).
     """
     if f_ext is None:
-        return compiled.bound(model).forward_dynamics(q, qd, tau)
-    return checked(model, q, qd, tau, f_ext)
+        return compiled.bound(model).forward_dynamics(q, qd, tau)   # (friction's further terms)
+    return subtracting_extra_friction(
+        model, lambda q, qd, tau: checked(model, q, qd, tau, f_ext))(q, qd, tau)
 
 
 def checked(model, q, qd, tau, f_ext) -> np.ndarray:

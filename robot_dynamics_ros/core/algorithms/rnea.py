@@ -1,12 +1,14 @@
 """
-Inverse dynamics tau = B qdd + C qd + F_v qd + F_s sgn(qd) + g + J^T f_ext, single or batched.
+Inverse dynamics tau = B qdd + C qd + tau_f(q, qd) + g + J^T f_ext, single or batched.
 
 The recursion is ``newton_euler.py`` (Renaud 1987, steps (0)-(10), with the rotor and
 friction terms of Siciliano et al. 2009, eqs. 7.111-7.114), on the model's grouped constants, or
 on its plain bodies where its DH origins lie far away (``model/bodies.numeric_form``). It runs
 compiled by numba when numba is available (``compiled.py``: about a microsecond per call, most of
 it numba's dispatch), else as plain Python, on floats for one configuration and on numpy columns
-for a batch.
+for a batch.  The recursion's rows hold F_v qd + F_s sgn(qd); the friction law's further terms
+(F_v2 qd|qd| + F_l |g(q)| sgn(qd), ``control/friction.py``) are added after it, by the bound
+functions (``compiled.bound``) and here for a gravity or wrench given, only for a model with them.
 
 The checks of the arguments cost nothing on the common call (float arrays of the right shape,
 the model's gravity, no wrench): the compiled driver checks shapes and finiteness itself, and
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..control.friction import adding_extra_friction
 from ..inputs import joint_arrays, vector_argument
 from ..model.bodies import numeric_form
 from . import compiled, plain
@@ -87,8 +90,9 @@ def rnea(model, q, qd, qdd, gravity=None, f_ext=None):
     Returns tau with the shape of q.
     """
     if gravity is None and f_ext is None:
-        return compiled.bound(model).rnea(q, qd, qdd)
-    return checked(model, q, qd, qdd, gravity, f_ext)
+        return compiled.bound(model).rnea(q, qd, qdd)       # (with the further friction terms)
+    return adding_extra_friction(
+        model, lambda q, qd, qdd: checked(model, q, qd, qdd, gravity, f_ext))(q, qd, qdd)
 
 
 def gravity_torques(model, q, gravity=None):

@@ -7,8 +7,8 @@ dynamics come in as functions (``rnea(q, qd, qdd)``, ``gravity_torques(q)``): wh
 implementation computes them is chosen outside the core.
 
 * Holding torque (gravity compensation): tau = g(q) (Siciliano et al., Robotics: Modelling,
-  Planning and Control, eq. 7.39), plus the friction F_v qd + F_s sgn(qd) of the current motion
-  when friction is compensated (eq. 7.42).
+  Planning and Control, eq. 7.39), plus the friction of the current motion when friction is
+  compensated (F_v qd + F_s sgn(qd), eq. 7.42, and the further terms of ``friction.py``).
 * Feedforward (``mode: feedforward``): the nominal torques of the planned motion,
   tau = RNEA(q_ref, qd_ref, qdd_ref) (the Newton-Euler inverse dynamics, eqs. 7.107-7.114, with
   gravity, rotors and friction of the model).
@@ -30,9 +30,14 @@ FEEDFORWARD, COMPUTED_TORQUE = "feedforward", "computed_torque"
 MODES = (FEEDFORWARD, COMPUTED_TORQUE)
 
 
-def holding_torque(g, qd, viscous, coulomb):
-    """Return g + F_v qd + F_s sgn(qd): the holding torque with friction (per joint, arrays)."""
-    return g + friction_torque(qd, viscous, coulomb)
+def holding_torque(g, qd, viscous, coulomb, viscous_quadratic=0.0, coulomb_load=0.0):
+    """
+    Return g + tau_f: the holding torque with friction (per joint, arrays).
+
+    tau_f: ``friction.friction_torque``, whose load-dependent term takes g (the joint's gravity
+    torque) as its load.
+    """
+    return g + friction_torque(qd, viscous, coulomb, viscous_quadratic, coulomb_load, g)
 
 
 def holding_torques(gravity_torques, model, q, qd=None) -> np.ndarray:
@@ -44,7 +49,8 @@ def holding_torques(gravity_torques, model, q, qd=None) -> np.ndarray:
     g = gravity_torques(q)
     if qd is None:
         return g
-    return holding_torque(g, np.asarray(qd, dtype=float), model.viscous, model.coulomb)
+    return holding_torque(g, np.asarray(qd, dtype=float), model.viscous, model.coulomb,
+                          model.viscous_quadratic, model.coulomb_load)
 
 
 def servo_acceleration(qdd_ref, qd_ref, q_ref, qd, q, kd, kp):

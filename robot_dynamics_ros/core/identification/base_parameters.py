@@ -37,7 +37,7 @@ import numpy as np
 import scipy.linalg
 
 from ..model.cache import model_constant
-from .parameters import LINK_KINDS, friction_kinds, parameter_layout
+from .parameters import LINK_KINDS, friction_columns, friction_kinds, parameter_layout
 from .regressor import regressor
 
 ZERO = 1e-10
@@ -117,7 +117,8 @@ def preferred_order(model, friction=None) -> list[int]:
     order = []
     for i in range(model.n):
         order += [int(layout.link[i][LINK_KINDS.index(kind)]) for kind in _LINK_PREFERENCE]
-    for columns in (layout.rotor, layout.viscous, layout.coulomb, layout.offset):
+    for columns in (layout.rotor,) + tuple(friction_columns(layout, kind)
+                                           for kind in layout.friction):
         order += [int(c) for c in columns if c >= 0]
     return order
 

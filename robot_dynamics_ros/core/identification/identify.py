@@ -203,7 +203,7 @@ def _row_weights(model, weights, n):
     return w
 
 
-def joint_factors(model, base, friction, q, qd, qdd, tau) -> np.ndarray:
+def joint_factors(model, base, friction, q, qd, qdd, tau, load_model=None) -> np.ndarray:
     """
     Return each joint's triangular factor of its base regressor and torques, with two sums.
 
@@ -211,14 +211,15 @@ def joint_factors(model, base, friction, q, qd, qdd, tau) -> np.ndarray:
     the base regressor), accumulated over chunks of samples, so that the whole regressor is
     never held in memory; any row weighting then works on these factors alone.  Returned as
     (n, b + 3, b + 1): rows b+1 and b+2 hold, in their first two entries, the sample count and
-    the sum of tau_j (for the F test's per-joint means).
+    the sum of tau_j (for the F test's per-joint means).  ``load_model``: whose g(q) the
+    load-dependent friction's column takes (``regressor``; default ``model``).
     """
     b, n = base.count, model.n
     factors = np.zeros((n, b + 3, b + 1))
     for start in range(0, q.shape[0], CHUNK):
         stop = start + CHUNK
         W = base.columns(regressor(model, q[start:stop], qd[start:stop], qdd[start:stop],
-                                   friction))
+                                   friction, load_model))
         for j in range(n):
             rows = np.hstack([W[:, j, :], tau[start:stop, j, None]])
             factors[j, :b + 1] = scipy.linalg.qr(np.vstack([factors[j, :b + 1], rows]),
@@ -351,7 +352,7 @@ def identify(model, q, qd, qdd, tau, weights=None, consistent: bool = False,
             f"too few samples: {N} samples x {n} joints = {N * n} equations for {b} base "
             f"parameters of '{model.name}'; need at least {EQUATIONS_PER_PARAMETER * b} "
             f"({-(-EQUATIONS_PER_PARAMETER * b // n)} samples)")
-    fitted = tau - known_friction(model, qd, kinds)
+    fitted = tau - known_friction(model, qd, kinds, q)
     factors = joint_factors(model, base, kinds, q, qd, qdd, fitted)
     return solve_factors(model, factors, kinds, weights, consistent,
                          initial=np.sqrt(np.mean((tau - predicted_effort(model, q, qd, qdd)) ** 2,

@@ -11,12 +11,16 @@ per joint i, base to tip, one block:
   file; the book's I_mi, eqs. 7.66-7.67, grouped with link i as in 7.77), if joint i has a motor (a
   rotor inertia or a gear ratio other than 1 in the model);
 * ``Fv``, ``Fc``, viscous and Coulomb friction of joint i (joint side, Siciliano et al.,
-  Robotics: Modelling, Planning and Control, eq. 7.114: F_v qd + F_s sgn(qd)), and ``Fo``, the
+  Robotics: Modelling, Planning and Control, eq. 7.114: F_v qd + F_s sgn(qd)), ``Fo``, the
   joint's torque offset (what its effort sensor or drive reports at zero torque: a sensor bias,
-  an amplifier offset), each for every joint when the ``friction`` kinds say so.  By default
-  (``friction=None``) they are the model's own: ``Fv``, ``Fc`` if it has friction, ``Fo`` if it
-  has an offset, so that ``Y pi`` is what the model says a sensor measures, ``rnea`` plus the
-  offset (:func:`predicted_effort`).  Identification passes the kinds it fits
+  an amplifier offset), ``Fv2`` and ``Fl``, the quadratic viscous and the load-dependent Coulomb
+  friction F_v2 qd|qd| + F_l |g_j(q)| sgn(qd) (``core/control/friction.py``), each for every
+  joint when the ``friction`` kinds say so.  By default (``friction=None``) they are the model's
+  own: ``Fv``, ``Fc`` if it has friction, ``Fo`` if it has an offset, ``Fv2``, ``Fl`` if it has
+  them, so that ``Y pi`` is what the model says a sensor measures, ``rnea`` plus the offset
+  (:func:`predicted_effort`).  ``Fl``'s column |g_j(q)| sgn(qd_j) takes g from a model's rigid
+  bodies (the model's own unless another is given: identification iterates it,
+  ``pipeline.py``), so it is the one column that depends on parameters.  Identification passes the kinds it fits
   (:data:`FRICTION_KINDS`, any subset).
 
 Names are ``<kind>[<joint name>]``, e.g. ``mx[elbow]``, ``Izz[shoulder]``, ``Im[wrist]``.
@@ -39,7 +43,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..algorithms import rnea
+from ..algorithms import gravity_torques, rnea
+from ..control.friction import viscous_quadratic_floor
 from ..errors import InputError
 from ..model import RobotModel
 from ..model.cache import model_constant
@@ -47,8 +52,13 @@ from ..model.inertia import check_physical_inertia, inertia_entries
 
 LINK_KINDS = ("m", "mx", "my", "mz", "Ixx", "Ixy", "Ixz", "Iyy", "Iyz", "Izz")
 # joint friction and offset terms: robot-file key, column name prefix
-FRICTION_KINDS = ("viscous", "coulomb", "offset")
-_FRICTION_PREFIX = {"viscous": "Fv", "coulomb": "Fc", "offset": "Fo"}
+FRICTION_KINDS = ("viscous", "coulomb", "offset", "viscous_quadratic", "coulomb_load")
+FRICTION_PREFIX = {"viscous": "Fv", "coulomb": "Fc", "offset": "Fo",
+                   "viscous_quadratic": "Fv2", "coulomb_load": "Fl"}
+# the kinds that must not be negative (an offset may have either sign), and F_l's upper bound
+# (F_v2 has its own floor: quadratic_floor)
+NONNEGATIVE_KINDS = ("viscous", "coulomb", "coulomb_load")
+COULOMB_LOAD_MAX = 1.0
 # (row, column) of the tensor entry of each inertia parameter
 TENSOR_ENTRIES = ((0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2))
 
@@ -64,6 +74,8 @@ class ParameterLayout(NamedTuple):
     offset: np.ndarray      # (n,) column of Fo, -1 without it
     block_start: np.ndarray  # (n,) first column of joint i's block
     friction: tuple = ()    # the friction kinds present, in FRICTION_KINDS order
+    viscous_quadratic: np.ndarray | None = None     # (n,) column of Fv2, -1 without it
+    coulomb_load: np.ndarray | None = None          # (n,) column of Fl, -1 without it
 
     @property
     def size(self) -> int:
@@ -78,7 +90,10 @@ def joint_has_motor(model, i: int) -> bool:
 def model_friction(model) -> tuple[str, ...]:
     """Return the friction kinds the model has (nonzero somewhere): the layout's default."""
     kinds = ("viscous", "coulomb") if model.has_friction else ()
-    return kinds + (("offset",) if model.has_torque_offset else ())
+    kinds += ("offset",) if model.has_torque_offset else ()
+    return kinds + tuple(kind for kind, values in (("viscous_quadratic", model.viscous_quadratic),
+                                                   ("coulomb_load", model.coulomb_load))
+                         if np.any(values != 0.0))
 
 
 def friction_kinds(model, friction=None) -> tuple[str, ...]:
@@ -106,11 +121,12 @@ def _build_layout(model, friction: tuple[str, ...]) -> ParameterLayout:
             names.append(f"Im[{joint}]")
         for kind in friction:
             columns[kind][i] = len(names)
-            names.append(f"{_FRICTION_PREFIX[kind]}[{joint}]")
+            names.append(f"{FRICTION_PREFIX[kind]}[{joint}]")
     for a in (link, rotor, start, *columns.values()):
         a.setflags(write=False)
     return ParameterLayout(tuple(names), link, rotor, columns["viscous"], columns["coulomb"],
-                           columns["offset"], start, friction)
+                           columns["offset"], start, friction, columns["viscous_quadratic"],
+                           columns["coulomb_load"])
 
 
 def parameter_layout(model, friction=None) -> ParameterLayout:
@@ -151,7 +167,8 @@ def origin_inertia(theta: np.ndarray) -> np.ndarray:
 
 def friction_values(model) -> dict[str, np.ndarray]:
     """Return the model's per-joint friction coefficients and offsets by kind."""
-    return {"viscous": model.viscous, "coulomb": model.coulomb, "offset": model.torque_offset}
+    return {"viscous": model.viscous, "coulomb": model.coulomb, "offset": model.torque_offset,
+            "viscous_quadratic": model.viscous_quadratic, "coulomb_load": model.coulomb_load}
 
 
 def parameter_vector(model, friction=None) -> np.ndarray:
@@ -170,7 +187,7 @@ def parameter_vector(model, friction=None) -> np.ndarray:
 
 def friction_columns(layout: ParameterLayout, kind: str) -> np.ndarray:
     """Return the columns of one friction kind (one per joint; the layout must have the kind)."""
-    return {"viscous": layout.viscous, "coulomb": layout.coulomb, "offset": layout.offset}[kind]
+    return getattr(layout, kind)
 
 
 def predicted_effort(model, q, qd, qdd) -> np.ndarray:
@@ -183,20 +200,48 @@ def predicted_effort(model, q, qd, qdd) -> np.ndarray:
     return rnea(model, q, qd, qdd) + model.torque_offset
 
 
-def known_friction(model, qd, fitted) -> np.ndarray:
+def friction_terms(model, q, qd, kinds, load=None) -> dict:
+    """
+    Return each friction kind's regressor column per joint (what multiplies its coefficient).
+
+    qd, sgn(qd), 1, qd|qd| and |g(q)| sgn(qd) (``core.control.friction``); ``load``: g(q) to use
+    for the last (default: the model's own gravity torques), computed only if asked for.
+    """
+    qd = np.asarray(qd, dtype=float)
+    terms = {}
+    for kind in kinds:
+        if kind == "viscous":
+            terms[kind] = qd
+        elif kind == "coulomb":
+            terms[kind] = np.sign(qd)
+        elif kind == "offset":
+            terms[kind] = np.ones_like(qd)
+        elif kind == "viscous_quadratic":
+            terms[kind] = qd * np.abs(qd)
+        else:
+            if load is None:
+                load = gravity_torques(model, q)
+            terms[kind] = np.abs(load) * np.sign(qd)
+    return terms
+
+
+def known_friction(model, qd, fitted, q=None) -> np.ndarray:
     """
     Return the friction and offset torques of the kinds *not* in ``fitted``, from the model.
 
     Identification fits some kinds; the others are known (the robot file's values) and are
-    taken off the measured efforts first, so the fitted model keeps them.
+    taken off the measured efforts first, so the fitted model keeps them.  ``q`` is needed only
+    where the model has load-dependent friction (F_l) that is not fitted.
     """
     qd = np.asarray(qd, dtype=float)
     values = friction_values(model)
-    terms = {"viscous": qd, "coulomb": np.sign(qd), "offset": np.ones_like(qd)}
+    known = [kind for kind in FRICTION_KINDS if kind not in fitted and np.any(values[kind])]
+    if "coulomb_load" in known and q is None:
+        raise InputError(f"{model.name}: its load-dependent friction (friction.coulomb_load) "
+                         "needs the joint positions, and none were given")
     total = np.zeros_like(qd)
-    for kind in FRICTION_KINDS:
-        if kind not in fitted:
-            total = total + values[kind] * terms[kind]
+    for kind, term in friction_terms(model, q, qd, known).items():
+        total = total + values[kind] * term
     return total
 
 
@@ -246,12 +291,35 @@ def consistency_problems(model, pi, tolerance: float = 1e-9, friction=None) -> l
         why = check_physical_inertia(I_com)
         if why is not None:
             problems.append(f"link of joint '{joint}': inertia about the centre of mass {why}")
-    for kind, columns in (("rotor inertia", layout.rotor), ("viscous friction", layout.viscous),
-                          ("Coulomb friction", layout.coulomb)):
-        for i, col in enumerate(columns):
+    labels = {"viscous": "viscous friction", "coulomb": "Coulomb friction",
+              "viscous_quadratic": "quadratic viscous friction",
+              "coulomb_load": "load-dependent Coulomb friction"}
+    columns = [("rotor inertia", layout.rotor)] + [
+        (labels[kind], friction_columns(layout, kind)) for kind in NONNEGATIVE_KINDS
+        if kind in layout.friction]
+    for kind, cols in columns:
+        for i, col in enumerate(cols):
             if col >= 0 and pi[col] < 0.0:
                 problems.append(f"joint '{model.joint_names[i]}': negative {kind} {pi[col]:.6g}")
+    if "viscous_quadratic" in layout.friction:
+        floor = quadratic_floor(model, layout, pi)
+        for i, col in enumerate(layout.viscous_quadratic):
+            if pi[col] < floor[i]:
+                problems.append(f"joint '{model.joint_names[i]}': quadratic viscous friction "
+                                f"{pi[col]:.6g} below {floor[i]:.6g} (-F_v / (2 x the velocity "
+                                "limit): friction that falls with speed)")
+    if "coulomb_load" in layout.friction:
+        for i, col in enumerate(layout.coulomb_load):
+            if pi[col] >= COULOMB_LOAD_MAX:
+                problems.append(f"joint '{model.joint_names[i]}': load-dependent Coulomb "
+                                f"friction {pi[col]:.6g}, not below {COULOMB_LOAD_MAX:g}")
     return problems
+
+
+def quadratic_floor(model, layout, pi) -> np.ndarray:
+    """Return each joint's least F_v2 (``control.friction.viscous_quadratic_floor``) for pi."""
+    viscous = pi[layout.viscous] if "viscous" in layout.friction else model.viscous
+    return viscous_quadratic_floor(np.maximum(viscous, 0.0), model.velocity_limit)
 
 
 def model_with_parameters(model, pi, name: str | None = None, friction=None) -> RobotModel:

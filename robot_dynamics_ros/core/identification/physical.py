@@ -9,7 +9,9 @@ its pseudo-inertia
 is positive semi-definite: that gives m >= 0, an inertia about the CoM that is positive
 semi-definite and obeys the triangle inequalities, and no first moment without mass.  The
 condition is a linear matrix inequality in pi, so fits under it are convex (cvxpy, solved by
-Clarabel).  Rotor inertias and friction coefficients are kept non-negative.
+Clarabel).  Rotor inertias and friction coefficients are kept non-negative, and the
+load-dependent Coulomb friction's F_l below 1 (``LOAD_MARGIN``) and the quadratic viscous
+friction's F_v2 above -F_v / (2 v_max) (friction growing with speed up to the velocity limit).
 
 Two problems use it:
 
@@ -46,14 +48,16 @@ import warnings
 
 import numpy as np
 
-from .parameters import (TENSOR_ENTRIES, consistency_problems, parameter_layout,
-                         parameter_vector)
+from .parameters import (COULOMB_LOAD_MAX, NONNEGATIVE_KINDS, TENSOR_ENTRIES,
+                         consistency_problems, friction_columns, parameter_layout,
+                         parameter_vector, quadratic_floor)
 
 MU = 1e-6
 SOLVER_TOLERANCE = 1e-8   # Clarabel's feasibility and gap tolerances (its defaults, made explicit)
 MARGIN = 1e-6             # each dimensionless J~ >= MARGIN E in the solve (100 x its tolerance)
 CHECK = 1e-7              # accepted as solved: J~ >= CHECK E in the link's own scale
 REFUSE = 1e-3             # below -REFUSE the solver failed (no projection)
+LOAD_MARGIN = 1e-3        # the fit keeps F_l <= COULOMB_LOAD_MAX - LOAD_MARGIN (F_l < 1 strictly)
 
 
 def pseudo_inertia_map(model, friction=None) -> list[np.ndarray]:
@@ -93,6 +97,8 @@ def parameter_scales(model, prior: np.ndarray, friction=None, estimate=None) -> 
         scales = np.maximum(scales, np.abs(estimate))
     groups = [layout.link[:, k] for k in range(10)]
     groups += [c[c >= 0] for c in (layout.rotor, layout.viscous, layout.coulomb, layout.offset)]
+    groups += [friction_columns(layout, kind) for kind in ("viscous_quadratic", "coulomb_load")
+               if kind in layout.friction]
     groups[1] = layout.link[:, 1:4].ravel()            # first moments together
     groups[4] = layout.link[:, 4:10].ravel()           # inertias together
     reference = scales.copy()
@@ -135,11 +141,41 @@ def _constraints(model, pi, prior, friction):
         T = _scaling(M, L)
         J = cp.reshape(np.kron(T, T) @ A @ pi, (4, 4), order="C")
         cons.append(0.5 * (J + J.T) - MARGIN * np.eye(4) >> 0)
-    for cols in (layout.rotor, layout.viscous, layout.coulomb):
-        cols = cols[cols >= 0]
-        if cols.size:
-            cons.append(pi[cols] >= 0)
+    for cols in _nonnegative(layout):
+        cons.append(pi[cols] >= 0)
+    if "coulomb_load" in layout.friction:      # F_l < 1, with the margin of the other bounds
+        cons.append(pi[layout.coulomb_load] <= COULOMB_LOAD_MAX - LOAD_MARGIN)
+    if "viscous_quadratic" in layout.friction:
+        cons.append(_quadratic_slope(model, layout, pi) >= 0)
     return cons
+
+
+def _quadratic_slope(model, layout, pi):
+    """
+    Return F_v + 2 F_v2 v_max per joint with a known velocity limit (F_v2 >= 0 for the others).
+
+    The friction's slope at the velocity limit (``control.friction.viscous_quadratic_floor``),
+    affine in pi: a cvxpy expression for a cvxpy pi, an array for an array.
+    """
+    limit = model.velocity_limit
+    known = np.isfinite(limit) & (limit > 0)
+    doubled = np.where(known, 2.0 * np.where(known, limit, 0.0), 1.0)
+    viscous = pi[layout.viscous] if "viscous" in layout.friction else model.viscous
+    return _times(np.where(known, 1.0, 0.0), viscous) + \
+        _times(doubled, pi[layout.viscous_quadratic])
+
+
+def _times(a: np.ndarray, x):
+    """Return a * x element-wise for an array or a cvxpy expression x."""
+    import cvxpy as cp
+    return cp.multiply(a, x) if isinstance(x, cp.Expression) else a * np.asarray(x)
+
+
+def _nonnegative(layout) -> list:
+    """Return the columns kept >= 0: rotor inertias and friction coefficients (not offsets)."""
+    groups = [layout.rotor] + [friction_columns(layout, kind) for kind in NONNEGATIVE_KINDS
+                               if kind in layout.friction]
+    return [cols[cols >= 0] for cols in groups if np.any(cols >= 0)]
 
 
 def _solve(problem) -> bool:
@@ -247,11 +283,20 @@ def checked_consistent(model, pi, friction=None) -> np.ndarray | None:
         J = (vectors * np.maximum(values, 2.0 * CHECK)) @ vectors.T
         Tinv = np.linalg.inv(T)
         pi[cols] = _link_from_pseudo_inertia(Tinv @ J @ Tinv)
-    for cols in (layout.rotor, layout.viscous, layout.coulomb):
-        cols = cols[cols >= 0]
-        if cols.size and np.any(pi[cols] < -REFUSE * np.abs(pi[cols]).max()):
+    for cols in _nonnegative(layout):
+        if np.any(pi[cols] < -REFUSE * np.abs(pi[cols]).max()):
             return None
         pi[cols] = np.maximum(pi[cols], 0.0)
+    if "coulomb_load" in layout.friction:
+        cols = layout.coulomb_load
+        if np.any(pi[cols] > COULOMB_LOAD_MAX - LOAD_MARGIN + REFUSE):
+            return None
+        pi[cols] = np.minimum(pi[cols], COULOMB_LOAD_MAX - LOAD_MARGIN)
+    if "viscous_quadratic" in layout.friction:     # (rounding below the floor: to the floor)
+        cols, floor = layout.viscous_quadratic, quadratic_floor(model, layout, pi)
+        if np.any(pi[cols] < floor - REFUSE * np.maximum(np.abs(floor), np.abs(pi[cols]))):
+            return None
+        pi[cols] = np.maximum(pi[cols], floor)
     return None if consistency_problems(model, pi, friction=friction) else pi
 
 

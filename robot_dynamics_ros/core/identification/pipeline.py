@@ -21,7 +21,14 @@ more recordings (their rows are stacked: least squares does not need them to be 
    and the report; the written model is the one fitted to the rest, so the report describes it.
 4. **Fit**: ``identify.solve_factors`` (consistent by default, weighted, friction and offsets
    fitted), then per-joint errors of the starting and the identified model on the held-out
-   samples (``validation.validation_report``).
+   samples (``validation.validation_report``).  The further friction terms (quadratic viscous,
+   load-dependent Coulomb) are kept only where the data determine them: a kind no joint's
+   coefficient of which is ``SUPPORT`` standard deviations from 0 is left out and the fit
+   repeated (``_supported_terms``).  The load-dependent friction's column
+   |g_j(q)| sgn(qd_j) (``core/control/friction.py``) takes g from the starting model's bodies in
+   the cut-off search and the first fit; the fit is then repeated with g from the fitted bodies
+   until no joint's F_l changes by more than its standard deviation, at most
+   ``LOAD_ITERATIONS`` times (``_iterate_load``).
 """
 from __future__ import annotations
 
@@ -36,14 +43,17 @@ from .base_parameters import base_parameters
 from .filtering import IdentificationData, derivatives, identification_data
 from .identify import (EQUATIONS_PER_PARAMETER, _weighted_fit, joint_factors, merge_factors,
                        solve_factors)
-from .parameters import (FRICTION_KINDS, friction_kinds, joint_has_motor, known_friction,
-                         predicted_effort)
+from .parameters import (FRICTION_KINDS, FRICTION_PREFIX, friction_kinds,
+                         joint_has_motor, known_friction, predicted_effort)
 from .regressor import regressor
 from .validation import holdout_mask, rms, validation_report
 
 CUTOFF_FACTORS = (0.5, 0.71, 1.0, 1.41, 2.0)
 MIN_FACTOR = 1.0 / 16.0
 DEFAULT_GEAR_RATIO = 100.0
+SUPPORT = 3.0                 # a further friction term is kept if some joint's is this many std
+EXTRA_KINDS = ("viscous_quadratic", "coulomb_load")
+LOAD_ITERATIONS = 3           # refits at most with g(q) from the fitted bodies (_iterate_load)
 NYQUIST_SHARE = 0.45          # cut-offs stay below this share of the sample rate
 WINDOWS = (0.25, 0.5, 1.0)    # reversal windows tried, in 1 / f_c
 WINDOW = 0.25                 # the one the cut-off search uses and the others must beat
@@ -213,7 +223,7 @@ def _recording_rows(job) -> tuple:
     mask = holdout_mask(data.t, options.holdout, r.t[0], r.t[-1])
     training = data.subset(~mask)
     factors = joint_factors(model, base, kinds, training.q, training.qd, training.qdd,
-                            training.tau - known_friction(model, training.qd, kinds))
+                            training.tau - known_friction(model, training.qd, kinds, training.q))
     return training, data.subset(mask) if mask.any() else None, factors
 
 
@@ -296,7 +306,7 @@ class _Search:
             held = _concat(parts)
             W = self.base.columns(regressor(self.model, held.q, held.qd, held.qdd, self.kinds))
             residuals.append(held.tau - W @ c.theta - known_friction(self.model, held.qd,
-                                                                     self.kinds))
+                                                                     self.kinds, held.q))
         return residuals
 
 
@@ -393,10 +403,82 @@ def identify_recordings(model, recordings, options=None, mapper=None) -> Recordi
     initial = rms(fitted.tau - predicted_effort(model, fitted.q, fitted.qd, fitted.qdd))
     result = solve_factors(working, chosen.factors, kinds, options.weights, options.consistent,
                            initial=initial)
+    kinds, result = _supported_terms(working, kinds, chosen.training, result, options, initial)
+    result = _iterate_load(working, kinds, chosen.training, result, options, initial)
     report = None
     if held is not None and result.model is not None:
         report = validation_report("held-out samples", model, result.model, held)
     return RecordingsFit(working, result, fitted, held, chosen.cutoffs, check, report)
+
+
+def _training_factors(working, kinds, training, load_model=None) -> np.ndarray:
+    """Return the merged QR factors of the training samples for the friction ``kinds``."""
+    base = base_parameters(working, kinds)
+    return merge_factors([
+        joint_factors(working, base, kinds, d.q, d.qd, d.qdd,
+                      d.tau - known_friction(working, d.qd, kinds, d.q), load_model)
+        for d in training])
+
+
+def _supported_terms(working, kinds, training, result, options, initial):
+    """
+    Leave out the further friction terms the data do not determine (docstring, step 4).
+
+    A kind among ``EXTRA_KINDS`` is kept if some joint's coefficient is at least
+    ``SUPPORT`` standard deviations from 0; else the fit is repeated without it, so that a term
+    the recording cannot tell from noise neither loosens the other estimates nor makes the
+    model's torques uncertain on motions not recorded (a qd|qd| term fitted to slow motion).
+    Returns the kinds kept and the fit.
+    """
+    dropped = []
+    for kind in EXTRA_KINDS:
+        if kind not in kinds:
+            continue
+        columns = [result.names.index(f"{FRICTION_PREFIX[kind]}[{joint}]")
+                   for joint in result.joint_names
+                   if f"{FRICTION_PREFIX[kind]}[{joint}]" in result.names]
+        t = [abs(result.estimates[k]) / result.std[k] for k in columns if result.std[k] > 0]
+        if not t or max(t) < SUPPORT:
+            dropped.append(kind)
+    if not dropped:
+        return kinds, result
+    kinds = tuple(k for k in kinds if k not in dropped)
+    return kinds, solve_factors(working, _training_factors(working, kinds, training), kinds,
+                                options.weights, options.consistent, initial=initial)
+
+
+def _load_std(result) -> np.ndarray:
+    """Return the standard deviation of each joint's F_l (inf where it is no base parameter)."""
+    base, out = result.base, []
+    layout_cols = [base.parameter_names.index(f"Fl[{joint}]") for joint in result.joint_names]
+    for col in layout_cols:
+        rows = np.flatnonzero(base.independent == col)
+        out.append(result.std[rows[0]] if rows.size else np.inf)
+    return np.array(out)
+
+
+def _iterate_load(working, kinds, training, result, options, initial):
+    """
+    Refit with the load-dependent friction's column from the fitted bodies (docstring, step 4).
+
+    |g_j(q)| sgn(qd_j) depends on the rigid-body parameters: the first fit takes g from the
+    starting model, each next one from the previous fit, until no joint's F_l changes by more
+    than its standard deviation (at most ``LOAD_ITERATIONS`` refits), so that the model written
+    has the g its F_l was fitted with (to within the F_l's own uncertainty).
+    """
+    if "coulomb_load" not in kinds or result.model is None:
+        return result
+    for _ in range(LOAD_ITERATIONS):
+        factors = _training_factors(working, kinds, training, result.model)
+        refit = solve_factors(working, factors, kinds, options.weights, options.consistent,
+                              initial=initial)
+        if refit.model is None:
+            return result
+        change = np.abs(refit.model.coulomb_load - result.model.coulomb_load)
+        result = refit
+        if np.all(change <= _load_std(refit)):
+            break
+    return result
 
 
 def prepare_validation(recording: Recording, factor: float, options) -> IdentificationData:

@@ -18,7 +18,8 @@ parameter:
 Rotor i (Siciliano et al. 2009, eqs. 7.111-7.114, with rotor i on link i-1 spinning at k_r qd_i
 about z_i) adds to column Im_i the direct term k_r (wd_{i-1} . z_i + k_r qdd_i) on tau_i and the
 moment k_r (qd_i w_{i-1} x z_i + qdd_i z_i) on link i-1.  Friction columns (7.114) are qd_i and
-sgn(qd_i) (sgn(0) = 0, as ``rnea``), and an offset's column is 1 on joint i.
+sgn(qd_i) (sgn(0) = 0, as ``rnea``), an offset's column is 1 on joint i, and the further terms'
+columns are qd_i |qd_i| and |g_i(q)| sgn(qd_i) (``parameters.friction_terms``).
 
 The batch runs in chunks of ``CHUNK`` samples, every quantity a numpy column of the chunk (as in
 the batched ``newton_euler`` recursion).
@@ -30,7 +31,8 @@ import numpy as np
 from ..inputs import joint_arrays
 from ..model.joint_constants import joint_constants
 from ..model.cache import model_constant
-from .parameters import parameter_layout
+from ..algorithms import gravity_torques
+from .parameters import friction_columns, friction_terms, parameter_layout
 
 CHUNK = 1024
 
@@ -108,8 +110,9 @@ def _wrench_columns(layout):
     return cols, np.searchsorted(cols, layout.block_start)
 
 
-def _chunk(model, q, qd, qdd, out, layout):
+def _chunk(model, q, qd, qdd, out, layout, load):
     joints = joint_constants(model)
+    terms = friction_terms(model, q, qd, layout.friction, load)
     links = _forward(model, q, qd, qdd)
     cols, first = model_constant(model, ("identification.wrench_columns", layout.friction),
                                  lambda _: _wrench_columns(layout))
@@ -133,12 +136,8 @@ def _chunk(model, q, qd, qdd, out, layout):
         if layout.rotor[i] >= 0:   # (7.111), (7.114): k_r (wd_{i-1} . z_i + k_r qdd_i)
             kr = model.gear_ratio[i]
             out[:, i, layout.rotor[i]] = kr * (pwd[2] + kr * qdd[:, i])
-        if layout.viscous[i] >= 0:
-            out[:, i, layout.viscous[i]] = qd[:, i]
-        if layout.coulomb[i] >= 0:
-            out[:, i, layout.coulomb[i]] = np.sign(qd[:, i])
-        if layout.offset[i] >= 0:
-            out[:, i, layout.offset[i]] = 1.0
+        for kind, term in terms.items():
+            out[:, i, friction_columns(layout, kind)[i]] = term[:, i]
         if i == 0:
             break
         # hand the columns to frame i-1: Rz(theta) into X, moment shifted by p = (a, e, d),
@@ -156,7 +155,7 @@ def _chunk(model, q, qd, qdd, out, layout):
         F[3], F[4], F[5] = nx, ca * ny - sa * nz, sa * ny + ca * nz
 
 
-def regressor(model, q, qd, qdd, friction=None) -> np.ndarray:
+def regressor(model, q, qd, qdd, friction=None, load_model=None) -> np.ndarray:
     """
     Return the regressor Y with tau = Y pi.
 
@@ -166,15 +165,19 @@ def regressor(model, q, qd, qdd, friction=None) -> np.ndarray:
     The columns are named by ``parameter_names(model, friction)``; with the model's own
     friction kinds (``friction=None``) ``Y @ parameter_vector(model)`` equals
     ``predicted_effort(model, q, qd, qdd)`` (``rnea``, plus the torque offset if the model has
-    one).  ``q, qd, qdd``: (n,) or (N, n).
+    one).  ``q, qd, qdd``: (n,) or (N, n).  ``load_model``: the model whose gravity torques g(q)
+    the load-dependent friction's column |g(q)| sgn(qd) takes (default ``model``; same joints).
     """
     (q, qd, qdd), batched = joint_arrays(model, q=q, qd=qd, qdd=qdd)
     if not batched:
-        return regressor(model, q[None], qd[None], qdd[None], friction)[0]
+        return regressor(model, q[None], qd[None], qdd[None], friction, load_model)[0]
     layout = parameter_layout(model, friction)
     N, p = q.shape[0], layout.size
     out = np.zeros((N, model.n, p))
     for start in range(0, N, CHUNK):
         stop = min(start + CHUNK, N)
-        _chunk(model, q[start:stop], qd[start:stop], qdd[start:stop], out[start:stop], layout)
+        load = None if "coulomb_load" not in layout.friction else \
+            gravity_torques(load_model or model, q[start:stop])
+        _chunk(model, q[start:stop], qd[start:stop], qdd[start:stop], out[start:stop], layout,
+               load)
     return out

@@ -40,7 +40,7 @@ def modified_dh_description(model) -> dict:
 
 
 _DEFAULTS = {"motor": {"rotor_inertia": 0.0, "gear_ratio": 1.0},
-             "friction": {"viscous": 0.0, "coulomb": 0.0, "offset": 0.0}}
+             "friction": {"viscous": 0.0, "coulomb": 0.0}}    # (terms at 0 left out first)
 _TOP_ORDER = ("name", "description", "dh_convention", "gravity", "base", "tool", "joints",
               "payload", "accept_inconsistent_inertia")
 _JOINT_ORDER = ("name", "type", "dh", "limits", "link", "link_frame", "motor", "friction")
@@ -68,12 +68,12 @@ def robot_yaml_text(spec: dict, comment: str = "") -> str:
     spec = copy.deepcopy(spec)
     joints = []
     for joint in spec["joints"]:
+        friction = joint.get("friction")
+        if friction is not None:        # (terms at 0 beyond F_v, F_s are left out)
+            joint = {**joint, "friction": {k: v for k, v in friction.items()
+                                           if v != 0.0 or k in ("viscous", "coulomb")}}
         joints.append({k: joint[k] for k in _JOINT_ORDER
                        if joint.get(k) is not None and joint.get(k) != _DEFAULTS.get(k)})
-    for joint in joints:
-        friction = joint.get("friction")
-        if friction is not None and friction.get("offset", 0.0) == 0.0:
-            joint["friction"] = {k: v for k, v in friction.items() if k != "offset"}
     spec["joints"] = joints
     out = {k: spec[k] for k in _TOP_ORDER if spec.get(k) not in (None, "", False)}
     header = "".join(f"# {line}\n" if line else "#\n" for line in comment.splitlines())

@@ -120,6 +120,10 @@ class RobotModel:
         self.rotor_inertia = col("motor", "rotor_inertia")
         self.gear_ratio = col("motor", "gear_ratio")
         self.viscous, self.coulomb = col("friction", "viscous"), col("friction", "coulomb")
+        # F_v2 (qd|qd|) and F_l (|g(q)| sgn(qd)): applied outside the Newton-Euler recursion by
+        # core/control/friction.py's extra_friction, only when a joint has them
+        self.viscous_quadratic = col("friction", "viscous_quadratic", 0.0)
+        self.coulomb_load = col("friction", "coulomb_load", 0.0)
         # what the joint's effort sensor or drive reports at zero torque (sensor bias, amplifier
         # offset): part of measured efforts, not a torque on the robot, so no dynamics uses it
         self.torque_offset = col("friction", "offset", 0.0)
@@ -288,7 +292,13 @@ class RobotModel:
 
     @property
     def has_friction(self) -> bool:
-        return bool(np.any(self.viscous != 0.0) or np.any(self.coulomb != 0.0))
+        return bool(np.any(self.viscous != 0.0) or np.any(self.coulomb != 0.0)
+                    or self.has_extra_friction)
+
+    @property
+    def has_extra_friction(self) -> bool:
+        """Whether a joint has F_v2 qd|qd| or F_l |g(q)| sgn(qd) (``control.friction``)."""
+        return bool(np.any(self.viscous_quadratic != 0.0) or np.any(self.coulomb_load != 0.0))
 
     @property
     def has_torque_offset(self) -> bool:

@@ -22,6 +22,7 @@ import numpy as np
 
 from ..errors import RobotDescriptionError
 from ..yaml_loader import load_yaml_file
+from ..control.friction import viscous_quadratic_floor
 from .inertia import check_physical_inertia, inertia_matrix
 
 
@@ -36,7 +37,11 @@ LIMIT_KEYS = {"lower": True, "upper": True, "velocity": True, "effort": True,
 LINK_KEYS = {"mass": True, "com": True, "inertia": True}
 INERTIA_KEYS = {"ixx": True, "iyy": True, "izz": True, "ixy": False, "ixz": False, "iyz": False}
 MOTOR_KEYS = {"rotor_inertia": True, "gear_ratio": True}
-FRICTION_KEYS = {"viscous": False, "coulomb": False, "offset": False}
+FRICTION_KEYS = {"viscous": False, "coulomb": False, "offset": False,
+                 "viscous_quadratic": False, "coulomb_load": False}
+# Friction terms beyond F_v qd + F_s sgn(qd) (core/control/friction.py): kept in a joint's
+# normalised description only when the file gives them, so files without them load as before.
+EXTRA_FRICTION_KEYS = ("viscous_quadratic", "coulomb_load")
 POSE_KEYS = {"xyz": False, "rpy": False}
 PAYLOAD_KEYS = LINK_KEYS
 
@@ -169,6 +174,39 @@ def _body(value: Any, where: str, loc: _Where, accept_inconsistent: bool | None 
     return {"mass": mass, "com": com, "inertia": inertia}
 
 
+def _friction(value: Any, label: str, loc: _Where, velocity_limit: float | None) -> dict:
+    """
+    Read a joint's friction: F_v, F_s, the offset, and F_v2, F_l where given.
+
+    The law and its bounds are ``core/control/friction.py``'s: F_v, F_s >= 0; F_l in [0, 1);
+    F_v2 >= -F_v / (2 v_max) (friction dissipative and increasing up to the velocity limit).
+    """
+    friction = {"viscous": 0.0, "coulomb": 0.0, "offset": 0.0}
+    if value is None:
+        return friction
+    f_in = _check_keys(value, FRICTION_KEYS, f"{label}.friction", loc)
+    for k in FRICTION_KEYS:
+        if k in EXTRA_FRICTION_KEYS and k not in f_in:
+            continue
+        friction[k] = _number(f_in.get(k, 0.0), f"{label}.friction.{k}", loc, "friction")
+        # offset: the effort a sensor or drive reports at zero torque, either sign
+        if friction[k] < 0 and k not in ("offset", "viscous_quadratic"):
+            raise loc.error(f"{label}.friction.{k}", f"must be >= 0, got {friction[k]}")
+    # F_l: the share of the held load torque that dry friction adds (dimensionless); 1 or more
+    # would make a joint hold any load it carries by friction alone
+    if friction.get("coulomb_load", 0.0) >= 1.0:
+        raise loc.error(f"{label}.friction.coulomb_load",
+                        f"must be in [0, 1) (a share of the joint's gravity torque), got "
+                        f"{friction['coulomb_load']}")
+    floor = viscous_quadratic_floor(friction["viscous"], velocity_limit)
+    if friction.get("viscous_quadratic", 0.0) < floor:
+        raise loc.error(f"{label}.friction.viscous_quadratic",
+                        f"must be >= {floor:.6g} (-viscous / (2 x the velocity limit): friction "
+                        f"that grows with speed up to the limit), got "
+                        f"{friction['viscous_quadratic']}")
+    return friction
+
+
 def _joint(value: Any, index: int, loc: _Where, accept_inconsistent: bool | None = False) -> dict:
     label = f"joints[{index}]"
     if isinstance(value, dict) and isinstance(value.get("name"), str):
@@ -235,15 +273,7 @@ def _joint(value: Any, index: int, loc: _Where, accept_inconsistent: bool | None
         if motor["gear_ratio"] == 0:
             raise loc.error(f"{label}.motor.gear_ratio", "must be non-zero")
 
-    friction = {"viscous": 0.0, "coulomb": 0.0, "offset": 0.0}
-    if value.get("friction") is not None:
-        f_in = _check_keys(value["friction"], FRICTION_KEYS, f"{label}.friction", loc)
-        for k in FRICTION_KEYS:
-            friction[k] = _number(f_in.get(k, 0.0), f"{label}.friction.{k}", loc, "friction")
-            # offset: the effort a sensor or drive reports at zero torque, either sign
-            if friction[k] < 0 and k != "offset":
-                raise loc.error(f"{label}.friction.{k}", f"must be >= 0, got {friction[k]}")
-
+    friction = _friction(value.get("friction"), label, loc, limits.get("velocity"))
     return {"name": name, "type": jtype, "dh": dh, "limits": limits, "link": link,
             "motor": motor, "friction": friction, "link_frame": link_frame}
 

@@ -11,7 +11,8 @@ joint axes once as the equivalent modified-DH chain with base and tool transform
   ``continuous`` without position limits, ``prismatic``); limits from ``<limit>``; friction from
   ``<dynamics>`` (``damping`` -> viscous, ``friction`` -> Coulomb, both joint side); rotor
   inertia and gear ratio from the package's ``<robot_dynamics:motor>`` extension and the torque
-  offset from its ``<robot_dynamics:friction offset>`` when present;
+  offset and further friction terms from its ``<robot_dynamics:friction offset
+  viscous_quadratic coulomb_load>`` when present;
 * each link's mass, centre of mass and inertia as in the URDF, in the URDF link frame, and that
   frame's pose in the joint's DH frame as ``link_frame`` (so ``forward_kinematics`` returns the
   URDF link frames);
@@ -234,7 +235,7 @@ def _description(chain: UrdfChain, gravity) -> dict:
             "link_frame": pose_dict(_inverse(dh.frames[i]) @ link.pose),
             "motor": motor,
             "friction": {"viscous": joint.damping, "coulomb": joint.friction,
-                         "offset": joint.offset}})
+                         "offset": joint.offset, **dict(joint.extra_friction)}})
     return {"name": chain.robot.name, "dh_convention": "modified", "gravity": list(gravity),
             "base": pose_dict(dh.base), "tool": pose_dict(chain.tool), "joints": joints,
             "payload": None, "accept_inconsistent_inertia": False,

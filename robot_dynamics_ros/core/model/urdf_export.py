@@ -14,8 +14,9 @@ an axis through that frame's origin, which is where the DH frame F_i sits: on jo
   for the last link), sized after the robot, so that RViz shows the arm;
 * what URDF cannot say goes into elements of the package's namespace, which other readers
   ignore: ``<robot_dynamics:motor rotor_inertia gear_ratio>``,
-  ``<robot_dynamics:limit acceleration>`` and ``<robot_dynamics:friction offset>`` (the torque
-  offset, what the joint's sensor reports at zero torque) in a joint, and
+  ``<robot_dynamics:limit acceleration>`` and ``<robot_dynamics:friction offset
+  viscous_quadratic coulomb_load>`` (the torque offset, what the joint's sensor reports at zero
+  torque; the friction terms F_v2, F_l of ``core/control/friction.py``) in a joint, and
   ``<robot_dynamics:gravity xyz>`` when gravity is not [0, 0, -9.81].
 
 Numbers are written with Python's shortest round-trip repr: reading the file back gives the same
@@ -98,8 +99,10 @@ def _joint(joint: dict, parent: str, child: str, origin: np.ndarray) -> list[str
     if friction["viscous"] or friction["coulomb"]:
         out.append(f'    <dynamics damping="{_num(friction["viscous"])}" '
                    f'friction="{_num(friction["coulomb"])}"/>')
-    if friction.get("offset", 0.0):
-        out.append(f'    <robot_dynamics:friction offset="{_num(friction["offset"])}"/>')
+    extension = " ".join(f'{key}="{_num(friction[key])}"' for key in
+                         ("offset", "viscous_quadratic", "coulomb_load") if friction.get(key, 0.0))
+    if extension:
+        out.append(f"    <robot_dynamics:friction {extension}/>")
     if "acceleration" in limits:
         out.append(f'    <robot_dynamics:limit acceleration="{_num(limits["acceleration"])}"/>')
     if motor["rotor_inertia"] != 0.0 or motor["gear_ratio"] != 1.0:

@@ -32,8 +32,9 @@ xacro that is really unexpanded (``<xacro:...>`` elements, ``${...}`` or ``$(...
 attributes), more than :data:`MAX_URDF_JOINTS` joints.
 
 Beyond URDF, a joint may carry ``<robot_dynamics:motor rotor_inertia="..." gear_ratio="..."/>``,
-``<robot_dynamics:limit acceleration="..."/>`` and ``<robot_dynamics:friction offset="..."/>``
-(the effort its sensor reports at zero torque), and the robot
+``<robot_dynamics:limit acceleration="..."/>`` and ``<robot_dynamics:friction offset="..."
+viscous_quadratic="..." coulomb_load="..."/>`` (the effort its sensor reports at zero torque; the
+friction terms F_v2 qd|qd| and F_l |g(q)| sgn(qd) of ``core/control/friction.py``), and the robot
 ``<robot_dynamics:gravity xyz="..."/>`` (namespace :data:`EXTENSION_NS`; other URDF readers
 ignore them), which ``robot-dynamics urdf`` writes so that rotor inertias, acceleration limits
 and gravity survive a round trip.
@@ -105,6 +106,8 @@ class UrdfJoint(NamedTuple):
     motor: tuple[float, float] | None    # (rotor_inertia, gear_ratio) of the extension element
     acceleration: float | None            # the extension's acceleration limit
     offset: float = 0.0                   # <robot_dynamics:friction offset>: effort at zero torque
+    # <robot_dynamics:friction viscous_quadratic coulomb_load>: the attributes given, as pairs
+    extra_friction: tuple = ()
 
     @property
     def movable(self) -> bool:
@@ -461,13 +464,21 @@ def _joint(element, source: str) -> UrdfJoint:
     acceleration_element = element.find(f"{{{EXTENSION_NS}}}limit")
     if acceleration_element is not None:
         acceleration = _number(acceleration_element, "acceleration", where, source, "acceleration")
+    offset, extra = _friction_extension(element, where, source)
     return UrdfJoint(name, jtype, ends["parent"], ends["child"], origin, axis, limit, damping,
-                     friction, mimic, motor, acceleration, _torque_offset(element, where, source))
+                     friction, mimic, motor, acceleration, offset, extra)
 
 
-def _torque_offset(element, where: str, source: str) -> float:
-    """Return the ``<robot_dynamics:friction offset>`` of a joint (0 without the element)."""
+def _friction_extension(element, where: str, source: str) -> tuple[float, tuple]:
+    """
+    Return a joint's ``<robot_dynamics:friction>``: the offset (0 if absent) and further terms.
+
+    The further terms (``viscous_quadratic``, ``coulomb_load``) as (name, value) pairs of the
+    attributes given; the robot-file rules (>= 0, F_l < 1) check them with the model.
+    """
     extension = element.find(f"{{{EXTENSION_NS}}}friction")
     if extension is None:
-        return 0.0
-    return _number(extension, "offset", where, source, "friction", 0.0)
+        return 0.0, ()
+    extra = tuple((key, _number(extension, key, where, source, "friction"))
+                  for key in ("viscous_quadratic", "coulomb_load") if extension.get(key) is not None)
+    return _number(extension, "offset", where, source, "friction", 0.0), extra
