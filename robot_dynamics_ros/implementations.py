@@ -37,7 +37,7 @@ from .core import algorithms
 from .core.algorithms import compiled, plain
 from .core.algorithms.kinematics import jacobian as _numpy_jacobian
 from .core.algorithms.rnea import gravity_in_base
-from .core.control.friction import (adding_extra_friction, recursion_friction,
+from .core.control.friction import (adding_extra_friction, friction_torques,
                                     subtracting_extra_friction)
 from .core.inputs import joint_arrays
 
@@ -116,8 +116,8 @@ def _on_columns(model, single, raw, friction: bool):
     Wrap a generated vector function: single calls as they are, large batches on columns.
 
     ``raw`` is the generated function of the friction-free model (its sign is written for
-    floats); the recursion's friction F_v qd + F_s sgn(qd) (Siciliano et al. 2009, eq. 7.114) is
-    added on the batch (the further terms by the caller: ``adding_extra_friction``).
+    floats); the friction (F_v qd + F_s sgn(qd), Siciliano et al. 2009, eq. 7.114, and the
+    further terms of ``core/control/friction.py``) is added on the batch.
     """
     def call(*arrays):
         args, batched = joint_arrays(model, **dict(zip(("q", "qd", "qdd"), arrays)))
@@ -125,7 +125,7 @@ def _on_columns(model, single, raw, friction: bool):
             return single(*args)
         columns = raw(*(list(a.T) for a in args), _sin=np.sin, _cos=np.cos, _array=tuple)
         out = np.stack(np.broadcast_arrays(*columns, args[0][:, 0])[:-1], axis=1)
-        return out + recursion_friction(model, args[1]) if friction else out
+        return out + friction_torques(model, args[1], args[0]) if friction else out
     return call
 
 
@@ -133,13 +133,12 @@ def _generated(model: RobotModel, reason: str = "") -> Kernel:
     from .codegen import generated_model
     g = generated_model(model)
     rigid = generated_model(model.without_friction()).module
-    rnea = _on_columns(model, g.rnea, rigid.rnea, True)
     return Kernel(model, "generated", reason,
-                  rnea=adding_extra_friction(model, rnea),
+                  rnea=_on_columns(model, g.rnea, rigid.rnea, True),
                   gravity_torques=_on_columns(model, g.gravity_torques, rigid.gravity_torques,
                                               False),
-                  nonlinear_effects=adding_extra_friction(model, _on_columns(
-                      model, g.nonlinear_effects, rigid.nonlinear_effects, True)),
+                  nonlinear_effects=_on_columns(model, g.nonlinear_effects,
+                                                rigid.nonlinear_effects, True),
                   mass_matrix=g.mass_matrix,
                   forward_dynamics=lambda q, qd, tau: algorithms.forward_dynamics(
                       model, q, qd, tau),

@@ -24,7 +24,7 @@ import numpy as np
 from ..core.algorithms.newton_euler import rows_of
 from ..core.model.bodies import FORMS, gravity_in_base, link_constants
 from .expr import Graph, OpCount
-from .graph_dynamics import torques
+from .graph_dynamics import torques, with_extra_friction
 from .writer import FunctionSpec, function_source
 
 FUNCTIONS = ("rnea", "nonlinear_effects", "gravity_torques", "mass_matrix")
@@ -87,15 +87,18 @@ def build_functions(model, grouping: str = "full") -> list[tuple[Graph, Function
     out = []
 
     g = Graph()
-    tau = torques(g, rows, gravity, _variables(g, "q", n), _variables(g, "qd", n),
-                  _variables(g, "qdd", n), label=True)
+    q, qd = _variables(g, "q", n), _variables(g, "qd", n)
+    tau = with_extra_friction(g, model, rows, gravity, q, qd, torques(
+        g, rows, gravity, q, qd, _variables(g, "qdd", n), label=True))
     out.append((g, FunctionSpec(
         "rnea", {"q": _names("q", n), "qd": _names("qd", n), "qdd": _names("qdd", n)}, tau,
         "Joint torques/forces tau(q, qd, qdd) with the model's gravity, rotors and friction "
         "(sequences of n floats in, array (n,) out).")))
 
     g = Graph()
-    tau = torques(g, rows, gravity, _variables(g, "q", n), _variables(g, "qd", n), [g.zero] * n)
+    q, qd = _variables(g, "q", n), _variables(g, "qd", n)
+    tau = with_extra_friction(g, model, rows, gravity, q, qd,
+                              torques(g, rows, gravity, q, qd, [g.zero] * n))
     out.append((g, FunctionSpec(
         "nonlinear_effects", {"q": _names("q", n), "qd": _names("qd", n)}, tau,
         "n(q, qd) = C(q, qd) qd + friction + g(q): the torques at zero acceleration.")))

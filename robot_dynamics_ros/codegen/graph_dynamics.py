@@ -55,6 +55,31 @@ def torques(graph: Graph, rows, gravity, q: list, qd: list, qdd: list,
     return [index_of(g, t) for t in tau]
 
 
+def with_extra_friction(graph: Graph, model, rows, gravity, q: list, qd: list,
+                        tau: list) -> list[int]:
+    """
+    Return tau + F_v2 qd|qd| + F_l |g(q)| sgn(qd) as node indices, where the model has them.
+
+    The friction law's terms beyond the rows' F_v, F_s (``core/control/friction.py``), g(q) the
+    recursion's own gravity torques on the same graph; |x| is x sgn(x).
+    """
+    if not model.has_extra_friction:
+        return tau
+    g, n = graph, len(rows)
+    load = None
+    if any(model.coulomb_load):
+        load = torques(g, rows, gravity, q, [g.zero] * n, [g.zero] * n)
+    out = []
+    for i in range(n):
+        t, v, s = g.node(tau[i]), g.node(qd[i]), g.node(g.sign(qd[i]))
+        if model.viscous_quadratic[i] != 0.0:
+            t = t + float(model.viscous_quadratic[i]) * (v * v * s)
+        if load is not None and model.coulomb_load[i] != 0.0:
+            t = t + float(model.coulomb_load[i]) * (g.node(load[i]) * g.node(g.sign(load[i])) * s)
+        out.append(index_of(g, t))
+    return out
+
+
 FORWARD_STEPS = (("1", (ne.W_WX, ne.W_WY, ne.W_WZ)),
                  ("3", (ne.W_AX, ne.W_AY, ne.W_AZ, ne.W_PAZ)),
                  ("5", (ne.W_TX, ne.W_TY, ne.W_TZ)),

@@ -7,7 +7,8 @@ does not import the code generator.  Whoever builds a simulator asks
 ``implementations.simulation_terms(model)`` for this text and passes it in (issue 22).
 
 The core's Newton-Euler recursion (Renaud 1987, steps (0)-(10), with rotors and viscous
-friction, Siciliano et al. 2009, eqs. 7.111-7.114) on the expression graph
+friction, Siciliano et al. 2009, eqs. 7.111-7.114, and the quadratic viscous friction of
+``core/control/friction.py``) on the expression graph
 (``graph_dynamics.torques``), as
 ``mass_matrix`` and ``nonlinear_effects`` are generated, but on one graph, so the joint sines and
 cosines and every shared sub-expression are computed once per call:
@@ -19,7 +20,7 @@ from __future__ import annotations
 from ..core.algorithms.newton_euler import rows_of
 from ..core.model.bodies import gravity_in_base, link_constants
 from .expr import Graph
-from .graph_dynamics import torques
+from .graph_dynamics import torques, with_extra_friction
 from .writer import FunctionSpec, function_source
 
 
@@ -35,7 +36,9 @@ def simulation_terms_source(model) -> str:
     g = Graph()
     q = [g.var(f"q{i + 1}") for i in range(n)]
     qd = [g.var(f"qd{i + 1}") for i in range(n)]
-    effects = torques(g, rows, gravity_in_base(model), q, qd, [g.zero] * n)
+    gravity = gravity_in_base(model)
+    effects = with_extra_friction(g, model, rows, gravity, q, qd,
+                                  torques(g, rows, gravity, q, qd, [g.zero] * n))
     # B by columns: torques of a unit acceleration of joint j, no velocity, no gravity
     # (Siciliano et al. 2009, eqs. 7.115-7.116, column by column); rows i >= j only (the
     # friction terms vanish at zero velocity).

@@ -109,7 +109,7 @@ class Dynamics:
         raise AttributeError(f"Dynamics is immutable ({name})")
 
     def friction_torques(self, qd, q=None):
-        """The robot's joint friction at (q, qd) (``core.control.friction``; q for F_l only)."""
+        """Return the robot's joint friction at (q, qd) (``core.control.friction``; q: for F_l)."""
         return friction_torques(self.model, qd, q)
 
     def holding_torques(self, q, qd=None):
@@ -142,7 +142,7 @@ def _functions(kernel: Kernel) -> dict:
     functions = {"rnea": kernel.rnea, "gravity_torques": kernel.gravity_torques,
                  "nonlinear_effects": kernel.nonlinear_effects,
                  "mass_matrix": kernel.mass_matrix, "forward_dynamics": kernel.forward_dynamics}
-    if kernel.implementation == "generated" and not model.has_extra_friction:
+    if kernel.implementation == "generated":
         from ..codegen import generated_model
         raw = generated_model(model).module
         # the raw straight-line functions: sequences of n floats in, an array out

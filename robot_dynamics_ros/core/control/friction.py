@@ -83,6 +83,12 @@ def coulomb_levels(model, q) -> np.ndarray:
     return model.coulomb + model.coulomb_load * np.abs(gravity_torques(model, q))
 
 
+def quadratic_viscous(model, qd) -> np.ndarray:
+    """Return F_v2 qd|qd| ((n,) or (N, n)): the friction term that scales like the inertia's."""
+    qd = np.asarray(qd, dtype=float)
+    return model.viscous_quadratic * qd * np.abs(qd)
+
+
 def extra_friction(model, q, qd) -> np.ndarray:
     """
     Return F_v2 qd|qd| + F_l |g(q)| sgn(qd): what the law adds to the recursion's F_v, F_s terms.

@@ -40,10 +40,12 @@ ends:
   that comes with sample k+1 is the torque applied since sample k, as a command held by the drive
   between updates, or the applied effort that the simulator publishes: then that term is exact).
 
-Friction (the robot file's, Siciliano et al. 2009, eq. 7.114: tau_f = F_v qd + F_s sgn(qd)), when
-subtracted: F_v qd is part of beta.  The Coulomb term is constant, F_s sgn(qd), over an interval in
-which the joint slides one way, i.e. both ends' velocities are beyond ``static_velocity`` with the
-same sign; then (2) is exact with it.  Otherwise (the joint sticks, stops or reverses within the
+Friction (the robot file's, Siciliano et al. 2009, eq. 7.114: tau_f = F_v qd + F_s sgn(qd), with
+the further terms of ``core/control/friction.py``), when subtracted: F_v qd + F_v2 qd|qd| is part
+of beta, and the Coulomb level F_s below is F_s + F_l |g(q)| (the mean of the interval's ends'
+levels, where the load-dependent term makes it follow the position).  The Coulomb term is
+constant, F_s sgn(qd), over an interval in which the joint slides one way, i.e. both ends'
+velocities are beyond ``static_velocity`` with the same sign; then (2) is exact with it.  Otherwise (the joint sticks, stops or reverses within the
 interval) its mean is only known to lie in [-F_s, F_s], as for the simulator's set-valued
 friction (``simulation/friction.py``): the observer takes the value in that band that explains
 most of the momentum change, i.e. e = u - clip(u, -F_s, F_s) with u the mean torque left over by
@@ -130,7 +132,12 @@ class MomentumObserver:
         self._vs = options.static_velocity
         self._viscous = model.viscous.tolist() if options.friction else [0.0] * model.n
         self._coulomb = model.coulomb.tolist() if options.friction else [0.0] * model.n
-        self._sliding_known = [fs == 0.0 for fs in self._coulomb]
+        # the further terms of control/friction.py: F_v2 qd|qd| (smooth, in beta) and F_l
+        # |g(q)| (a Coulomb level that follows the load: the interval's mean of its ends')
+        self._quadratic = model.viscous_quadratic.tolist() if options.friction else [0.0] * model.n
+        self._load = model.coulomb_load.tolist() if options.friction else [0.0] * model.n
+        self._sliding_known = [fs == 0.0 and fl == 0.0
+                               for fs, fl in zip(self._coulomb, self._load)]
         self._gravity = gravity or (lambda q: gravity_torques(model, np.array(q)).tolist())
         self._gravity_many = gravity_many or (lambda q: gravity_torques(model, q))
         self.restarts = 0               # intervals longer than max_interval so far
@@ -138,14 +145,19 @@ class MomentumObserver:
 
     def reset(self):
         """Forget every sample: the next one starts the observer (r = 0)."""
-        self._last = None               # (t, p, beta, tau, qd) of the latest sample
+        self._last = None       # (t, p, beta, tau, qd, Coulomb levels) of the latest sample
         self._decay_dt, self._decay = None, None
         self.residual = [0.0] * self.model.n
 
     # -- one sample ----------------------------------------------------------------------------
     def _beta(self, q: list, qd: list, ctq: list, g) -> list:
-        """Return beta = C^T qd - g - F_v qd: the smooth part of dp/dt besides tau."""
-        return [c - gi - fv * v for c, gi, fv, v in zip(ctq, g, self._viscous, qd)]
+        """Return beta = C^T qd - g - F_v qd - F_v2 qd|qd|: dp/dt's smooth part besides tau."""
+        return [c - gi - fv * v - fq * v * abs(v)
+                for c, gi, fv, fq, v in zip(ctq, g, self._viscous, self._quadratic, qd)]
+
+    def _levels(self, g) -> list:
+        """Return each joint's Coulomb level at the sample, F_s + F_l |g(q)|."""
+        return [fs + fl * abs(gi) for fs, fl, gi in zip(self._coulomb, self._load, g)]
 
     def update(self, t: float, q: list, qd: list, tau: list) -> list:
         """
@@ -154,10 +166,10 @@ class MomentumObserver:
         InputError if ``t`` is not after the previous sample's (nothing is changed then).
         """
         p, ctq = momentum_values(self.model, q, qd)
-        beta = self._beta(q, qd, ctq, self._gravity(q))
-        return self._advance(t, p, beta, tau, qd)
+        g = self._gravity(q)
+        return self._advance(t, p, self._beta(q, qd, ctq, g), tau, qd, self._levels(g))
 
-    def _advance(self, t, p, beta, tau, qd) -> list:
+    def _advance(self, t, p, beta, tau, qd, levels) -> list:
         last = self._last
         if last is not None:
             dt = t - last[0]
@@ -168,8 +180,8 @@ class MomentumObserver:
                 self.restarts += 1
                 self.residual = [0.0] * self.model.n
             else:
-                self._filter(dt, last, p, beta, tau, qd)
-        self._last = (t, p, beta, tau, qd)
+                self._filter(dt, last, p, beta, tau, qd, levels)
+        self._last = (t, p, beta, tau, qd, levels)
         return self.residual
 
     def _decays(self, dt: float) -> list:
@@ -179,14 +191,14 @@ class MomentumObserver:
             self._decay = [math.exp(-k * dt) for k in self._gains]
         return self._decay
 
-    def _filter(self, dt, last, p, beta, tau, qd):
+    def _filter(self, dt, last, p, beta, tau, qd, levels):
         """Equations (2) and (3) of the module docstring over one interval."""
-        _, p0, beta0, tau0, qd0 = last
+        _, p0, beta0, tau0, qd0, levels0 = last
         vs, interval = self._vs, self._interval
         r = self.residual
         out = [0.0] * len(r)
-        for i, (a, fs, smooth) in enumerate(zip(self._decays(dt), self._coulomb,
-                                                self._sliding_known)):
+        for i, (a, smooth) in enumerate(zip(self._decays(dt), self._sliding_known)):
+            fs = 0.5 * (levels0[i] + levels[i])
             torque = tau[i] if interval else 0.5 * (tau0[i] + tau[i])
             u = (p[i] - p0[i]) / dt - 0.5 * (beta0[i] + beta[i]) - torque
             if smooth:
@@ -220,12 +232,15 @@ class MomentumObserver:
             return r, accepted
         p, ctq = momentum_terms(self.model, q, qd)
         g = np.asarray(self._gravity_many(q))
-        beta = ctq - g - np.asarray(self._viscous) * qd
-        rows = zip(t.tolist(), p.tolist(), beta.tolist(), tau.tolist(), qd.tolist())
-        for k, (tk, pk, bk, uk, vk) in enumerate(rows):
+        beta = ctq - g - np.asarray(self._viscous) * qd - np.asarray(self._quadratic) * qd * \
+            np.abs(qd)
+        levels = np.asarray(self._coulomb) + np.asarray(self._load) * np.abs(g)
+        rows = zip(t.tolist(), p.tolist(), beta.tolist(), tau.tolist(), qd.tolist(),
+                   levels.tolist())
+        for k, (tk, pk, bk, uk, vk, lk) in enumerate(rows):
             last = self._last
             if last is not None and not tk > last[0]:
                 continue
-            r[k] = self._advance(tk, pk, bk, uk, vk)
+            r[k] = self._advance(tk, pk, bk, uk, vk, lk)
             accepted[k] = True
         return r, accepted

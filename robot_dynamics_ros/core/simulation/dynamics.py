@@ -34,15 +34,21 @@ def without_coulomb(model):
     """
     Return the model without its Coulomb friction (viscous friction, rotors, all else kept).
 
+    Without F_s sgn(qd) and the load-dependent F_l |g(q)| sgn(qd) (the simulator's implicit
+    step applies both); the quadratic viscous F_v2 qd|qd| stays, integrated with the dynamics.
+
     Built once per model (``core.model.cache``), so its generated code is generated once too.
     """
-    if not np.any(model.coulomb):
+    if not np.any(model.coulomb) and not np.any(model.coulomb_load):
         return model
 
     def build(model):
         spec = model.to_dict()
-        for joint in spec["joints"]:
-            joint["friction"] = {"viscous": joint["friction"]["viscous"], "coulomb": 0.0}
+        for joint in spec["joints"]:    # (the quadratic viscous term is smooth: kept)
+            friction = joint["friction"]
+            joint["friction"] = {"viscous": friction["viscous"], "coulomb": 0.0}
+            if friction.get("viscous_quadratic"):
+                joint["friction"]["viscous_quadratic"] = friction["viscous_quadratic"]
         return type(model)(spec)
     return model_constant(model, "without_coulomb", build)
 

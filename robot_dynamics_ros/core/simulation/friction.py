@@ -52,14 +52,22 @@ class CoulombStep:
     """The implicit Coulomb friction step for one model (joints with F_s > 0 only)."""
 
     def __init__(self, model, solve):
-        self.joints = tuple((i, float(model.coulomb[i])) for i in range(model.n)
-                            if model.coulomb[i] > 0.0)
         self.n = model.n
         self._solve = solve           # dynamics_solver: solve(T, tau) = B^{-1} (tau - h)
         self._zero_bias = (0.0,) * model.n
-        self._friction = [float(model.coulomb[i]) for i in range(model.n)]
+        self.set_levels(model.coulomb.tolist())
         # the previous step's sticking joints (an array: the compiled step updates it in place)
         self._stuck = np.zeros(model.n, dtype=bool)
+
+    def set_levels(self, levels: list) -> None:
+        """
+        Set each joint's dry-friction level for the next steps (F_s, or F_s + F_l |g(q)|).
+
+        The load-dependent friction (``core.control.friction``) changes the level with the
+        position: the simulator sets it from the step's starting position before each step.
+        """
+        self.joints = tuple((i, float(f)) for i, f in enumerate(levels) if f > 0.0)
+        self._friction = [float(f) for f in levels]
 
     def sliding(self):
         """Note a step in which every joint with friction slid (for the next warm start)."""

@@ -30,6 +30,7 @@ import numpy as np
 from ..errors import InputError
 from ..inputs import joint_arrays
 from .dynamics import ForwardDynamics
+from ..control.friction import coulomb_levels
 from .friction import CoulombStep
 from .integrators import INTEGRATORS, solve_ivp_stepper, stepper
 
@@ -99,6 +100,11 @@ class Simulator:
         self._fast_rk4 = self.dynamics.rk4_step if integrator == "rk4" else None
         self._fast_coulomb = self.dynamics.rk4_coulomb_step if integrator == "rk4" else None
         self._coulomb_forces = model.coulomb.astype(float)
+        # dry friction that grows with the load (F_l |g(q)|, core.control.friction): its level
+        # is set before every step from the step's starting position (held over the step)
+        self._load_dependent = bool(np.any(model.coulomb_load))
+        if self._load_dependent:
+            self._set_coulomb_levels(q0)
         # positions take the friction's velocity change over half the step (the impulse is
         # spread over it), semi-implicit Euler's over the whole step (they use the new velocity)
         self._friction_share = self.dt * (1.0 if integrator == "semi_implicit_euler" else 0.5)
@@ -168,11 +174,13 @@ class Simulator:
     def acceleration(self, tau=None) -> np.ndarray:
         """Return qdd at the current state under ``tau`` (saturated, not counted), as 7.115."""
         tau = self.saturate(self.torque_list(tau), count=False)
+        if self._load_dependent:
+            self._set_coulomb_levels(self._q)
         qdd = self.dynamics(self._q, self._qd, tau)
         return np.array(self._with_coulomb(qdd, self.dynamics.last_terms, self._qd))
 
     def _with_coulomb(self, qdd: list, terms, qd: list) -> list:
-        """Return ``qdd`` minus B^{-1} F_s sgn(qd): Siciliano et al. 2009's 7.115, sgn(0) = 0."""
+        """Return ``qdd`` minus B^{-1} F_s sgn(qd) (7.115, sgn(0) = 0; F_s: the step's levels)."""
         torque, any_moving = [0.0] * self.model.n, False
         for i, fs in self.coulomb.joints:
             if qd[i] != 0.0:
@@ -197,6 +205,8 @@ class Simulator:
         driving = applied if external is None else [
             a + e for a, e in zip(applied, self.torque_list(external, "external"))]
         q0, qd0 = self._q, self._qd
+        if self._load_dependent:
+            self._set_coulomb_levels(q0)
         sliding = self._sliding_step(q0, qd0, driving) if self.coulomb.joints else None
         if sliding is not None:
             q, qd, qdd = sliding
@@ -227,6 +237,12 @@ class Simulator:
         self.steps += 1
         self.last_applied = applied
         return applied, qdd
+
+    def _set_coulomb_levels(self, q) -> None:
+        """Set the Coulomb step's levels F_s + F_l |g(q)| at the position ``q``."""
+        levels = coulomb_levels(self.model, np.asarray(q, dtype=float))
+        self._coulomb_forces = levels
+        self.coulomb.set_levels(levels.tolist())
 
     def _compiled_coulomb(self, q0: list, qd0: list, tau: list) -> bool:
         """

@@ -52,7 +52,7 @@ class OperationalSpaceModel(NamedTuple):
 def coriolis_torques(model, q, qd) -> np.ndarray:
     """Return C(q, qd) qd: the RNEA with qdd = 0, no gravity, friction removed (7.116)."""
     tau = rnea(model, q, qd, np.zeros_like(q), gravity=np.zeros(3))
-    return tau - friction_torques(model, qd)
+    return tau - friction_torques(model, qd, q)
 
 
 def operational_space_model(model, q, qd=None, task="pose", frame=None, point=None,

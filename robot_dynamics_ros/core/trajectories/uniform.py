@@ -21,7 +21,10 @@ friction F_v qd scales by 1/c and Coulomb friction F_s sgn(qd) does not scale, s
 (sample, joint) gives a quadratic  tau_s x^2 + F_v qd x + F_s sgn(qd) + g  that must stay within
 [tau_min, tau_max].  We take the largest x in (0, 1] such that every constraint holds on the whole
 interval (0, x], i.e. the smallest c from which on every slower replay is admissible too; without
-friction this is exactly the chapter's c^2 = max tau_s / (tau_lim - g).  Velocity limits give
+friction this is exactly the chapter's c^2 = max tau_s / (tau_lim - g).  The friction law's
+further terms (``control/friction.py``) fit the same form: the quadratic viscous F_v2 qd|qd|
+scales by 1/c^2 and joins tau_s, the load-dependent F_l |g(q)| sgn(qd) does not scale and joins
+F_s.  Velocity limits give
 c >= |qd| / qd_max, acceleration limits c^2 >= |qdd| / qdd_max.
 
 When gravity (plus Coulomb friction, which no slowing removes) alone exceeds a limit no c helps:
@@ -41,7 +44,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..algorithms.rnea import rnea
-from ..control.friction import friction_torques
+from ..control.friction import friction_torques, quadratic_viscous
 from ..errors import InputError
 from .limits import Limits, ScalingError, check_count, check_positions, static_feasibility
 from .result import ScaledTrajectory
@@ -70,12 +73,20 @@ def dense_samples(traj: JointTrajectory, samples: int):
 
 
 def _torque_parts(model, q, qd, qdd):
-    """(tau_s, friction, g): the motion part (7.123), friction and gravity, per sample."""
+    """
+    (tau_s, friction, g, coulomb): the motion part (7.123), friction, gravity, per sample.
+
+    tau_s holds the quadratic viscous friction F_v2 qd|qd| (it scales by 1/c^2, as the
+    inertial torques); ``friction`` the rest, F_v qd + (F_s + F_l |g(q)|) sgn(qd), of which
+    ``coulomb`` is the part that does not scale.
+    """
     zeros = np.zeros_like(q)
     g = rnea(model, q, zeros, zeros)
-    friction = friction_torques(model, qd)
+    quadratic = quadratic_viscous(model, qd)
+    friction = friction_torques(model, qd, q) - quadratic
     tau_s = rnea(model, q, qd, qdd, gravity=np.zeros(3)) - friction
-    return tau_s, friction, g
+    coulomb = (model.coulomb + model.coulomb_load * np.abs(g)) * np.sign(qd)
+    return tau_s, friction, g, coulomb
 
 
 def admissible_inverse_scale(tau_s, viscous, static, limits: Limits, qd, qdd) -> np.ndarray:
@@ -130,8 +141,7 @@ def uniform_scaling(model, traj: JointTrajectory, limits: Limits | None = None,
     check_count("samples", samples, 2, MAX_SAMPLES)
     t, q, qd, qdd = dense_samples(traj, samples)
     check_positions(model, t, q)
-    tau_s, friction, g = _torque_parts(model, q, qd, qdd)
-    coulomb = model.coulomb * np.sign(qd)
+    tau_s, friction, g, coulomb = _torque_parts(model, q, qd, qdd)
     static_feasibility(model, t, g, g + coulomb, limits)
     x = admissible_inverse_scale(tau_s, friction - coulomb, g + coulomb, limits, qd, qdd)
 
@@ -142,8 +152,7 @@ def uniform_scaling(model, traj: JointTrajectory, limits: Limits | None = None,
     local = local[(local >= t[0]) & (local <= t[-1])]
     ql, qdl, qddl = traj.sample(local)
     check_positions(model, local, ql)
-    tl_s, fl, gl = _torque_parts(model, ql, qdl, qddl)
-    cl = model.coulomb * np.sign(qdl)
+    tl_s, fl, gl, cl = _torque_parts(model, ql, qdl, qddl)
     static_feasibility(model, local, gl, gl + cl, limits)
     x_local = admissible_inverse_scale(tl_s, fl - cl, gl + cl, limits, qdl, qddl)
 
@@ -158,11 +167,10 @@ def uniform_scaling(model, traj: JointTrajectory, limits: Limits | None = None,
     c = 1.0 / x_min
 
     # The scaled trajectory and its torques, from the formula (no new inverse dynamics).
-    def scaled_torques(tau_s_, qd_, g_):
-        qd_new = qd_ / c
-        return tau_s_ / c**2 + friction_torques(model, qd_new) + g_
+    def scaled_torques(tau_s_, friction_, coulomb_, g_):
+        return tau_s_ / c**2 + (friction_ - coulomb_) / c + coulomb_ + g_
 
-    torques_after = scaled_torques(tau_s, qd, g)
+    torques_after = scaled_torques(tau_s, friction, coulomb, g)
     at_points = np.searchsorted(t, traj.times, side="right") - 1   # right limits, as JTC samples
     new = JointTrajectory(
         traj.joint_names, traj.times * c, traj.positions,

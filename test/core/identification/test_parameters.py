@@ -35,13 +35,14 @@ def _with_offsets(model, offsets):
 
 
 def test_friction_kinds_give_columns_whether_or_not_the_file_has_them():
-    """Fv, Fc, Fo for every joint when asked; the model's own kinds by default."""
+    """Fv, Fc, Fo, Fv2, Fl for every joint when asked; the model's own kinds by default."""
     panda = RobotModel.named("panda")                   # no friction, no offsets
     assert not any(n.startswith("F") for n in parameter_names(panda))
     names = parameter_names(panda, FRICTION_KINDS)
     for joint in panda.joint_names:
         block = [n for n in names if n.endswith(f"[{joint}]")]
-        assert block[-3:] == [f"Fv[{joint}]", f"Fc[{joint}]", f"Fo[{joint}]"]
+        assert block[-5:] == [f"Fv[{joint}]", f"Fc[{joint}]", f"Fo[{joint}]",
+                              f"Fv2[{joint}]", f"Fl[{joint}]"]
     assert parameter_names(panda, ("offset", "viscous")) == parameter_names(
         panda, ("viscous", "offset"))                   # canonical order
     with pytest.raises(InputError, match="friction"):

@@ -55,7 +55,8 @@ def test_simulated_robot_identified_with_friction_offsets_and_payload(name):
         fit = identify_recordings(model, [Recording("sim", rec.t, rec.q, None, rec.tau)])
     result, identified = fit.result, fit.result.model
     assert result.consistent and identified is not None and result.determined
-    assert result.friction == FRICTION_KINDS and result.method == "consistent"
+    # the real robot has no quadratic or load-dependent friction: left out as unsupported
+    assert result.friction == FRICTION_KINDS[:3] and result.method == "consistent"
     assert np.all(np.abs(identified.coulomb / real.coulomb - 1.0) < 0.02)
     assert np.all(np.abs(identified.viscous / real.viscous - 1.0) < 0.10)
     error = identified.torque_offset - real.torque_offset

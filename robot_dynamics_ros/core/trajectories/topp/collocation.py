@@ -19,6 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ...control.friction import quadratic_viscous
 from ..uniform import friction_torques
 from .path import Grid, bisected
 from .torques import Torques, torque_functions
@@ -54,7 +55,8 @@ def point_data(model, path, parts, torques: Torques | None = None) -> list:
     tau = torques.rnea(np.concatenate([q, q]), np.concatenate([zeros, dq]),
                        np.concatenate([dq, ddq]))
     a = tau[:P] - c
-    b = tau[P:] - c - friction_torques(model, dq)
+    # b: with the quadratic viscous friction F_v2 q'|q'| (times sd^2, as b), not the others
+    b = tau[P:] - c - friction_torques(model, dq, q) + quadratic_viscous(model, dq)
     ends = np.cumsum([s.size for s, _ in parts])[:-1]
     return [PathPoints(*arrays) for arrays in zip(*(np.split(v, ends)
                                                     for v in (q, dq, ddq, c, a, b)))]
@@ -118,13 +120,22 @@ class Collocation:
 
     @cached_property
     def coulomb(self) -> np.ndarray:
-        """Coulomb friction at the points, F_s sgn(q') (m, S, n) (sd > 0)."""
-        return self._model.coulomb * np.sign(self.points.dq)
+        """
+        Coulomb friction at the points, (F_s + F_l |g(q)|) sgn(q') (m, S, n) (sd > 0).
+
+        The dry friction's level per point, with the load-dependent term of
+        ``control/friction.py`` (c = g(q)).
+        """
+        model = self._model
+        if not model.coulomb_load.any():
+            return model.coulomb * np.sign(self.points.dq)
+        return (model.coulomb + model.coulomb_load * np.abs(self.points.c)) * \
+            np.sign(self.points.dq)
 
     @cached_property
     def coulomb_range(self):
         """(largest, smallest) Coulomb friction over each step's points, each (S, n)."""
-        if not self._model.coulomb.any():
+        if not (self._model.coulomb.any() or self._model.coulomb_load.any()):
             zero = np.zeros(self.points.dq.shape[1:])
             return zero, zero
         return self.coulomb.max(axis=0), self.coulomb.min(axis=0)

@@ -53,6 +53,7 @@ from ...errors import InputError
 from ..limits import Limits, ScalingError, check_count, check_positions, static_feasibility
 from ..result import ScaledTrajectory
 from ..trajectory import JointTrajectory
+from ...control.friction import quadratic_viscous
 from ..uniform import admissible_inverse_scale, friction_torques, uniform_scaling
 from .collocation import REFINED, REGULAR, Collocation, GridPoints
 from .constraints import Tightening, step_rows
@@ -83,8 +84,9 @@ MAX_TOTAL_STEPS = 200_000   # no grid finer than this (bisection stops; memory ~
 def _validate(model, path, points, s_pts, limits: Limits) -> None:
     """Check positions and static feasibility at path points ``s_pts`` (P,) with their data."""
     check_positions(model, s_pts, points.q, path.where)
-    static = (points.c + model.coulomb * np.sign(points.dq) if model.coulomb.any()
-              else points.c)
+    levels = model.coulomb + model.coulomb_load * np.abs(points.c)    # F_s + F_l |g(q)|
+    static = (points.c + levels * np.sign(points.dq)
+              if model.coulomb.any() or model.coulomb_load.any() else points.c)
     static_feasibility(model, s_pts, points.c, static, limits, path.where)
 
 
@@ -171,7 +173,8 @@ def _verified_law(model, grid, regular, limits, viscous, x_first, t0, verify_den
         efforts[1][fresh] = check.extra_torques[:-1]
         if check.passed:
             p = regular.points
-            original = np.concatenate([p.b[0] + p.c[0] + friction_torques(model, p.dq[0]),
+            original = np.concatenate([p.b[0] + p.c[0] + friction_torques(model, p.dq[0], p.q[0])
+                                       - quadratic_viscous(model, p.dq[0]),     # (in b)
                                        check.extra_torques[-1:]])
             return raw, (law, out, check, original, efforts[1])
         step = out.step[check.interval]
