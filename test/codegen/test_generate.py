@@ -172,3 +172,20 @@ def test_any_robot_or_joint_name_gives_valid_source():
             and dyn.module.JOINT_NAMES[0] == spec["joints"][0]["name"])
     q, qd, qdd = random_state(model, np.random.default_rng(2))
     assert_agree(dyn.rnea(q, qd, qdd), rnea(model, q, qd, qdd))
+
+
+def test_generated_functions_carry_the_further_friction_terms():
+    """rnea and n(q, qd) of the generated module: the core's, F_v2 and F_l |g(q)| included."""
+    from further_friction import with_further_friction
+    from robot_dynamics_ros.codegen import generated_model
+    from robot_dynamics_ros.core import nonlinear_effects, rnea
+    model = with_further_friction(RobotModel.named("panda"), 0.4, 0.1, viscous=1.0, coulomb=0.5)
+    module = generated_model(model).module
+    rng = np.random.default_rng(12)
+    for _ in range(5):
+        q, qd, qdd = (rng.normal(size=model.n) for _ in range(3))
+        expected = rnea(model, q, qd, qdd)
+        np.testing.assert_allclose(module.rnea(q, qd, qdd), expected, rtol=1e-12,
+                                   atol=1e-12 * np.abs(expected).max())
+        np.testing.assert_allclose(module.nonlinear_effects(q, qd),
+                                   nonlinear_effects(model, q, qd), rtol=1e-12, atol=1e-11)

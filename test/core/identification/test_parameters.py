@@ -76,3 +76,38 @@ def test_offsets_are_measured_not_applied():
     assert consistency_problems(model, pi, friction=FRICTION_KINDS) == []
     pi[layout.viscous[2]] = -0.1                         # friction may not be negative
     assert "viscous friction" in consistency_problems(model, pi, friction=FRICTION_KINDS)[0]
+
+
+def test_further_friction_columns_bounds_and_known_terms():
+    """
+    Fv2, Fl: Y pi is the model's measured effort; bounds named; known terms need positions.
+
+    Y pi = predicted_effort (rnea, whose further terms core.control.friction adds) for the
+    model's own kinds, the load column |g(q)| sgn(qd) with the model's own g; F_l >= 1 and F_v2
+    below -F_v / (2 v_max) are inconsistent; a known F_l without positions is refused.
+    """
+    from further_friction import with_further_friction
+    from robot_dynamics_ros.core.identification import predicted_effort, regressor
+    model = with_further_friction(RobotModel.named("puma560"), 0.3, 0.05)
+    assert [n for n in parameter_names(model) if n.startswith(("Fv2[", "Fl["))] == [
+        f"{kind}[{joint}]" for joint in model.joint_names for kind in ("Fv2", "Fl")]
+    rng = np.random.default_rng(7)
+    q, qd, qdd = (rng.normal(size=(20, 6)) for _ in range(3))
+    pi = parameter_vector(model)
+    np.testing.assert_allclose(regressor(model, q, qd, qdd) @ pi,
+                               predicted_effort(model, q, qd, qdd), rtol=1e-10, atol=1e-10)
+    layout = parameter_layout(model)
+    assert consistency_problems(model, pi) == []
+    bad = pi.copy()
+    bad[layout.coulomb_load[1]] = 1.2
+    bad[layout.viscous_quadratic[2]] = -1e3
+    problems = consistency_problems(model, bad)
+    assert any("load-dependent Coulomb friction 1.2, not below 1" in p for p in problems)
+    assert any("quadratic viscous friction -1000 below" in p and "'joint3'" in p
+               for p in problems)
+    with pytest.raises(InputError, match="coulomb_load"):
+        known_friction(model, qd, ("viscous", "coulomb"))
+    known = known_friction(model, qd, ("viscous", "coulomb"), q)
+    from robot_dynamics_ros.core import gravity_torques
+    np.testing.assert_allclose(known, 0.3 * qd * np.abs(qd) + 0.05 * np.abs(
+        gravity_torques(model, q)) * np.sign(qd), rtol=1e-12, atol=1e-12)

@@ -140,6 +140,15 @@ CASES = [
                                                     "inertia": {"ixx": 1, "iyy": 0, "izz": 0}}),
      ["payload.inertia", "triangle"]),
     ("description", lambda d: d.update(description=["not", "text"]), ["description", "string"]),
+    ("load friction of 1", lambda d: d["joints"][0].update(friction={"coulomb_load": 1.0}),
+     ["joint1", "friction.coulomb_load", "[0, 1)", "got 1.0"]),
+    ("negative load friction", lambda d: d["joints"][1].update(
+        friction={"coulomb_load": -0.1}), ["joint2", "friction.coulomb_load", ">= 0"]),
+    ("quadratic friction below its floor", lambda d: d["joints"][0].update(
+        friction={"viscous": 1.0, "viscous_quadratic": -1.0}),
+     ["joint1", "friction.viscous_quadratic", "velocity limit", "got -1.0"]),
+    ("quadratic friction not a number", lambda d: d["joints"][0].update(
+        friction={"viscous_quadratic": "fast"}), ["joint1", "friction.viscous_quadratic"]),
 ]
 
 
@@ -386,3 +395,19 @@ def test_joint_offset_e_in_modified_dh_files():
     standard["joints"][1]["dh"]["e"] = 0.1
     message = _error(standard)
     assert "joints[1]" in message and "dh.e" in message and "modified only" in message
+
+
+def test_further_friction_terms_load_and_files_without_them_load_as_before():
+    """F_v2, F_l: read where given (F_v2 down to -F_v / (2 v_max)); absent: nothing changes."""
+    data = planar_dict()
+    plain = RobotModel.from_dict(data)
+    assert all(set(j["friction"]) == {"viscous", "coulomb", "offset"}
+               for j in plain.to_dict()["joints"])
+    assert not plain.has_extra_friction and np.all(plain.viscous_quadratic == 0.0)
+    velocity = data["joints"][0]["limits"]["velocity"]
+    data["joints"][0]["friction"] = {"viscous": 2.0, "viscous_quadratic": -1.0 / velocity,
+                                     "coulomb_load": 0.25}
+    model = RobotModel.from_dict(data)
+    assert model.has_extra_friction and model.has_friction
+    assert model.viscous_quadratic[0] == -1.0 / velocity and model.coulomb_load[0] == 0.25
+    assert model.without_friction().has_extra_friction is False

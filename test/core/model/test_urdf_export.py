@@ -79,6 +79,35 @@ def test_torque_offsets_survive_the_round_trips(tmp_path):
     assert np.array_equal(rnea(model, q, qd, qdd), rnea(RobotModel.named("puma560"), q, qd, qdd))
 
 
+def test_further_friction_terms_survive_the_round_trips(tmp_path):
+    """viscous_quadratic, coulomb_load: YAML -> URDF (robot_dynamics:friction) -> YAML."""
+    from further_friction import with_further_friction
+    quadratic, load = [0.5, 0.0, 0.1, -0.01, 0.0, 0.2], [0.05, 0.1, 0.0, 0.0, 0.02, 0.0]
+    model = with_further_friction(RobotModel.named("puma560"), quadratic, load)
+    text = robot_yaml_text(model.to_dict())
+    assert text.count("viscous_quadratic:") == 4 and text.count("coulomb_load:") == 3
+    again = RobotModel.from_dict(yaml.safe_load(text))
+    assert np.array_equal(again.viscous_quadratic, quadratic)
+    assert np.array_equal(again.coulomb_load, load)
+    source, urdf, back = tmp_path / "f.yaml", tmp_path / "f.urdf", tmp_path / "b.yaml"
+    source.write_text(text)
+    assert cli_main(["urdf", str(source), "-o", str(urdf)]) == 0
+    assert urdf.read_text().count("<robot_dynamics:friction ") == 6
+    from_urdf = RobotModel.from_urdf(urdf, tip_link="tool0")
+    assert np.array_equal(from_urdf.viscous_quadratic, quadratic)
+    assert np.array_equal(from_urdf.coulomb_load, load)
+    assert cli_main(["convert", str(urdf), "--tip-link", "tool0", "-o", str(back)]) == 0
+    converted = RobotModel.from_yaml(back)
+    assert np.array_equal(converted.coulomb_load, load)
+    q, qd, qdd = np.random.default_rng(2).normal(size=(3, 6))
+    np.testing.assert_allclose(rnea(converted, q, qd, qdd), rnea(model, q, qd, qdd),
+                               rtol=1e-10, atol=1e-10)
+    # URDF's own readers see the extension's rules: a bad value is refused by name
+    bad = urdf.read_text().replace('coulomb_load="0.1"', 'coulomb_load="1.5"', 1)
+    with pytest.raises(Exception, match="coulomb_load"):
+        RobotModel.from_urdf(bad, tip_link="tool0")
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_urdf_to_yaml_to_urdf(tmp_path, seed):
     rng = np.random.default_rng(300 + seed)

@@ -218,3 +218,24 @@ def test_no_contact_in_60_s_of_free_motion_with_the_friction_known():
     # far below the thresholds: what is left is O(h) of the simulator's friction step while a
     # joint sticks (0.03 N m at 1 kHz), O(h^2) of the quadrature otherwise
     assert np.all(np.abs(r).max(axis=0) < 0.1 * np.array(detector.thresholds))
+
+
+def test_no_contact_in_free_motion_with_the_further_friction_terms_known():
+    """
+    A Puma with F_v2 qd|qd| and F_l |g(q)| sgn(qd) too: its residual stays small as before.
+
+    The observer subtracts the whole law (F_v2 in beta, F_l |g| in the Coulomb level); one
+    that took the robot without the further terms would see them as external torques.
+    """
+    from further_friction import with_further_friction
+    model = with_further_friction(puma(), 2.0, 0.1)
+    run = track(model, FREE_MOTION, 10.0)
+    thresholds = 0.05 * model.effort_limit
+    residuals = []
+    for known in (model, puma()):
+        observer = MomentumObserver(known, ObserverOptions((K,) * 6, effort_timing="interval",
+                                                           static_velocity=0.01))
+        observer.update(run.t0, run.q0.tolist(), run.qd0.tolist(), [0.0] * 6)
+        residuals.append(np.abs(observer.update_many(run.t, run.q, run.qd, run.tau)[0]))
+    assert np.all(residuals[0].max(axis=0) < 0.1 * thresholds)
+    assert np.any(residuals[1].max(axis=0) > 0.5 * thresholds)

@@ -216,3 +216,27 @@ def test_acceleration_limits_from_robot_file_and_margins():
     for samples in (1, 2e9, 2.5, True):     # bounded work per request: 2e9 samples never allocated
         with pytest.raises(InputError, match="samples"):
             uniform_scaling(model, traj, samples=samples)
+
+
+def test_further_friction_terms_scale_as_the_inverse_dynamics_says():
+    """
+    F_v2 qd|qd| scales by 1/c^2, F_l |g(q)| sgn(qd) not at all: the formula's torques are rnea's.
+
+    The Puma path with strong further friction: the original and the scaled torques the
+    scaling reports at its samples equal rnea of the model (the law applied by the core) at the
+    sampled states of the original and the scaled trajectory.
+    """
+    from further_friction import with_further_friction
+    model = with_further_friction(RobotModel.named("puma560"), 3.0, 0.3)
+    traj = JointTrajectory.from_yaml(PUMA_PATH)
+    result = uniform_scaling(model, traj)
+    assert result.scale_factor > 1.0
+    q, qd, qdd = traj.sample(result.original_times)
+    reference = rnea(model, q, qd, qdd)
+    tolerance = 1e-9 * np.abs(reference).max()
+    np.testing.assert_allclose(result.original_torques, reference, rtol=0, atol=tolerance)
+    q, qd, qdd = result.trajectory.sample(result.sample_times)
+    np.testing.assert_allclose(result.torques, rnea(model, q, qd, qdd), rtol=0,
+                               atol=1e-6 * np.abs(reference).max())
+    plain = uniform_scaling(with_further_friction(RobotModel.named("puma560"), 0.0, 0.0), traj)
+    assert result.scale_factor != plain.scale_factor

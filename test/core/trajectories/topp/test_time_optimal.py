@@ -388,3 +388,26 @@ def test_the_same_path_sampled_more_densely_scales_the_same(seed):
     few = time_optimal_scaling(model, quintic_rest_to_rest(model, q_start, q_end, 10.0, 100),
                                dynamics=dynamics)
     assert abs(few.duration / durations.min() - 1.0) <= 5e-3
+
+
+def test_further_friction_terms_hold_the_limits_as_rnea_computes_them():
+    """
+    Time-optimal scaling of a Puma with strong F_v2 and F_l: limits hold under rnea, some used.
+
+    F_v2 q'|q'| sd^2 joins the sd^2 coefficient and F_l |g(q)| the Coulomb level per point;
+    the output's efforts are the inverse dynamics (the law included) of its states.
+    """
+    from further_friction import with_further_friction
+    model = with_further_friction(RobotModel.named("puma560"), 3.0, 0.3)
+    traj = JointTrajectory.from_yaml(PUMA_PATH)
+    result = time_optimal_scaling(model, traj)
+    out = result.for_controller()
+    t = np.linspace(out.times[0], out.times[-1], 10 * out.num_points)
+    q, qd, qdd = out.sample(t)
+    tau = rnea(model, q, qd, qdd)
+    assert excess(tau, result.limits).max() <= 0.005
+    assert excess(tau, result.limits).max() >= -0.005 or \
+        (np.abs(qd) >= model.velocity_limit * 0.995).any()
+    full = result.trajectory
+    np.testing.assert_allclose(full.effort, rnea(model, full.positions, full.velocities,
+                                                 full.accelerations), atol=1e-9)
