@@ -175,7 +175,7 @@ def test_any_robot_or_joint_name_gives_valid_source():
 
 
 def test_generated_functions_carry_the_further_friction_terms():
-    """rnea and n(q, qd) of the generated module: the core's, F_v2 and F_l |g(q)| included."""
+    """The generated module's rnea and n(q, qd): the core's, F_v2 and F_l |g(q)| included."""
     from further_friction import with_further_friction
     from robot_dynamics_ros.codegen import generated_model
     from robot_dynamics_ros.core import nonlinear_effects, rnea

@@ -45,7 +45,7 @@ def test_per_joint_formula_equals_the_array_formula_bit_for_bit():
 @pytest.mark.parametrize("name", ["puma560", "panda"])
 def test_further_terms_are_what_rnea_adds_for_every_implementation(name):
     """
-    rnea minus the frictionless robot's is the law written out (its own g), single and batched.
+    The rnea minus the frictionless robot's is the law written out (its own g), one or many.
 
     For every implementation (compiled, generated, plain) and the core's rnea with a gravity
     given (the checked path): the load term takes the model's own gravity, not the one given.
@@ -75,7 +75,7 @@ def test_further_terms_are_what_rnea_adds_for_every_implementation(name):
 
 
 def test_further_terms_by_finite_differences_of_the_law():
-    """d tau / d qd_j of rnea = the law's slope F_v + 2 F_v2 |qd_j| (away from qd_j = 0)."""
+    """The rnea's d tau / d qd_j = the law's slope F_v + 2 F_v2 |qd_j| (away from qd_j = 0)."""
     from further_friction import with_further_friction
     base = RobotModel.named("puma560")
     model = with_further_friction(base, quadratic=0.7, load=0.08)
