@@ -110,7 +110,7 @@ def main() -> int:
     p = len(regressor(model, q[0], qd[0], qdd[0], FRICTION_KINDS)[0])
     b = base_parameters(model, FRICTION_KINDS).count
     check = fit[0].check
-    print(f"Puma 560 with rotors, viscous and Coulomb friction, offsets: {N:,} samples, "
+    print(f"Puma 560 with rotors, friction (F_v, F_c, F_v2, F_l), offsets: {N:,} samples, "
           f"{p} parameters, {b} base parameters")
     print(f"  rnea, one batch (reference)          {t_rnea:8.3f} s")
     print(f"  regressor, rigid, one batch          {t_rigid:8.3f} s   "
