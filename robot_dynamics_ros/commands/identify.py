@@ -7,7 +7,8 @@ currents into torques if asked (``--torque-constant``), leaves out bad samples b
 ``core.identification.pipeline.identify_recordings``: the acceleration filter chosen from the data
 and checked on a held-out share, rotors, friction (viscous, quadratic viscous, Coulomb and
 load-dependent Coulomb) and torque offsets fitted for every joint, the fit constrained to
-physically consistent parameters.  Prints each base parameter with its standard deviation, the F test, the cut-off check and per-joint torque errors
+physically consistent parameters.  Prints each base parameter with its standard deviation, the
+F test, the cut-off check and per-joint torque errors
 of the starting and the identified file on the held-out samples (and on ``--validate`` bags),
 then writes the robot file (YAML, or URDF with the package's extension for ``.urdf``) with the
 input's kinematics, limits and names, read back and checked, atomically, and a plot.  Nothing is

@@ -18,10 +18,10 @@ per joint i, base to tip, one block:
   joint when the ``friction`` kinds say so.  By default (``friction=None``) they are the model's
   own: ``Fv``, ``Fc`` if it has friction, ``Fo`` if it has an offset, ``Fv2``, ``Fl`` if it has
   them, so that ``Y pi`` is what the model says a sensor measures, ``rnea`` plus the offset
-  (:func:`predicted_effort`).  ``Fl``'s column |g_j(q)| sgn(qd_j) takes g from a model's rigid
-  bodies (the model's own unless another is given: identification iterates it,
-  ``pipeline.py``), so it is the one column that depends on parameters.  Identification passes the kinds it fits
-  (:data:`FRICTION_KINDS`, any subset).
+  (:func:`predicted_effort`).  ``Fl``'s column ``|g_j(q)| sgn(qd_j)`` takes g from a model's
+  rigid bodies (the model's own unless another is given: identification iterates it,
+  ``pipeline.py``), so it is the one column that depends on parameters.  Identification passes
+  the kinds it fits (:data:`FRICTION_KINDS`, any subset).
 
 Names are ``<kind>[<joint name>]``, e.g. ``mx[elbow]``, ``Izz[shoulder]``, ``Im[wrist]``.
 

@@ -24,9 +24,9 @@ more recordings (their rows are stacked: least squares does not need them to be 
    samples (``validation.validation_report``).  The further friction terms (quadratic viscous,
    load-dependent Coulomb) are kept only where the data determine them: a kind no joint's
    coefficient of which is ``SUPPORT`` standard deviations from 0 is left out and the fit
-   repeated (``_supported_terms``).  The load-dependent friction's column
-   |g_j(q)| sgn(qd_j) (``core/control/friction.py``) takes g from the starting model's bodies in
-   the cut-off search and the first fit; the fit is then repeated with g from the fitted bodies
+   repeated (``_supported_terms``).  The load-dependent friction's column ``|g_j(q)| sgn(qd_j)``
+   (``core/control/friction.py``) takes g from the starting model's bodies in the cut-off search
+   and the first fit; the fit is then repeated with g from the fitted bodies
    until no joint's F_l changes by more than its standard deviation, at most
    ``LOAD_ITERATIONS`` times (``_iterate_load``).
 """
@@ -461,7 +461,7 @@ def _iterate_load(working, kinds, training, result, options, initial):
     """
     Refit with the load-dependent friction's column from the fitted bodies (docstring, step 4).
 
-    |g_j(q)| sgn(qd_j) depends on the rigid-body parameters: the first fit takes g from the
+    ``|g_j(q)| sgn(qd_j)`` depends on the rigid-body parameters: the first fit takes g from the
     starting model, each next one from the previous fit, until no joint's F_l changes by more
     than its standard deviation (at most ``LOAD_ITERATIONS`` refits), so that the model written
     has the g its F_l was fitted with (to within the F_l's own uncertainty).

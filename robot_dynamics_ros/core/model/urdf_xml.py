@@ -480,5 +480,6 @@ def _friction_extension(element, where: str, source: str) -> tuple[float, tuple]
     if extension is None:
         return 0.0, ()
     extra = tuple((key, _number(extension, key, where, source, "friction"))
-                  for key in ("viscous_quadratic", "coulomb_load") if extension.get(key) is not None)
+                  for key in ("viscous_quadratic", "coulomb_load")
+                  if extension.get(key) is not None)
     return _number(extension, "offset", where, source, "friction", 0.0), extra

@@ -45,8 +45,9 @@ the further terms of ``core/control/friction.py``), when subtracted: F_v qd + F_
 of beta, and the Coulomb level F_s below is F_s + F_l |g(q)| (the mean of the interval's ends'
 levels, where the load-dependent term makes it follow the position).  The Coulomb term is
 constant, F_s sgn(qd), over an interval in which the joint slides one way, i.e. both ends'
-velocities are beyond ``static_velocity`` with the same sign; then (2) is exact with it.  Otherwise (the joint sticks, stops or reverses within the
-interval) its mean is only known to lie in [-F_s, F_s], as for the simulator's set-valued
+velocities are beyond ``static_velocity`` with the same sign; then (2) is exact with it.
+Otherwise (the joint sticks, stops or reverses within the interval) its mean is only known to
+lie in [-F_s, F_s], as for the simulator's set-valued
 friction (``simulation/friction.py``): the observer takes the value in that band that explains
 most of the momentum change, i.e. e = u - clip(u, -F_s, F_s) with u the mean torque left over by
 the other terms.  An external torque on a joint that sticks is indistinguishable from static
