@@ -75,12 +75,17 @@ def friction_torque(qd, viscous, coulomb, viscous_quadratic=0.0, coulomb_load=0.
             + (coulomb + coulomb_load * abs(load)) * sign(qd))
 
 
+def load_coulomb(model, q) -> np.ndarray:
+    """Return F_l |g(q)| per joint ((n,) or (N, n)): the load's share of the dry friction."""
+    from ..algorithms.rnea import gravity_torques
+    return model.coulomb_load * np.abs(gravity_torques(model, q))
+
+
 def coulomb_levels(model, q) -> np.ndarray:
     """Return F_s + F_l |g(q)| per joint ((n,) or (N, n)): the dry-friction level at ``q``."""
     if not np.any(model.coulomb_load):
         return np.broadcast_to(model.coulomb, np.shape(q)).copy()
-    from ..algorithms.rnea import gravity_torques
-    return model.coulomb + model.coulomb_load * np.abs(gravity_torques(model, q))
+    return model.coulomb + load_coulomb(model, q)
 
 
 def quadratic_viscous(model, qd) -> np.ndarray:
@@ -98,10 +103,9 @@ def extra_friction(model, q, qd) -> np.ndarray:
     qd = np.asarray(qd, dtype=float)
     if not model.has_extra_friction:
         return np.zeros_like(qd)
-    out = model.viscous_quadratic * qd * np.abs(qd)
+    out = quadratic_viscous(model, qd)
     if np.any(model.coulomb_load):
-        from ..algorithms.rnea import gravity_torques
-        out = out + model.coulomb_load * np.abs(gravity_torques(model, q)) * np.sign(qd)
+        out = out + load_coulomb(model, q) * np.sign(qd)
     return out
 
 
