@@ -67,6 +67,21 @@ def _gravity_output(client, pub, out, names, q, sec):
     return client.publish_until(lambda: pub.publish(msg), find, timeout=TIMEOUT * 3)
 
 
+@pytest.fixture
+def description(ros_client):
+    """
+    Give one test its own latched publisher on the session's /robot_description.
+
+    Destroyed after the test: a latched sample left behind (an earlier test's last, invalid
+    'puma560') reaches the nodes a later test starts, and one of them took it for its robot.
+    """
+    latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    publisher = ros_client.node.create_publisher(String, TOPIC, latched)
+    yield publisher
+    ros_client.node.destroy_publisher(publisher)
+
+
 @pytest.fixture(scope="module")
 def waiting_nodes(ros_env, ros_client, tmp_path_factory):
     """Gravity, service and inverse-dynamics nodes started without a robot."""
@@ -84,7 +99,7 @@ def waiting_nodes(ros_env, ros_client, tmp_path_factory):
         assert proc.proc.returncode in (0, -15), proc.log_path.read_text()
 
 
-def test_nodes_wait_for_robot_description_then_follow_it(waiting_nodes, ros_client):
+def test_nodes_wait_for_robot_description_then_follow_it(waiting_nodes, ros_client, description):
     from robot_dynamics_interfaces.srv import GetGravityTorques
     gravity, service, inverse = waiting_nodes
     client = ros_client
@@ -109,9 +124,6 @@ def test_nodes_wait_for_robot_description_then_follow_it(waiting_nodes, ros_clie
     assert not answer.success and "no robot model yet" in answer.message
 
     # 2. An invalid URDF is refused with the reason; still nothing.
-    latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
-                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
-    description = client.node.create_publisher(String, TOPIC, latched)
     description.publish(String(data=PLANAR_URDF.replace("</robot>", "")))
     assert client.spin_until(lambda: "refused" in gravity.log_text()), gravity.log_text()
     assert "malformed XML" in gravity.log_text() and "still no robot model" in gravity.log_text()
@@ -261,7 +273,8 @@ def test_bringup_arguments(tmp_path):
         node_descriptions("", params_file="")
 
 
-def test_corpus_descriptions_as_parameter_and_topic(ros_env, ros_client, tmp_path, monkeypatch):
+def test_corpus_descriptions_as_parameter_and_topic(ros_env, ros_client, tmp_path, monkeypatch,
+                                                    description):
     """A vendor xacro path with ``xacro_arguments``, and a vendor URDF on the latched topic."""
     from urdf_corpus import BY_NAME, ament_prefix, expanded, source_path
     prefix = ament_prefix(tmp_path / "ament")
@@ -276,9 +289,6 @@ def test_corpus_descriptions_as_parameter_and_topic(ros_env, ros_client, tmp_pat
                   {"robot_description": ""}, namespace=f"{NS}_xt")
     try:
         client = ros_client
-        latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
-                             durability=DurabilityPolicy.TRANSIENT_LOCAL)
-        description = client.node.create_publisher(String, TOPIC, latched)
         text = expanded(xarm6, prefix)
         description.publish(String(data=text))
         for proc, ns, model in (
