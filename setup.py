@@ -33,7 +33,7 @@ setup(
     tests_require=["pytest"],
     entry_points={
         "console_scripts": [
-            "robot-dynamics = robot_dynamics_ros.cli:main",
+            "robot-dynamics = robot_dynamics_ros.commands.cli:main",
             "inverse_dynamics_node = robot_dynamics_ros.nodes.executables:main",
             "gravity_compensation_node = robot_dynamics_ros.nodes.executables:main",
             "dynamics_service_node = robot_dynamics_ros.nodes.executables:main",

@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from robot_dynamics_ros.bags import write_joint_states  # noqa: E402
-from robot_dynamics_ros.joint_state_cdr import JOINT_STATE, JointStateTemplate  # noqa: E402
+from robot_dynamics_ros.messages.cdr import JOINT_STATE, JointStateTemplate  # noqa: E402
 from robot_dynamics_ros.bags.process import REFERENCE, ProcessOptions, process_bag  # noqa: E402
 from robot_dynamics_ros.bags.storage import output_bag  # noqa: E402
 from robot_dynamics_ros.bags.types import typestore  # noqa: E402
@@ -48,7 +48,7 @@ CHUNK = 50_000
 def make_bag(path: Path, count: int, with_reference: bool = True):
     """Write ``count`` Puma joint states at 1 kHz (a smooth motion, its torques), a reference."""
     from rclpy.serialization import serialize_message
-    from robot_dynamics_ros.ros_messages import trajectory_to_msg
+    from robot_dynamics_ros.messages.conversions import trajectory_to_msg
     model = RobotModel.named("puma560")
     template = JointStateTemplate(model.joint_names, ("position", "velocity", "effort"))
     duration = count * 1e-3
@@ -166,7 +166,7 @@ def play_timing(workdir: Path):
     env = dict(os.environ, ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST",
                ROS_DOMAIN_ID=os.environ.get("BENCH_ROS_DOMAIN_ID", str(1 + os.getpid() % 100)),
                ROS_LOG_DIR=tempfile.mkdtemp(prefix="bench-bags-roslog-"))
-    cli = [sys.executable, "-m", "robot_dynamics_ros.cli", "bag"]
+    cli = [sys.executable, "-m", "robot_dynamics_ros.commands.cli", "bag"]
     recorded = workdir / "played"
     shutil.rmtree(recorded, ignore_errors=True)
     recorder = subprocess.Popen([*cli, "record", str(recorded), "--topics", "/bench_js"],

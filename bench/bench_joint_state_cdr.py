@@ -1,5 +1,5 @@
 """
-Speed of the package's JointState codec (robot_dynamics_ros.joint_state_cdr) against the libraries.
+Speed of the package's JointState codec (robot_dynamics_ros.messages.cdr) against the libraries.
 
     python3 bench/bench_joint_state_cdr.py [--count N] [--repeat R] [--quick]
 
@@ -34,10 +34,10 @@ from sensor_msgs.msg import JointState  # noqa: E402
 
 from robot_dynamics_ros.bags.types import typestore  # noqa: E402
 from robot_dynamics_ros.core import RobotModel  # noqa: E402
-from robot_dynamics_ros.joint_state_cdr import (JOINT_STATE, BatchDecoder,  # noqa: E402
+from robot_dynamics_ros.messages.cdr import (JOINT_STATE, BatchDecoder,  # noqa: E402
                                                 JointStateTemplate)
-from robot_dynamics_ros.ros_messages import JointOrder, joint_state_values  # noqa: E402
-from robot_dynamics_ros.serialized_messages import JointStateReader  # noqa: E402
+from robot_dynamics_ros.messages.conversions import JointOrder, joint_state_values  # noqa: E402
+from robot_dynamics_ros.messages.serialized import JointStateReader  # noqa: E402
 
 
 def best(function, repeat: int) -> float:

@@ -31,7 +31,7 @@ from identification_data import perturbed  # noqa: E402
 from robot_dynamics_ros.bags import write_joint_states  # noqa: E402
 from robot_dynamics_ros.core import JointTrajectory, RobotModel, rnea, simulate  # noqa: E402
 
-CLI = [sys.executable, "-m", "robot_dynamics_ros.cli"]
+CLI = [sys.executable, "-m", "robot_dynamics_ros.commands.cli"]
 
 
 def real_robot(model):

@@ -39,7 +39,7 @@ from robot_dynamics_ros.core.identification.pipeline import (IdentificationOptio
                                                              prepare_validation)
 from robot_dynamics_ros.core.identification.validation import rms
 
-CLI = [sys.executable, "-m", "robot_dynamics_ros.cli"]
+CLI = [sys.executable, "-m", "robot_dynamics_ros.commands.cli"]
 LINKS = ["shoulder_link", "upper_arm_link", "forearm_link", "wrist_1_link", "wrist_2_link",
          "wrist_3_link"]
 RECORDINGS = ["ur-20_02_10-30sec_12harm", "ur-20_02_12-40sec_12harm", "ur-20_02_12-50sec_12harm",

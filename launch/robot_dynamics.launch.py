@@ -9,7 +9,7 @@ Start the robot_dynamics_ros nodes.
 Arguments: ``robot``, ``namespace``, ``nodes``, ``use_sim_time``, ``params_file``, ``autostart``
 (true: the managed nodes, inverse_dynamics and gravity_compensation, configure and activate
 themselves; false: they stay unconfigured for ``ros2 lifecycle set``) and the topics
-of ``robot_dynamics_ros.bringup.TOPIC_ARGUMENTS`` (``ros2 launch ... --show-args`` lists them
+of ``robot_dynamics_ros.nodes.bringup.TOPIC_ARGUMENTS`` (``ros2 launch ... --show-args`` lists them
 with their defaults).  The node list comes from ``bringup.node_descriptions``, the function that
 ``robot-dynamics bringup`` (all nodes in one process) uses, which checks every argument: a bad
 one (an unknown robot, node or topic name) fails the launch with one message before any node
@@ -21,7 +21,7 @@ from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import LifecycleNode, Node
 
-from robot_dynamics_ros.bringup import (DEFAULT_NAMESPACE, DEFAULT_NODES, DEFAULT_ROBOT,
+from robot_dynamics_ros.nodes.bringup import (DEFAULT_NAMESPACE, DEFAULT_NODES, DEFAULT_ROBOT,
                                         NODE_TYPES, ROBOT_TOPIC, TOPIC_ARGUMENTS,
                                         default_params_file, node_descriptions)
 

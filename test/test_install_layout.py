@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from robot_dynamics_ros.bringup import NODE_TYPES
+from robot_dynamics_ros.nodes.bringup import NODE_TYPES
 from locations import REPO
 
 ament = pytest.importorskip("ament_index_python.packages")

@@ -1,5 +1,5 @@
 """
-The package's one JointState CDR codec (robot_dynamics_ros.joint_state_cdr).
+The package's one JointState CDR codec (robot_dynamics_ros.messages.cdr).
 
 Oracles: rosbags' and rclpy's own serialisers and deserialisers of sensor_msgs/JointState.
 """
@@ -12,7 +12,7 @@ from sensor_msgs.msg import JointState as RclpyJointState
 
 from bag_messages import serialized, ts_joint_state
 from robot_dynamics_ros.bags.types import typestore
-from robot_dynamics_ros.joint_state_cdr import (JOINT_STATE, BatchDecoder, JointStateTemplate,
+from robot_dynamics_ros.messages.cdr import (JOINT_STATE, BatchDecoder, JointStateTemplate,
                                                 NameLayouts, arrays_after, name_layout)
 
 NS = 1_000_000_000

@@ -1,5 +1,5 @@
 """
-The serialized joint_states input and effort outputs (robot_dynamics_ros.serialized_messages).
+The serialized joint_states input and effort outputs (robot_dynamics_ros.messages.serialized).
 
 Oracles: rclpy's own (de)serialisation through rmw, and ``ros_messages.joint_state_values`` on
 the deserialised message: the reader must give exactly what the standard path gives (values, or
@@ -13,10 +13,10 @@ from rclpy.serialization import deserialize_message, serialize_message
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
-from robot_dynamics_ros import serialized_messages
+from robot_dynamics_ros.messages import serialized as serialized_messages
 from robot_dynamics_ros.nodes.outputs import EffortOutputs
-from robot_dynamics_ros.ros_messages import JointOrder, MessageRejected, joint_state_values
-from robot_dynamics_ros.serialized_messages import (KNOWN_LAYOUTS, Float64ArrayWriter,
+from robot_dynamics_ros.messages.conversions import JointOrder, MessageRejected, joint_state_values
+from robot_dynamics_ros.messages.serialized import (KNOWN_LAYOUTS, Float64ArrayWriter,
                                                     JointStateReader, JointStateWriter)
 
 NAMES = ["joint1", "joint2", "joint3", "joint4", "joint5", "joint6"]

@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 IMAGES = ROOT / "doc" / "images"
 PY = sys.executable
-CLI = [PY, "-m", "robot_dynamics_ros.cli"]
+CLI = [PY, "-m", "robot_dynamics_ros.commands.cli"]
 
 # name -> command (run from the repository root; {out} is the PNG, {tmp} a scratch directory)
 COMMANDS = {

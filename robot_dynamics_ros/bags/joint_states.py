@@ -26,8 +26,8 @@ from typing import Iterator, NamedTuple
 import numpy as np
 
 from ..core.errors import BagError
-from ..joint_state_cdr import JOINT_STATE, BatchDecoder, Group
-from ..joint_state_checks import JointOrder, joint_state_batch
+from ..messages.cdr import JOINT_STATE, BatchDecoder, Group
+from ..messages.checks import JointOrder, joint_state_batch
 from .info import seconds_text
 from .reader import open_bag
 from .types import deserialize

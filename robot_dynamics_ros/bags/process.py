@@ -48,13 +48,13 @@ import numpy as np
 from rosbags.interfaces import (Qos, QosDurability, QosHistory, QosLiveliness, QosReliability,
                                 QosTime)
 
-from ..bringup import DEFAULT_NAMESPACE
+from ..nodes.bringup import DEFAULT_NAMESPACE
 from ..core import Reference, RobotModel, gravity_torques, rnea
 from ..core.control import (DEFAULT_KD, DEFAULT_KP, MODES, POLICIES, EffortLimiter, Gains,
                             TorqueLaw, effective_limits, holding_torques)
 from ..core.errors import BagError, RobotDynamicsError
 from ..core.observer import ObserverOptions
-from ..joint_state_cdr import JOINT_STATE, JointStateTemplate
+from ..messages.cdr import JOINT_STATE, JointStateTemplate
 from . import observer_output
 from .joint_states import CHUNK, JointStateChecker, message_error, progress_bar
 from .reader import MAX_METADATA_BYTES, open_bag
@@ -337,7 +337,7 @@ class _Processor:
     # -- references ---------------------------------------------------------------------------
     def reference_message(self, raw, now: int):
         """Apply a reference message recorded at ``now`` as inverse_dynamics_node does."""
-        from ..ros_messages import JointOrder, MessageRejected, trajectory_from_msg
+        from ..messages.conversions import JointOrder, MessageRejected, trajectory_from_msg
         index, self.reference_read = self.reference_read, self.reference_read + 1
         try:
             msg = deserialize(raw, REFERENCE)

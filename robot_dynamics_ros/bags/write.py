@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.errors import BagError
-from ..joint_state_cdr import JOINT_STATE, JointStateTemplate
+from ..messages.cdr import JOINT_STATE, JointStateTemplate
 from .joint_states import topic_name
 from .storage import DEFAULT_STORAGE, output_bag
 from .types import typestore

@@ -1,7 +1,7 @@
 """
 robot-dynamics bringup: the nodes of launch/robot_dynamics.launch.py, all in one process.
 
-Same arguments, defaults and node list (``robot_dynamics_ros.bringup.node_descriptions``) as the
+Same arguments, defaults and node list (``robot_dynamics_ros.nodes.bringup.node_descriptions``) as the
 launch file; each node spins in its own thread.  Extra ``--ros-args ...`` (remappings,
 parameters) apply to every node.  Ctrl-C (also twice) ends it cleanly with exit code 0.
 """
@@ -11,7 +11,7 @@ import argparse
 import signal
 import sys
 
-from ..bringup import (DEFAULT_NAMESPACE, DEFAULT_NODES, DEFAULT_ROBOT, NODE_TYPES, ROBOT_TOPIC,
+from ..nodes.bringup import (DEFAULT_NAMESPACE, DEFAULT_NODES, DEFAULT_ROBOT, NODE_TYPES, ROBOT_TOPIC,
                        TOPIC_ARGUMENTS)
 
 HELP = "run the dynamics nodes (as the launch file would) in one process"
@@ -60,7 +60,7 @@ def topic_values(args) -> dict:
 
 
 def run(args) -> int:
-    from ..bringup import node_descriptions
+    from ..nodes.bringup import node_descriptions
     try:
         descriptions = node_descriptions(
             args.robot, args.namespace, args.nodes, args.use_sim_time, args.params_file,
@@ -78,7 +78,7 @@ def run(args) -> int:
 def _run(args, descriptions) -> int:
     import rclpy
 
-    from ..bringup import create_nodes, ros_args, spin
+    from ..nodes.bringup import create_nodes, ros_args, spin
     from ..nodes.base import CONFIGURATION_ERRORS
     init_args = ros_args(descriptions)
     if args.ros_args:

@@ -11,7 +11,7 @@ import importlib
 import re
 import sys
 
-from .core.errors import RobotDynamicsError, error_summary
+from ..core.errors import RobotDynamicsError, error_summary
 
 # xacro's command-line arguments, as in `robot-dynamics check robot.urdf.xacro ur_type:=ur5e`
 # (bringup passes ROS arguments through: its NAME:=VALUE are remappings, not xacro's).

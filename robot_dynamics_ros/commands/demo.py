@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..bringup import DEFAULT_NAMESPACE, DEFAULT_ROBOT
+from ..nodes.bringup import DEFAULT_NAMESPACE, DEFAULT_ROBOT
 from .bringup import add_topic_arguments, topic_values
 
 HELP = ("computed-torque tracking of the simulated robot through the nodes, printing what they "
@@ -156,7 +156,7 @@ def run(args) -> int:
     os.environ.setdefault("ROS_LOG_DIR", str(work / "log"))
     from ..bags.interrupt import stop_on_signals
     from ..bags.storage import check_output
-    from ..bringup import node_descriptions
+    from ..nodes.bringup import node_descriptions
     from ..core import RobotModel
 
     if not args.duration > 0.0 or not args.print_period > 0.0:
@@ -202,7 +202,7 @@ def _run(args, model, traj, descriptions, bag: Path, stop: threading.Event) -> i
 
     from ..bags.record import QOS_DEPTH, Recorder
     from ..bags.storage import RECORD_FLUSH_PERIOD, output_bag
-    from ..bringup import Spinner, create_nodes, ros_args
+    from ..nodes.bringup import Spinner, create_nodes, ros_args
 
     controllers, simulator = descriptions[:-1], descriptions[-1:]
     rclpy.init(args=["robot-dynamics"] + ros_args(descriptions),
@@ -327,7 +327,7 @@ def _print_header(args, model, traj, description, bag: Path):
 
 def _deliver_reference(demo, publisher, traj, stop) -> bool:
     """Publish the reference once inverse_dynamics, the scaler and the recorder listen."""
-    from ..ros_messages import trajectory_to_msg
+    from ..messages.conversions import trajectory_to_msg
     end = time.monotonic() + 30.0
     while publisher.get_subscription_count() < 3 and not stop.is_set():
         if time.monotonic() > end:
@@ -380,7 +380,7 @@ def _services(demo, description, traj, stop) -> bool:
     from robot_dynamics_interfaces.srv import GetMassMatrix, ScaleTrajectory
 
     from ..core import JointTrajectory
-    from ..ros_messages import trajectory_to_msg
+    from ..messages.conversions import trajectory_to_msg
     ns = description.namespace.rstrip("/")
 
     def call(client, request):          # answered while the spinner runs; bounded waits

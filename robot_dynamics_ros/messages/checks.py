@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from .core import InputError, joint_index
+from ..core import InputError, joint_index
 
 # A message naming more joints than this is refused before any per-joint work (whole-body
 # joint_states of a humanoid carry ~100): one absurd message must not stall a node (issue 10, N5).

@@ -19,10 +19,10 @@ from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory as JointTrajectoryMsg
 from trajectory_msgs.msg import JointTrajectoryPoint
 
-from .core import JointTrajectory
+from ..core import JointTrajectory
 # The checks of a joint_states message live in joint_state_checks (ROS-free, shared with the bag
 # tools); their names stay importable from here.
-from .joint_state_checks import (MAX_JOINT_VALUE, MAX_MESSAGE_JOINTS,  # noqa: F401
+from .checks import (MAX_JOINT_VALUE, MAX_MESSAGE_JOINTS,  # noqa: F401
                                  JointOrder, MessageRejected, joint_state_lists, pick,
                                  plausible_joint_values)
 

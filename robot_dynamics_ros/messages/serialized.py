@@ -33,9 +33,9 @@ from rclpy.serialization import deserialize_message
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
-from .joint_state_cdr import (HEADER, STAMP, UINT32, CdrBuilder, JointStateTemplate,
+from .cdr import (HEADER, STAMP, UINT32, CdrBuilder, JointStateTemplate,
                               NameLayouts, aligned, arrays_after, name_layout)
-from .ros_messages import (JointOrder, MessageRejected, joint_state_values,
+from .conversions import (JointOrder, MessageRejected, joint_state_values,
                            plausible_joint_values)
 
 # Name lists a reader keeps, the most recent first (a robot driver sends one; a misbehaving

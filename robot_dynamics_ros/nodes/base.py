@@ -59,8 +59,8 @@ from std_msgs.msg import String
 
 from ..core import RobotDescriptionError, RobotDynamicsError, joint_index
 from ..core.joint_names import inverse
-from ..ros_messages import MAX_MESSAGE_JOINTS, JointOrder, MessageRejected
-from ..serialized_messages import JointStateReader, trajectory_size
+from ..messages.conversions import MAX_MESSAGE_JOINTS, JointOrder, MessageRejected
+from ..messages.serialized import JointStateReader, trajectory_size
 from .diagnostics import DiagnosticsReporter, Extra, diagnostic_array
 from .dynamics import ModelOptions, load_robot, model_from_topic, select_dynamics
 from .errors import describe, topic_guard

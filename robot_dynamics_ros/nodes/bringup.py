@@ -101,8 +101,8 @@ DEFAULT_TOPICS = {name: argument.default for name, argument in TOPIC_ARGUMENTS.i
 
 _HERE = Path(__file__).resolve()
 # config/ of a source checkout (or editable install), else <prefix>/share/robot_dynamics_ros/config
-CONFIG_DIRS = (_HERE.parents[1] / "config",) + tuple(
-    prefix / "share" / PACKAGE / "config" for prefix in _HERE.parents[4:5])
+CONFIG_DIRS = (_HERE.parents[2] / "config",) + tuple(
+    prefix / "share" / PACKAGE / "config" for prefix in _HERE.parents[5:6])
 
 
 def default_params_file() -> str:
@@ -176,8 +176,8 @@ def _check_names(namespace: str, topics: dict):
 
 def _check_robot(robot: str, root_link: str, tip_link: str, model: dict):
     """Raise ValueError unless ``robot`` (with the links of a URDF) loads as a valid robot."""
-    from .core import RobotDynamicsError, RobotModel
-    from .core.model.xacro_file import parse_arguments
+    from ..core import RobotDynamicsError, RobotModel
+    from ..core.model.xacro_file import parse_arguments
     if not robot:
         raise ValueError(f"robot: empty (give '{ROBOT_TOPIC}' to take the URDF from "
                          "/robot_description)")
@@ -362,7 +362,7 @@ class Spinner:
     def __init__(self, nodes, context=None):
         import rclpy
 
-        from .nodes.executor import make_executor
+        from .executor import make_executor
         self.context = context or rclpy.get_default_context()
         self._executors = []
         executors = {}                  # node -> its executor
@@ -389,7 +389,7 @@ class Spinner:
         return self
 
     def _run(self, executor):
-        from .nodes.executor import spin
+        from .executor import spin
         try:
             spin(executor, self.context, lambda: self._stopped)
         except KeyboardInterrupt:

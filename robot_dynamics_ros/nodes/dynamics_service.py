@@ -27,7 +27,7 @@ from robot_dynamics_interfaces.srv import (GetForwardDynamics, GetGravityTorques
 
 from ..core import joint_index
 from ..core.joint_names import inverse
-from ..ros_messages import MessageRejected, request_vector
+from ..messages.conversions import MessageRejected, request_vector
 from .base import DynamicsNode, main_for
 from . import task_space_services as task_space
 from .errors import service_guard

@@ -14,7 +14,7 @@ import functools
 from typing import Callable
 
 from ..core.errors import RobotDynamicsError, error_summary
-from ..ros_messages import MessageRejected
+from ..messages.conversions import MessageRejected
 
 MAX_MESSAGE_CHARS = 600
 

@@ -17,13 +17,13 @@ def main(argv=None) -> int:
     """Run the node kind whose executable this process was started as."""
     name = os.path.basename(sys.argv[0])
     try:
-        from ..bringup import NODE_TYPES
+        from .bringup import NODE_TYPES
         kinds = [kind for kind, node_type in NODE_TYPES.items() if node_type.executable == name]
         if not kinds:
             known = sorted(t.executable for t in NODE_TYPES.values())
             print(f"{name}: not a robot_dynamics_ros node executable ({known})", file=sys.stderr)
             sys.exit(2)
-        from ..bringup import NodeDescription
+        from .bringup import NodeDescription
         from .base import run_node
         node_class = NodeDescription(kinds[0], name, kinds[0], "/").node_class()
         code = run_node(node_class, argv)

@@ -35,8 +35,8 @@ from std_msgs.msg import Bool, Float64MultiArray
 
 from ..core.observer import ContactDetector, MomentumObserver, ObserverOptions
 from ..core.observer.wrench import wrench_values
-from ..ros_messages import MessageRejected, joint_state_effort, joint_state_values
-from ..serialized_messages import JointStateWriter
+from ..messages.conversions import MessageRejected, joint_state_effort, joint_state_values
+from ..messages.serialized import JointStateWriter
 from .base import main_for
 from .diagnostics import Extra
 from .errors import topic_guard

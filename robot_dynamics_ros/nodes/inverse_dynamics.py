@@ -54,7 +54,7 @@ from trajectory_msgs.msg import JointTrajectory as JointTrajectoryMsg
 
 from ..core import Reference
 from ..core.control import Gains, TorqueLaw
-from ..ros_messages import MAX_TRAJECTORY_POINTS, trajectory_from_msg
+from ..messages.conversions import MAX_TRAJECTORY_POINTS, trajectory_from_msg
 from .base import main_for
 from .errors import topic_guard
 from .torque_node import TorqueNode

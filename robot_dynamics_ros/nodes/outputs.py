@@ -26,8 +26,8 @@ import math
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
-from ..ros_messages import MessageRejected
-from ..serialized_messages import Float64ArrayWriter, JointStateWriter
+from ..messages.conversions import MessageRejected
+from ..messages.serialized import Float64ArrayWriter, JointStateWriter
 
 
 class EffortOutputs:

@@ -245,7 +245,7 @@ def rules_text(spec: ParameterSpec) -> str:
 
 def main(argv=None) -> int:
     """Print the parameter reference, or write it to doc/parameters.md (``--write``)."""
-    from ..bringup import NODE_TYPES, NodeDescription
+    from .bringup import NODE_TYPES, NodeDescription
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     parser.add_argument("--write", metavar="PATH", nargs="?", const="doc/parameters.md",
                         help="write the page to PATH (default doc/parameters.md)")

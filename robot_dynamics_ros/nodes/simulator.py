@@ -77,7 +77,7 @@ from ..core.observer import joint_torques_of_wrench
 from ..core.simulation import MeasurementNoise, Simulator
 from ..core.simulation.dynamics import ForwardDynamics
 from ..implementations import simulation_terms
-from ..ros_messages import MessageRejected, check_joint_values
+from ..messages.conversions import MessageRejected, check_joint_values
 from .base import DynamicsNode, main_for
 from .errors import topic_guard
 

@@ -22,7 +22,7 @@ from ..core import InfeasibleError
 from ..core.task_space import (dynamic_manipulability, inverse_kinematics,
                                operational_space_model, payload_capacity)
 from ..core.task_space.task import parse_task, planar_task_rows, ROW_NAMES
-from ..ros_messages import MAX_JOINT_VALUE, MessageRejected
+from ..messages.conversions import MAX_JOINT_VALUE, MessageRejected
 
 # A target quaternion further than this from unit length is refused rather than normalised.
 QUATERNION_NORM_TOLERANCE = 1e-3

@@ -13,7 +13,7 @@ import pytest
 from locations import DATA
 from robot_dynamics_ros.bags import bag_info, format_info, write_joint_states
 from robot_dynamics_ros.bags.info import seconds_text
-from robot_dynamics_ros.cli import main
+from robot_dynamics_ros.commands.cli import main
 
 TESTS = DATA / "bags" / "rosbag2" / "rosbag2_tests" / "resources"
 

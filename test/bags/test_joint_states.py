@@ -15,8 +15,8 @@ from robot_dynamics_ros.bags import (bag_info, format_info, load_joint_states, r
                                      write_joint_states)
 from robot_dynamics_ros.bags.joint_states import JointStateChecker
 from robot_dynamics_ros.core import BagError
-from robot_dynamics_ros.joint_state_cdr import JOINT_STATE
-from robot_dynamics_ros.ros_messages import JointOrder, MessageRejected, joint_state_values
+from robot_dynamics_ros.messages.cdr import JOINT_STATE
+from robot_dynamics_ros.messages.conversions import JointOrder, MessageRejected, joint_state_values
 
 NS = 1_000_000_000
 

@@ -14,7 +14,7 @@ import pytest
 from observer_cases import GENTLE, puma, push_wrench, track, write_bag
 from robot_dynamics_ros.bags import load_joint_states
 from robot_dynamics_ros.bags.process import ProcessOptions, process_bag
-from robot_dynamics_ros.cli import main as cli_main
+from robot_dynamics_ros.commands.cli import main as cli_main
 from robot_dynamics_ros.core import InputError
 from robot_dynamics_ros.core.observer import MomentumObserver, ObserverOptions
 

@@ -14,13 +14,13 @@ from rclpy.serialization import serialize_message
 
 from bag_cli import cli, wait_exit, wait_for_log
 from robot_dynamics_ros.bags import load_joint_states, write_joint_states
-from robot_dynamics_ros.joint_state_cdr import JOINT_STATE, JointStateTemplate
+from robot_dynamics_ros.messages.cdr import JOINT_STATE, JointStateTemplate
 from robot_dynamics_ros.bags.process import REFERENCE, ProcessOptions, process_bag
 from robot_dynamics_ros.bags.storage import output_bag
 from robot_dynamics_ros.bags.types import typestore
 from robot_dynamics_ros.commands.demo import demo_trajectory
 from robot_dynamics_ros.core import RobotModel, gravity_torques, simulate
-from robot_dynamics_ros.ros_messages import trajectory_to_msg
+from robot_dynamics_ros.messages.conversions import trajectory_to_msg
 from locations import DATA
 from ros_fixtures import *  # noqa: F401,F403
 from ros_fixtures import NodeProcess, private_namespace

@@ -16,14 +16,14 @@ from rclpy.serialization import serialize_message
 
 from bag_messages import puma_run, raw_bag, serialized, ts_joint_state
 from robot_dynamics_ros.bags import load_joint_states, write_joint_states
-from robot_dynamics_ros.joint_state_cdr import JOINT_STATE, JointStateTemplate
+from robot_dynamics_ros.messages.cdr import JOINT_STATE, JointStateTemplate
 from robot_dynamics_ros.bags.process import REFERENCE, ProcessOptions, process_bag
 from robot_dynamics_ros.bags.storage import output_bag
 from robot_dynamics_ros.bags.types import typestore
 from robot_dynamics_ros.core import (BagError, JointTrajectory, Reference, RobotModel,
                                      gravity_torques, rnea)
 from robot_dynamics_ros.core.errors import BagError as CoreBagError
-from robot_dynamics_ros.ros_messages import trajectory_to_msg
+from robot_dynamics_ros.messages.conversions import trajectory_to_msg
 
 NS = 1_000_000_000
 TOPICS = {"reference_topic": "/reference_trajectory", "namespace": ""}   # as the test bags have
@@ -312,7 +312,7 @@ def test_damaged_messages_are_named_or_skipped_and_counted(tmp_path, puma, stora
 
 
 def test_the_command_line_reports_drops_and_damage_in_one_line(tmp_path, puma, capsys):
-    from robot_dynamics_ros.cli import main
+    from robot_dynamics_ros.commands.cli import main
     messages, _ = good_messages(puma)
     messages[3] = (messages[3][0], b"garbage")
     states_bag(tmp_path / "in", puma, messages)

@@ -25,9 +25,9 @@ from robot_dynamics_ros.bags.reader import open_bag
 from robot_dynamics_ros.bags.recover import recover
 from robot_dynamics_ros.bags.storage import output_bag
 from robot_dynamics_ros.bags.types import typestore
-from robot_dynamics_ros.cli import main
+from robot_dynamics_ros.commands.cli import main
 from robot_dynamics_ros.core import BagError
-from robot_dynamics_ros.joint_state_cdr import JOINT_STATE, BatchDecoder, JointStateTemplate
+from robot_dynamics_ros.messages.cdr import JOINT_STATE, BatchDecoder, JointStateTemplate
 
 REINDEX = DATA / "bags" / "rosbag2" / "humble" / "rosbag2_tests" / "resources" / \
     "reindex_test_bags"
@@ -60,7 +60,7 @@ WRITER = textwrap.dedent("""
     sys.path.insert(0, {repo!r})
     from robot_dynamics_ros.bags.storage import RECORD_FLUSH_PERIOD, output_bag
     from robot_dynamics_ros.bags.types import typestore
-    from robot_dynamics_ros.joint_state_cdr import JOINT_STATE, JointStateTemplate
+    from robot_dynamics_ros.messages.cdr import JOINT_STATE, JointStateTemplate
     template = JointStateTemplate(["a", "b"], ("position",))
     with output_bag(sys.argv[1], sys.argv[2], flush_period=RECORD_FLUSH_PERIOD) as writer:
         connection = writer.add_connection("/joint_states", JOINT_STATE, typestore=typestore())

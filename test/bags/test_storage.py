@@ -13,7 +13,7 @@ import pytest
 from independent_readers import independent_messages, joint_state_rows
 from robot_dynamics_ros.bags.storage import output_bag
 from robot_dynamics_ros.bags.types import typestore
-from robot_dynamics_ros.joint_state_cdr import JOINT_STATE, JointStateTemplate
+from robot_dynamics_ros.messages.cdr import JOINT_STATE, JointStateTemplate
 
 THREADS, PER_THREAD = 4, 400
 

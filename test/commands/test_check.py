@@ -7,7 +7,7 @@ import textwrap
 import yaml
 
 from locations import REPO
-from robot_dynamics_ros.cli import main as cli_main
+from robot_dynamics_ros.commands.cli import main as cli_main
 from robot_texts import planar_dict
 
 
@@ -40,7 +40,7 @@ def test_core_and_check_command_work_without_rclpy():
                     raise ModuleNotFoundError(f"No module named {name!r} (blocked)", name=name)
         sys.meta_path.insert(0, NoRos())
         from robot_dynamics_ros.core import RobotModel, gravity_torques
-        from robot_dynamics_ros.cli import main
+        from robot_dynamics_ros.commands.cli import main
         print(gravity_torques(RobotModel.named("puma560"), [0.0] * 6)[1])
         sys.exit(main(["check", "planar2"]))
     """)

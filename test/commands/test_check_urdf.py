@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 
 from locations import REPO
-from robot_dynamics_ros.cli import main as cli_main
+from robot_dynamics_ros.commands.cli import main as cli_main
 from robot_dynamics_ros.core import RobotModel
 from urdf_samples import random_urdf
 

@@ -8,8 +8,8 @@ import numpy as np
 from generated_checks import TOLERANCE, assert_agree, random_states
 from locations import REPO
 from random_robots import random_state
-from robot_dynamics_ros import cli
-from robot_dynamics_ros.cli import main as cli_main
+from robot_dynamics_ros.commands import cli
+from robot_dynamics_ros.commands.cli import main as cli_main
 from robot_dynamics_ros.codegen import generate, generated_model
 from robot_dynamics_ros.core import RobotModel, mass_matrix, rnea
 from urdf_samples import random_urdf, relative_error

@@ -1,6 +1,6 @@
 """`robot-dynamics convert` / `urdf`: output files and refusals."""
 
-from robot_dynamics_ros.cli import main as cli_main
+from robot_dynamics_ros.commands.cli import main as cli_main
 
 
 def test_output_files_are_not_overwritten_by_accident(tmp_path, capsys):

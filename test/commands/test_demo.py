@@ -37,7 +37,7 @@ START_UP = 10                   # states after the release of the hold not check
 KP, KD = 100.0, 20.0            # the controller's default gains
 
 
-def run_demo(ros_env, tmp_path, tag, *extra, launcher=("-m", "robot_dynamics_ros.cli")):
+def run_demo(ros_env, tmp_path, tag, *extra, launcher=("-m", "robot_dynamics_ros.commands.cli")):
     """Run the demo on private topics; return (stdout, bag path, namespace)."""
     ns = private_namespace(tag)
     bag = tmp_path / f"{tag}_bag"
@@ -190,7 +190,7 @@ def test_a_recording_far_behind_the_loop_still_holds_the_whole_run(ros_env, tmp_
 
 def test_demo_refuses_an_existing_bag(ros_env, tmp_path):
     (tmp_path / "taken").mkdir()
-    result = subprocess.run([sys.executable, "-m", "robot_dynamics_ros.cli", "demo", "--bag",
+    result = subprocess.run([sys.executable, "-m", "robot_dynamics_ros.commands.cli", "demo", "--bag",
                              str(tmp_path / "taken")], env=ros_env, cwd=str(ROOT),
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 1 and "exists already" in result.stderr, result

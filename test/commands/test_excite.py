@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from robot_dynamics_ros.cli import main
+from robot_dynamics_ros.commands.cli import main
 from robot_dynamics_ros.core import JointTrajectory
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from identification_data import multisine, real_robot
 from robot_dynamics_ros.bags import write_joint_states
-from robot_dynamics_ros.cli import main
+from robot_dynamics_ros.commands.cli import main
 from robot_dynamics_ros.core import RobotModel
 from robot_dynamics_ros.core.identification import predicted_effort
 

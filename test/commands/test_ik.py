@@ -4,7 +4,7 @@ import re
 
 import numpy as np
 
-from robot_dynamics_ros.cli import main as cli_main
+from robot_dynamics_ros.commands.cli import main as cli_main
 from robot_dynamics_ros.core import RobotModel, tool_pose
 from robot_dynamics_ros.core.task_space import rotation_matrix
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from locations import PUMA_PATH, REPO
-from robot_dynamics_ros.cli import main
+from robot_dynamics_ros.commands.cli import main
 from robot_dynamics_ros.core import JointTrajectory, Limits, RobotModel, rnea, time_optimal_scaling
 
 

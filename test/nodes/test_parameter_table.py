@@ -13,7 +13,7 @@ import math
 import pytest
 
 from locations import REPO
-from robot_dynamics_ros.bringup import NODE_TYPES, NodeDescription
+from robot_dynamics_ros.nodes.bringup import NODE_TYPES, NodeDescription
 from robot_dynamics_ros.nodes import parameter_table
 from robot_dynamics_ros.nodes.parameter_table import (ParameterSpec, TableError, check,
                                                       load_table, load_tables, markdown)

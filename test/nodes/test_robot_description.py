@@ -19,7 +19,7 @@ import pytest
 from ros_fixtures import *  # noqa: F401,F403
 from ros_fixtures import TIMEOUT, NodeProcess, private_namespace
 
-from robot_dynamics_ros.bringup import node_descriptions
+from robot_dynamics_ros.nodes.bringup import node_descriptions
 from robot_dynamics_ros.core import RobotModel, gravity_torques
 from robot_dynamics_ros.core.model.urdf_export import urdf_text
 

@@ -39,7 +39,7 @@ def local_nodes(ros_env):
     """Nodes in this process, on a private context: ``make(kind)``."""
     import rclpy
 
-    from robot_dynamics_ros.bringup import node_descriptions
+    from robot_dynamics_ros.nodes.bringup import node_descriptions
     context = rclpy.Context()
     rclpy.init(context=context)
     made = []
@@ -128,7 +128,7 @@ class CountingNames(list):
 
 
 def test_n5_absurd_sizes_are_refused_before_any_per_joint_work():
-    from robot_dynamics_ros.ros_messages import JointOrder, MessageRejected, joint_state_arrays
+    from robot_dynamics_ros.messages.conversions import JointOrder, MessageRejected, joint_state_arrays
 
     class Message:
         name = CountingNames(f"j{i}" for i in range(100_000))
@@ -142,7 +142,7 @@ def test_n5_absurd_sizes_are_refused_before_any_per_joint_work():
 
 def test_n4_log_lines_are_capped():
     from robot_dynamics_ros.nodes.errors import MAX_MESSAGE_CHARS, describe
-    from robot_dynamics_ros.ros_messages import JointOrder, MessageRejected
+    from robot_dynamics_ros.messages.conversions import JointOrder, MessageRejected
     unknown = [f"unknown_joint_{i}" for i in range(1000)]          # under the size limit
     with pytest.raises(MessageRejected) as info:
         JointOrder(NAMES).indices(unknown + NAMES[:5], "joint_states")
@@ -236,7 +236,7 @@ def logs(client, ns, text):
 def bringup(ros_env, ros_client, tmp_path_factory):
     ns = private_namespace("rb_dds")
     tmp = tmp_path_factory.mktemp("robustness")
-    argv = [sys.executable, "-m", "robot_dynamics_ros.cli", "bringup", "--namespace", ns,
+    argv = [sys.executable, "-m", "robot_dynamics_ros.commands.cli", "bringup", "--namespace", ns,
             "--nodes", "inverse_dynamics,gravity_compensation", "--params-file", "",
             "--joint-states", f"{ns}/joint_states", "--ros-args", "-p", "warning_period:=0.0",
             "-p", "input_timeout:=0.0", "-p", "friction_compensation:=true"]

@@ -91,7 +91,7 @@ def test_node_executable(ros_env, ros_client, tmp_path):
 
 def test_bringup(ros_env, ros_client, tmp_path):
     ns = private_namespace("sd_bringup")
-    argv = [sys.executable, "-m", "robot_dynamics_ros.cli", "bringup", "--namespace", ns,
+    argv = [sys.executable, "-m", "robot_dynamics_ros.commands.cli", "bringup", "--namespace", ns,
             "--joint-states", f"{ns}/joint_states"]
     proc = start_group(argv, ros_env, tmp_path / "bringup.log")
     check_clean_exit(proc, tmp_path / "bringup.log", ros_client,

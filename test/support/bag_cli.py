@@ -5,7 +5,7 @@ import time
 
 from ros_fixtures import NodeProcess
 
-CLI = [sys.executable, "-m", "robot_dynamics_ros.cli", "bag"]
+CLI = [sys.executable, "-m", "robot_dynamics_ros.commands.cli", "bag"]
 
 
 def cli(env, log_dir, name, *args):

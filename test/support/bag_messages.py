@@ -5,7 +5,7 @@ import numpy as np
 from robot_dynamics_ros.bags.storage import output_bag
 from robot_dynamics_ros.bags.types import typestore
 from robot_dynamics_ros.core import gravity_torques, simulate
-from robot_dynamics_ros.joint_state_cdr import JOINT_STATE
+from robot_dynamics_ros.messages.cdr import JOINT_STATE
 
 NS = 1_000_000_000
 

@@ -17,7 +17,7 @@ from robot_dynamics_ros.bags.types import typestore
 from robot_dynamics_ros.codegen import generated_model
 from robot_dynamics_ros.core import RobotModel, jacobian
 from robot_dynamics_ros.core.simulation import Simulator
-from robot_dynamics_ros.joint_state_cdr import JOINT_STATE, JointStateTemplate
+from robot_dynamics_ros.messages.cdr import JOINT_STATE, JointStateTemplate
 
 Q0 = np.array([0.0, 0.6, -0.9, 0.2, 0.5, 0.1])
 KP, KD = 100.0, 20.0

@@ -10,7 +10,7 @@ import time
 
 def main() -> int:
     from robot_dynamics_ros.bags import storage
-    from robot_dynamics_ros.cli import main as cli_main
+    from robot_dynamics_ros.commands.cli import main as cli_main
     delay, write = float(sys.argv[1]), storage.BagWriter.write
 
     def slow_write(self, connection, timestamp, data):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from generated_checks import assert_same_robot
-from robot_dynamics_ros.cli import main as cli_main
+from robot_dynamics_ros.commands.cli import main as cli_main
 from robot_dynamics_ros.core import RobotDescriptionError, RobotModel, forward_kinematics
 from robot_dynamics_ros.core.model import resolve_robot_path
 from robot_dynamics_ros.core.model.inertia import inertia_entries, inertia_matrix

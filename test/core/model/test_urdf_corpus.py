@@ -18,7 +18,7 @@ import warnings
 import numpy as np
 import pytest
 
-from robot_dynamics_ros.cli import main as cli_main
+from robot_dynamics_ros.commands.cli import main as cli_main
 from robot_dynamics_ros.core import (RobotModel, coriolis_matrix, forward_dynamics,
                                      gravity_torques, jacobian, mass_matrix, rnea, tool_pose)
 from robot_dynamics_ros.core.model.dh_description import modified_dh_description, robot_yaml_text

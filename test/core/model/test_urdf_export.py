@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from generated_checks import TOLERANCE, assert_same_robot, random_states
-from robot_dynamics_ros.cli import main as cli_main
+from robot_dynamics_ros.commands.cli import main as cli_main
 from robot_dynamics_ros.core import RobotModel, jacobian, rnea
 from robot_dynamics_ros.core.model.dh_description import modified_dh_description, robot_yaml_text
 from urdf_samples import PinocchioChain, random_urdf, relative_error

@@ -16,7 +16,7 @@ import pinocchio as pin
 import pytest
 
 from generated_checks import TOLERANCE
-from robot_dynamics_ros.cli import main as cli_main
+from robot_dynamics_ros.commands.cli import main as cli_main
 from robot_dynamics_ros.core import (RobotModel, coriolis_matrix, forward_dynamics,
                                      forward_kinematics, gravity_torques, jacobian, mass_matrix,
                                      rnea, tool_pose)
