@@ -22,12 +22,14 @@ module                     formulation                                 frames   
 the rigid-body torque, equal to ``rnea(model.rigid(), ...)`` (rotors and friction are ignored).
 Models in the other DH convention are converted exactly (``_common.py``).  Each module's
 ``torques(view, inputs)`` is the recursion itself, written so that it also runs on counting
-scalars (``opcount.count_operations``).  These are reference implementations for comparison and
-teaching; the package's fast, batched algorithm is ``robot_dynamics_ros.core.rnea``.
+scalars (``count_operations``, with ``opcount``'s counting scalars).  These are reference
+implementations for comparison and teaching; the package's fast, batched algorithm is
+``robot_dynamics_ros.core.rnea``.
 """
 from . import (dalembert, lagrange_euler, modified_newton_euler, newton_euler_base,
                newton_euler_link, renaud)
-from .opcount import OpCount, count_operations
+from ._common import count_operations
+from .opcount import OpCount
 
 FORMULATIONS = {
     "lagrange_euler": lagrange_euler,

@@ -37,7 +37,7 @@ from ..errors import InputError
 from ..inputs import joint_arrays, vector_argument
 from ..model.cache import model_constant
 from ..transforms import exact_cos_sin, homogeneous, placement, rot_x
-from .opcount import Counted
+from .opcount import Counted, OpCount, counted_array, counting, value_of
 
 
 @dataclass(frozen=True, eq=False)
@@ -253,3 +253,20 @@ def acceleration_tensor(w, dw) -> np.ndarray:
     return np.array([[-(yy + zz), xy - dw[2], xz + dw[1]],
                      [xy + dw[2], -(xx + zz), yz - dw[0]],
                      [xz - dw[1], yz + dw[0], -(xx + yy)]])
+
+
+def count_operations(formulation, model, q, qd, qdd) -> tuple[OpCount, np.ndarray]:
+    """
+    Operations of one inverse-dynamics evaluation of ``formulation`` (a module of this package).
+
+    Free motion (no wrench, as in the source texts' counts), the model's gravity as a constant.
+    The joint state is counted; the robot's constants are not.  Returns the tally and the torque it
+    computed (which must equal the float evaluation).
+    """
+    view = formulation.view_of(model)
+    floats = prepare(model, view, q, qd, qdd)
+    inp = Inputs(counted_array(floats.q), counted_array(floats.qd), counted_array(floats.qdd),
+                 floats.gravity, None, None)
+    with counting() as tally:
+        tau = formulation.torques(view, inp)
+    return tally, value_of(list(tau))

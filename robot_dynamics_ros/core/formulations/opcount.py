@@ -207,22 +207,3 @@ def counting():
         yield counter
     finally:
         _active.remove(counter)
-
-
-def count_operations(formulation, model, q, qd, qdd) -> tuple[OpCount, np.ndarray]:
-    """
-    Operations of one inverse-dynamics evaluation of ``formulation`` (a module of this package).
-
-    Free motion (no wrench, as in the source texts' counts), the model's gravity as a constant.
-    The joint state is counted; the robot's constants are not.  Returns the tally and the torque it
-    computed (which must equal the float evaluation).
-    """
-    from ._common import Inputs, prepare   # _common imports Counted from here
-
-    view = formulation.view_of(model)
-    floats = prepare(model, view, q, qd, qdd)
-    inp = Inputs(counted_array(floats.q), counted_array(floats.qd), counted_array(floats.qdd),
-                 floats.gravity, None, None)
-    with counting() as tally:
-        tau = formulation.torques(view, inp)
-    return tally, value_of(list(tau))
