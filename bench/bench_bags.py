@@ -48,7 +48,7 @@ CHUNK = 50_000
 def make_bag(path: Path, count: int, with_reference: bool = True):
     """Write ``count`` Puma joint states at 1 kHz (a smooth motion, its torques), a reference."""
     from rclpy.serialization import serialize_message
-    from robot_dynamics_ros.messages.conversions import trajectory_to_msg
+    from robot_dynamics_ros.messages.ros import trajectory_to_msg
     model = RobotModel.named("puma560")
     template = JointStateTemplate(model.joint_names, ("position", "velocity", "effort"))
     duration = count * 1e-3

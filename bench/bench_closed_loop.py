@@ -58,9 +58,9 @@ def run(controller_robot: str, plant_robot: str, tag: str, env, log_dir,
     from sensor_msgs.msg import JointState
     from std_msgs.msg import Float64MultiArray
     from trajectory_msgs.msg import JointTrajectory as JointTrajectoryMsg
-    from robot_dynamics_ros.commands.demo import demo_trajectory
+    from robot_dynamics_ros.core.trajectories.demo import demo_trajectory
     from robot_dynamics_ros.core import RobotModel
-    from robot_dynamics_ros.messages.conversions import trajectory_to_msg
+    from robot_dynamics_ros.messages.ros import trajectory_to_msg
     traj = demo_trajectory(RobotModel.named(plant_robot), duration)
     namespace = f"/closed_loop_{os.getpid()}_{tag}"
     context = rclpy.Context()

@@ -8,9 +8,9 @@ rclpy serialises them:
 
 * decoding a chunk (the bag tools): ``BatchDecoder.decode`` against rosbags'
   ``Typestore.deserialize_cdr`` and rclpy's ``deserialize_message``, one message at a time;
-* reading one message in a node: ``serialized_messages.JointStateReader.read`` (the codec's
+* reading one message in a node: ``messages.serialized.JointStateReader.read`` (the codec's
   known-layout path and the nodes' checks) against rclpy's ``deserialize_message`` followed by
-  the same checks (``ros_messages.joint_state_values``), what a non-raw subscription costs;
+  the same checks (``messages.conversions.joint_state_values``), what a non-raw subscription costs;
 * encoding: ``JointStateTemplate.encode_many`` (bags) and ``encode`` (nodes) against rosbags'
   ``serialize_cdr`` and rclpy's ``serialize_message``.
 
@@ -35,7 +35,7 @@ from sensor_msgs.msg import JointState  # noqa: E402
 from robot_dynamics_ros.bags.types import typestore  # noqa: E402
 from robot_dynamics_ros.core import RobotModel  # noqa: E402
 from robot_dynamics_ros.messages.cdr import (JOINT_STATE, BatchDecoder,  # noqa: E402
-                                                JointStateTemplate)
+                                             JointStateTemplate)
 from robot_dynamics_ros.messages.conversions import JointOrder, joint_state_values  # noqa: E402
 from robot_dynamics_ros.messages.serialized import JointStateReader  # noqa: E402
 

@@ -9,7 +9,7 @@ The node runs in its own process; this process sends it a trajectory of ``--poin
 and 2 s after each refusal.
 
 * By topic the node reads the point count from the serialized bytes and refuses before any
-  conversion (``serialized_messages.trajectory_size``).
+  conversion (``messages.serialized.trajectory_size``).
 * By service the node reads it from the C message rmw deserialized the request into, before rclpy
   would convert it to Python objects (``nodes/bounded_requests.py``).  The reference timed in the
   same run is that conversion (``rclpy.serialization.deserialize_message`` of the same request in

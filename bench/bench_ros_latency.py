@@ -214,7 +214,7 @@ def scaling_request():
     from robot_dynamics_interfaces.srv import ScaleTrajectory
 
     from robot_dynamics_ros.core import JointTrajectory
-    from robot_dynamics_ros.messages.conversions import trajectory_to_msg
+    from robot_dynamics_ros.messages.ros import trajectory_to_msg
     t = np.linspace(0.0, 10.0, 1000)
     phase = 2 * np.pi * t[:, None] / 10.0 + np.arange(6)[None, :]
     q = 0.3 * np.sin(phase)
@@ -378,8 +378,9 @@ def main(argv=None) -> int:
                                                     *ros_args, "-r", "__node:=trajectory_scaler"]))
         else:
             nodes = ",".join(kinds + (["trajectory_scaler"] if args.scaling_load else []))
-            argvs = [("bringup", [sys.executable, "-m", "robot_dynamics_ros.commands.cli", "bringup",
-                                  "--namespace", NAMESPACE, "--nodes", nodes, "--params-file", "",
+            argvs = [("bringup", [sys.executable, "-m", "robot_dynamics_ros.commands.cli",
+                                  "bringup", "--namespace", NAMESPACE, "--nodes", nodes,
+                                  "--params-file", "",
                                   "--joint-states", "joint_states", "--ros-args",
                                   *node_parameters(args)])]
         phase = run_phase(deployment, argvs, [OUTPUTS[k] for k in kinds], args, env, tmp,

@@ -87,7 +87,7 @@ def pinocchio_rk4(pm, q0, qd0, duration: float, dt: float = 1e-3):
 
 def feedforward_table(model, duration: float, dt: float = 1e-3):
     """Return (q0, a controller that plays back the demo trajectory's RNEA torques per step)."""
-    from robot_dynamics_ros.commands.demo import demo_trajectory
+    from robot_dynamics_ros.core.trajectories.demo import demo_trajectory
     from robot_dynamics_ros.core import rnea
     traj = demo_trajectory(model, 4.0)              # (within the effort limits)
     times = np.arange(int(round(duration / dt)) + 1) * dt

@@ -30,7 +30,7 @@ def _message(names, k: int, rng) -> bytes:
 
 def _reference(model):
     from robot_dynamics_ros.core import JointTrajectory
-    from robot_dynamics_ros.messages.conversions import trajectory_to_msg
+    from robot_dynamics_ros.messages.ros import trajectory_to_msg
     times = np.linspace(0.0, 60.0, 7)
     positions = np.outer(np.sin(times / 10.0), np.ones(model.n)) * 0.5
     return trajectory_to_msg(JointTrajectory(model.joint_names, times, positions))

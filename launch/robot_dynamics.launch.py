@@ -22,8 +22,8 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import LifecycleNode, Node
 
 from robot_dynamics_ros.nodes.bringup import (DEFAULT_NAMESPACE, DEFAULT_NODES, DEFAULT_ROBOT,
-                                        NODE_TYPES, ROBOT_TOPIC, TOPIC_ARGUMENTS,
-                                        default_params_file, node_descriptions)
+                                              NODE_TYPES, ROBOT_TOPIC, TOPIC_ARGUMENTS,
+                                              default_params_file, node_descriptions)
 
 
 def _nodes(context, *args, **kwargs):

@@ -14,7 +14,7 @@ Public API (ROS-free: rosbags and numpy only):
   in chunks (:class:`JointStates`: ``time`` and ``stamp`` in int64 ns, ``position``,
   ``velocity``, ``effort`` (N, n) in a given joint order, NaN where a message has no velocity or
   effort), memory bounded by the chunk size; messages the torque nodes would refuse (their
-  checks, ``joint_state_checks``) or bytes that are no JointState raise
+  checks, ``messages.checks``) or bytes that are no JointState raise
   :class:`~robot_dynamics_ros.core.errors.BagError` naming the message, or are skipped and
   counted with ``skip_invalid=True``.  :func:`load_joint_states` reads them all.
 * :func:`write_joint_states` -- write arrays (e.g. a simulated run) as a bag of JointState.

@@ -8,9 +8,9 @@ Usage::
         chunk.time, chunk.stamp, chunk.position, chunk.velocity, chunk.effort   # (N,), (N, n)
     everything = load_joint_states("run_bag", joint_names=model.joint_names)   # one JointStates
 
-Each message is decoded by the package's JointState codec (``joint_state_cdr``; what it does not
+Each message is decoded by the package's JointState codec (``messages.cdr``; what it does not
 read, big-endian data, goes through rosbags) and checked with exactly the torque nodes' checks
-(``joint_state_checks``): matched *by name* onto ``joint_names`` (default: the joints of the
+(``messages.checks``): matched *by name* onto ``joint_names`` (default: the joints of the
 first message), extra joints ignored; a wanted joint missing or a name listed twice, position /
 velocity lengths that differ from the names', a needed value that is not finite or beyond
 ``MAX_JOINT_VALUE``, and bytes that are no JointState (kind ``malformed``) make a message

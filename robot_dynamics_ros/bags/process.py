@@ -32,7 +32,7 @@ joint state and with its header stamp and recorded time:
 Messages are checked as the nodes check them (``joint_states``) and the invalid ones are dropped
 and counted; a bag none of whose joint states match the robot is refused.  The dynamics run on
 whole chunks (the core's batched RNEA), decoding and encoding on numpy arrays
-(``joint_state_cdr``), so memory stays bounded by the chunk size and the dynamics do not dominate.
+(``messages.cdr``), so memory stays bounded by the chunk size and the dynamics do not dominate.
 The output is written to a temporary directory and renamed when complete.
 """
 from __future__ import annotations
@@ -48,13 +48,14 @@ import numpy as np
 from rosbags.interfaces import (Qos, QosDurability, QosHistory, QosLiveliness, QosReliability,
                                 QosTime)
 
-from ..nodes.bringup import DEFAULT_NAMESPACE
 from ..core import Reference, RobotModel, gravity_torques, rnea
 from ..core.control import (DEFAULT_KD, DEFAULT_KP, MODES, POLICIES, EffortLimiter, Gains,
                             TorqueLaw, effective_limits, holding_torques)
 from ..core.errors import BagError, RobotDynamicsError
 from ..core.observer import ObserverOptions
 from ..messages.cdr import JOINT_STATE, JointStateTemplate
+from ..messages.conversions import JointOrder, MessageRejected, trajectory_from_msg
+from ..messages.topics import DEFAULT_NAMESPACE
 from . import observer_output
 from .joint_states import CHUNK, JointStateChecker, message_error, progress_bar
 from .reader import MAX_METADATA_BYTES, open_bag
@@ -337,7 +338,6 @@ class _Processor:
     # -- references ---------------------------------------------------------------------------
     def reference_message(self, raw, now: int):
         """Apply a reference message recorded at ``now`` as inverse_dynamics_node does."""
-        from ..messages.conversions import JointOrder, MessageRejected, trajectory_from_msg
         index, self.reference_read = self.reference_read, self.reference_read + 1
         try:
             msg = deserialize(raw, REFERENCE)

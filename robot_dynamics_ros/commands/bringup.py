@@ -1,8 +1,8 @@
 """
 robot-dynamics bringup: the nodes of launch/robot_dynamics.launch.py, all in one process.
 
-Same arguments, defaults and node list (``robot_dynamics_ros.nodes.bringup.node_descriptions``) as the
-launch file; each node spins in its own thread.  Extra ``--ros-args ...`` (remappings,
+Same arguments, defaults and node list (``robot_dynamics_ros.nodes.bringup.node_descriptions``)
+as the launch file; each node spins in its own thread.  Extra ``--ros-args ...`` (remappings,
 parameters) apply to every node.  Ctrl-C (also twice) ends it cleanly with exit code 0.
 """
 from __future__ import annotations
@@ -11,8 +11,8 @@ import argparse
 import signal
 import sys
 
-from ..nodes.bringup import (DEFAULT_NAMESPACE, DEFAULT_NODES, DEFAULT_ROBOT, NODE_TYPES, ROBOT_TOPIC,
-                       TOPIC_ARGUMENTS)
+from ..nodes.bringup import (DEFAULT_NAMESPACE, DEFAULT_NODES, DEFAULT_ROBOT, NODE_TYPES,
+                             ROBOT_TOPIC, TOPIC_ARGUMENTS)
 
 HELP = "run the dynamics nodes (as the launch file would) in one process"
 

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..core.trajectories.demo import demo_trajectory
 from ..nodes.bringup import DEFAULT_NAMESPACE, DEFAULT_ROBOT
 from .bringup import add_topic_arguments, topic_values
 
@@ -70,21 +71,6 @@ def add_arguments(parser):
                         help="also draw the reference, the joint positions and the tracking "
                              "error over time into this PNG file")
     add_topic_arguments(parser, TOPICS)
-
-
-def demo_trajectory(model, duration: float):
-    """Rest-to-rest quintic out-and-back motion between two poses inside the joint limits."""
-    from ..core import JointTrajectory
-    # Continuous joints (no position limits) move within one turn.
-    lower = np.where(np.isfinite(model.lower), model.lower, -np.pi)
-    upper = np.where(np.isfinite(model.upper), model.upper, np.pi)
-    mid = 0.5 * (lower + upper)
-    span = upper - lower
-    q0 = np.clip(np.zeros(model.n), lower + 0.1 * span, upper - 0.1 * span)
-    q1 = q0 + 0.25 * span * np.sign(mid - q0 + 1e-9)
-    half = max(duration / 2.0, 0.5)
-    zeros = np.zeros((3, model.n))
-    return JointTrajectory(model.joint_names, [0.0, half, 2 * half], [q0, q1, q0], zeros, zeros)
 
 
 def _fmt(values) -> str:
@@ -327,7 +313,7 @@ def _print_header(args, model, traj, description, bag: Path):
 
 def _deliver_reference(demo, publisher, traj, stop) -> bool:
     """Publish the reference once inverse_dynamics, the scaler and the recorder listen."""
-    from ..messages.conversions import trajectory_to_msg
+    from ..messages.ros import trajectory_to_msg
     end = time.monotonic() + 30.0
     while publisher.get_subscription_count() < 3 and not stop.is_set():
         if time.monotonic() > end:
@@ -380,7 +366,7 @@ def _services(demo, description, traj, stop) -> bool:
     from robot_dynamics_interfaces.srv import GetMassMatrix, ScaleTrajectory
 
     from ..core import JointTrajectory
-    from ..messages.conversions import trajectory_to_msg
+    from ..messages.ros import trajectory_to_msg
     ns = description.namespace.rstrip("/")
 
     def call(client, request):          # answered while the spinner runs; bounded waits

@@ -30,7 +30,7 @@ def add_chain_arguments(parser) -> None:
 
 
 def load_robot(args) -> RobotModel:
-    """Return the model ``args`` name (RobotDescriptionError is reported by cli.main)."""
+    """Return the model ``args`` name (RobotDescriptionError is reported by commands.cli.main)."""
     return RobotModel.from_description(
         args.robot, getattr(args, "root_link", None), getattr(args, "tip_link", None),
         getattr(args, "strict_inertia", False),

@@ -8,7 +8,7 @@ change.  This module finds that layout once and then reads and writes the number
 * :class:`NameLayouts` recognises a message's frame id and name list (byte for byte, padding
   aside: rmw leaves padding bytes as they were in its buffer) among those seen before, or walks
   a new message to learn them; :func:`arrays_after` then finds the three float64 sequences.
-* The torque nodes read one message at a time with ``struct`` (``serialized_messages``); the bag
+* The torque nodes read one message at a time with ``struct`` (``serialized``); the bag
   tools decode whole chunks with :class:`BatchDecoder` (messages grouped by layout, the numbers
   read as numpy views of the joined bytes).
 * :class:`JointStateTemplate` writes messages with fixed names: one with ``struct``
@@ -22,7 +22,7 @@ count and its elements.  JointState is Header (Time stamp: int32 sec, uint32 nan
 frame_id), string[] name, float64[] position, velocity, effort.  Only little-endian messages are
 read here; anything else (big endian, malformed bytes) is left to the caller's library (rclpy in
 the nodes, rosbags in the bags), which decides what it accepts.  Checked against rosbags' and
-rclpy's serialisers in ``test/test_joint_state_cdr.py``; timed against them in
+rclpy's serialisers in ``test/messages/test_cdr.py``; timed against them in
 ``bench/bench_joint_state_cdr.py``: it is hand-written for speed (decoding a chunk takes a
 fraction of rosbags' or rclpy's time per message, encoding from a template a hundredth; the
 figures are in doc/benchmarks.md).

@@ -2,7 +2,7 @@
 What a usable sensor_msgs/JointState is: the one set of checks of the nodes and of the bag tools.
 
 ROS-free (numpy and the core's joint-name matching), so that ``bag process`` applies exactly
-the checks a torque node applies (``ros_messages.joint_state_values``) to the same values, one
+the checks a torque node applies (``conversions.joint_state_values``) to the same values, one
 message at a time in a node and on whole arrays of messages in a bag:
 
 * position and velocity have one entry per name (velocity may be empty), in that order;
@@ -29,7 +29,7 @@ from ..core import InputError, joint_index
 MAX_MESSAGE_JOINTS = 1024
 # The one bound of every joint value any node takes in -- a position [rad, m], velocity,
 # acceleration or effort in joint_states, a reference trajectory or a service request
-# (``ros_messages.check_joint_values``): beyond it a value is no measurement of or command for a
+# (``conversions.check_joint_values``): beyond it a value is no measurement of or command for a
 # robot (the dynamics would still turn 1e308 into a finite torque, or overflow).
 MAX_JOINT_VALUE = 1e6
 

@@ -1,5 +1,5 @@
 """
-Conversions between ROS messages and the numpy arrays of ``robot_dynamics_ros.core``.
+Conversions between message objects and the numpy arrays of ``robot_dynamics_ros.core``.
 
 Joint vectors are matched *by name* (``core.joint_index``): a message may list the joints in any
 order and may carry more joints than the robot (e.g. a gripper), but every joint the robot needs
@@ -7,24 +7,22 @@ must be there.  Problems raise :class:`MessageRejected` with a short ``kind`` (t
 in diagnostics and used to throttle warnings) and a message that says why; nothing is computed
 from a rejected message.
 
-This module needs the message packages (sensor_msgs, std_msgs, trajectory_msgs) but no running ROS.
+ROS-free: a message is read by its fields (``name``, ``position``, ``points``...), so the same
+functions take rclpy's messages in the nodes and rosbags' in ``bag process``.  Building rclpy
+messages from the core's types is ``messages.ros``.
 """
 from __future__ import annotations
 
 import math
 
 import numpy as np
-from builtin_interfaces.msg import Duration, Time
-from sensor_msgs.msg import JointState
-from trajectory_msgs.msg import JointTrajectory as JointTrajectoryMsg
-from trajectory_msgs.msg import JointTrajectoryPoint
 
 from ..core import JointTrajectory
-# The checks of a joint_states message live in joint_state_checks (ROS-free, shared with the bag
-# tools); their names stay importable from here.
+# The checks of a joint_states message live in messages.checks (shared with the bag tools);
+# their names stay importable from here.
 from .checks import (MAX_JOINT_VALUE, MAX_MESSAGE_JOINTS,  # noqa: F401
-                                 JointOrder, MessageRejected, joint_state_lists, pick,
-                                 plausible_joint_values)
+                     JointOrder, MessageRejected, joint_state_lists, pick,
+                     plausible_joint_values)
 
 # A reference trajectory with more points than this is refused before conversion.
 MAX_TRAJECTORY_POINTS = 100_000
@@ -35,7 +33,7 @@ def check_joint_values(values: np.ndarray, field: str, names, what: str) -> np.n
     Return ``values`` ((n,) or (points, n) floats) if every one is within ``MAX_JOINT_VALUE``.
 
     Otherwise MessageRejected naming the field, the joint (and the point): the same bound,
-    kinds and words as a joint state's (``joint_state_checks.pick``).
+    kinds and words as a joint state's (``checks.pick``).
     """
     bad = ~(np.abs(values) <= MAX_JOINT_VALUE)          # (NaN fails too)
     if not bad.any():
@@ -49,11 +47,11 @@ def check_joint_values(values: np.ndarray, field: str, names, what: str) -> np.n
     raise MessageRejected("non-finite", f"{what}: {where} is {value}")
 
 
-def joint_state_values(msg: JointState, order: JointOrder, need_velocity: bool = False):
+def joint_state_values(msg, order: JointOrder, need_velocity: bool = False):
     """
-    (q, qd) in the configured order from a JointState, as lists; qd is None when there is none.
+    (q, qd) in the configured order from a sensor_msgs/JointState, as lists; qd None if absent.
 
-    The checks are ``joint_state_checks``' (the same the bag tools apply): position/velocity
+    The checks are ``checks``' (the same the bag tools apply): position/velocity
     lengths different from name's, a needed joint missing, a joint listed twice, NaN/Inf or a
     value beyond ``MAX_JOINT_VALUE`` in a needed entry, or no velocity when ``need_velocity``
     raise MessageRejected.  Effort is ignored.
@@ -61,7 +59,7 @@ def joint_state_values(msg: JointState, order: JointOrder, need_velocity: bool =
     return joint_state_lists(msg.name, msg.position, msg.velocity, order, need_velocity)
 
 
-def joint_state_effort(msg: JointState, order: JointOrder) -> list:
+def joint_state_effort(msg, order: JointOrder) -> list:
     """
     Return the effort of a JointState in the configured order, checked as positions are.
 
@@ -79,7 +77,7 @@ def joint_state_effort(msg: JointState, order: JointOrder) -> list:
     return pick(msg.effort, index, "effort", order.names, "joint_states")
 
 
-def joint_state_arrays(msg: JointState, order: JointOrder, need_velocity: bool = False):
+def joint_state_arrays(msg, order: JointOrder, need_velocity: bool = False):
     """:func:`joint_state_values` as float arrays (qd None when the message has no velocity)."""
     q, qd = joint_state_values(msg, order, need_velocity)
     return np.array(q, dtype=float), None if qd is None else np.array(qd, dtype=float)
@@ -105,26 +103,15 @@ def request_vector(values, index: np.ndarray | None, n: int, field: str, names, 
     return out
 
 
-def stamp_seconds(stamp: Time) -> float:
+def stamp_seconds(stamp) -> float:
     """Convert a builtin_interfaces Time (or Duration) to seconds."""
     return stamp.sec + 1e-9 * stamp.nanosec
-
-
-def _sec_nanosec(t: float) -> tuple[int, int]:
-    sec = math.floor(t)
-    return int(sec), min(int(round((t - sec) * 1e9)), 999_999_999)
-
-
-def seconds_to_stamp(t: float) -> Time:
-    """Seconds as a builtin_interfaces Time."""
-    sec, nanosec = _sec_nanosec(t)
-    return Time(sec=sec, nanosec=nanosec)
 
 
 _POINT_FIELDS = ("positions", "velocities", "accelerations")
 
 
-def trajectory_from_msg(msg: JointTrajectoryMsg, order: JointOrder, allow_extra: bool = True,
+def trajectory_from_msg(msg, order: JointOrder, allow_extra: bool = True,
                         what: str = "reference_trajectory") -> JointTrajectory:
     """
     trajectory_msgs/JointTrajectory -> core JointTrajectory in the configured joint order.
@@ -170,27 +157,3 @@ def trajectory_from_msg(msg: JointTrajectoryMsg, order: JointOrder, allow_extra:
                                columns.get("accelerations"))
     except ValueError as exc:
         raise MessageRejected("trajectory", f"{what}: {exc}") from None
-
-
-def trajectory_to_msg(traj: JointTrajectory, stamp: Time | None = None,
-                      effort: bool = True) -> JointTrajectoryMsg:
-    """
-    Convert a core JointTrajectory to a message (fields that are None stay empty).
-
-    ``effort`` false leaves the points' effort empty (for the joint_trajectory_controllers that
-    refuse effort: doc/nodes.md).
-    """
-    msg = JointTrajectoryMsg()
-    if stamp is not None:
-        msg.header.stamp = stamp
-    msg.joint_names = list(traj.joint_names)
-    fields = {"positions": traj.positions, "velocities": traj.velocities,
-              "accelerations": traj.accelerations, "effort": traj.effort if effort else None}
-    rows = {name: values.tolist() for name, values in fields.items() if values is not None}
-    for k, t in enumerate(traj.times.tolist()):
-        sec, nanosec = _sec_nanosec(t)
-        p = JointTrajectoryPoint(time_from_start=Duration(sec=sec, nanosec=nanosec))
-        for name, values in rows.items():
-            setattr(p, name, values[k])
-        msg.points.append(p)
-    return msg

@@ -8,10 +8,10 @@ JointState object in about 14 us but its bytes in about 5 us (measured in one pr
 effect on the nodes: doc/benchmarks.md, "ROS throughput", bench/bench_ros_latency.py).  So the
 torque nodes subscribe to joint_states raw and publish raw, reading and writing the few fields they
 need with ``struct`` in the serialized form rmw uses, through the package's one JointState codec
-(``joint_state_cdr``, which the bag tools use too).
+(``cdr``, which the bag tools use too).
 
-Nothing here decides what a valid message is: that stays :func:`ros_messages.joint_state_values`
-(``joint_state_checks``).
+Nothing here decides what a valid message is: that stays :func:`conversions.joint_state_values`
+(``checks``).
 
 * :class:`JointStateReader` reads a serialized JointState directly only when its frame id and
   name list are, byte for byte (padding aside), those of an earlier message the standard path
@@ -33,10 +33,9 @@ from rclpy.serialization import deserialize_message
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
-from .cdr import (HEADER, STAMP, UINT32, CdrBuilder, JointStateTemplate,
-                              NameLayouts, aligned, arrays_after, name_layout)
-from .conversions import (JointOrder, MessageRejected, joint_state_values,
-                           plausible_joint_values)
+from .cdr import (HEADER, STAMP, UINT32, CdrBuilder, JointStateTemplate, NameLayouts, aligned,
+                  arrays_after, name_layout)
+from .conversions import JointOrder, MessageRejected, joint_state_values, plausible_joint_values
 
 # Name lists a reader keeps, the most recent first (a robot driver sends one; a misbehaving
 # publisher cannot grow the list, and a look-up tries them all).
@@ -195,7 +194,7 @@ def trajectory_size(raw: bytes) -> tuple[int, int]:
     Return (joint names, points) of a serialized trajectory_msgs/JointTrajectory, cheaply.
 
     A JointTrajectory begins as a JointState does (Header, then the string[] of joint names:
-    ``joint_state_cdr.name_layout`` walks them); the points' count follows.  Nothing else is
+    ``cdr.name_layout`` walks them); the points' count follows.  Nothing else is
     read: a node checks the size of a reference before it turns megabytes of points into Python
     objects (rclpy's conversion of a million points takes seconds and a gigabyte).
     MessageRejected ``malformed`` for bytes that are not one (as the full conversion would).

@@ -16,6 +16,6 @@ What every node shares, one concern per module:
 * ``errors``: the one table from core errors to log and service messages, and the guards.
 
 The nodes: ``gravity_compensation``, ``inverse_dynamics``, ``dynamics_service``,
-``trajectory_scaler``.  ``robot_dynamics_ros.nodes.bringup.NODE_TYPES`` lists them by name (the one
+``trajectory_scaler``.  ``robot_dynamics_ros.nodes.kinds.NODE_TYPES`` lists them by name (the one
 place where nodes are loaded by name).
 """

@@ -352,10 +352,10 @@ class DynamicsNodeBase:
         Subscribe ``handler`` to ``joint_states`` (best effort, overridable): a torque input.
 
         The subscription is raw: ``handler`` gets the serialized message, which
-        ``self.joint_state_reader`` reads (``serialized_messages``: at 1 kHz, taking a JointState
+        ``self.joint_state_reader`` reads (``messages.serialized``: at 1 kHz, taking a JointState
         as a Python object costs more CPU than the dynamics).  ``joint_states_handler`` /
         ``joint_states_subscription`` let the one-process bringup feed several nodes from one
-        subscription (``bringup.share_joint_states``).
+        subscription (``nodes.bringup.share_joint_states``).
         """
         from sensor_msgs.msg import JointState
         self.joint_states_handler = handler
@@ -369,7 +369,7 @@ class DynamicsNodeBase:
 
         The subscription is raw: a message with more than ``max_points`` points (or more joint
         names than any message may have) is refused from its serialized bytes
-        (``serialized_messages.trajectory_size``), before rclpy would turn it into Python
+        (``messages.serialized.trajectory_size``), before rclpy would turn it into Python
         objects; the others are converted and passed to ``handler`` (a topic_guard method).
         After a large message the freed memory goes back to the system (``nodes/memory.py``).
         """

@@ -4,7 +4,7 @@ Service requests holding a trajectory, refused by size before rclpy makes Python
 rclpy takes a service request from the middleware as the C message and converts all of it to
 Python objects before any code of the node runs: a request of a million trajectory points cost
 ~18 s and ~1 GB in that conversion alone (bench/bench_oversize_request.py).  Topics have a raw
-take (``raw=True``, checked by ``serialized_messages.trajectory_size``); services have none.  But
+take (``raw=True``, checked by ``messages.serialized.trajectory_size``); services have none.  But
 rclpy converts through the request class's metaclass: ``_CREATE_ROS_MESSAGE`` and
 ``_DESTROY_ROS_MESSAGE`` make and free the C message the middleware fills, ``_CONVERT_TO_PY`` (a C
 function of rosidl_generator_py, one per message type) turns it into the Python object.  A service

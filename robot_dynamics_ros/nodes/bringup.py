@@ -14,57 +14,23 @@ Topics: the nodes use relative names (``joint_states``, ``reference_trajectory``
 ``effort_command``...), so namespaces and remappings work.  :data:`TOPIC_ARGUMENTS` are the ones a
 user wires into a stack, with the defaults of the launch file and the bringup (joint states from
 ``/joint_states``, where joint_state_broadcaster publishes them; the rest under the namespace).
+
+This module sits above the nodes: the command line (``commands/bringup.py``, ``commands/demo.py``)
+and the launch file import it, no node does (the table of node kinds the nodes read is
+``kinds.py``).
 """
 from __future__ import annotations
 
-import importlib
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-PACKAGE = "robot_dynamics_ros"
+from ..core import RobotDynamicsError, RobotModel
+from ..core.model.xacro_file import parse_arguments
+from ..messages.topics import DEFAULT_NAMESPACE
+from .executor import make_executor, spin as spin_executor
+from .kinds import DEFAULT_NODES, NODE_TYPES, PACKAGE, NodeDescription
+
 PARAMS_FILE_NAME = "robot_dynamics.params.yaml"
-
-
-class NodeType(NamedTuple):
-    """A node kind: its console script, the module and class that implement it, if managed."""
-
-    executable: str
-    module: str
-    class_name: str
-    managed: bool = False           # a lifecycle node (``nodes/managed.py``): takes autostart
-
-
-# node kind -> NodeType.  Default node name = kind.
-# The one place where nodes are loaded by name: NodeDescription.node_class imports the module on
-# demand, so that the launch file and the CLI import this table without rclpy or any node module
-# (launch_ros starts the console script; the bringup imports the class).  Every console script
-# runs ``robot_dynamics_ros.nodes.executables:main``, which finds its kind here by the name it
-# was started as; setup.py's console_scripts list the same executables (test_ros_bringup checks).
-NODE_TYPES = {
-    "inverse_dynamics": NodeType("inverse_dynamics_node", f"{PACKAGE}.nodes.inverse_dynamics",
-                                 "InverseDynamicsNode", managed=True),
-    "gravity_compensation": NodeType("gravity_compensation_node",
-                                     f"{PACKAGE}.nodes.gravity_compensation",
-                                     "GravityCompensationNode", managed=True),
-    "dynamics_service": NodeType("dynamics_service_node", f"{PACKAGE}.nodes.dynamics_service",
-                                 "DynamicsServiceNode"),
-    "trajectory_scaler": NodeType("trajectory_scaler_node", f"{PACKAGE}.nodes.trajectory_scaler",
-                                  "TrajectoryScalerNode"),
-    # the stand-in for the robot (not started by default): publishes joint_states, takes
-    # effort_command, so the topic arguments below wire it to the other nodes
-    "simulator": NodeType("dynamics_simulator_node", f"{PACKAGE}.nodes.simulator",
-                          "DynamicsSimulatorNode"),
-    # collision detection (not started by default: it needs a joint torque in joint_states or
-    # the command topic, and thresholds that suit the robot): external_effort, external_wrench,
-    # contact
-    "external_torque_observer": NodeType("external_torque_observer_node",
-                                         f"{PACKAGE}.nodes.external_torque_observer",
-                                         "ExternalTorqueObserverNode", managed=True),
-}
-DEFAULT_NODES = ("inverse_dynamics", "gravity_compensation", "dynamics_service",
-                 "trajectory_scaler")
-DEFAULT_NAMESPACE = "robot_dynamics"
 DEFAULT_ROBOT = "puma560"
 ROBOT_TOPIC = "topic"           # robot:=topic -> robot_description '' (the URDF by topic)
 
@@ -114,31 +80,6 @@ def default_params_file() -> str:
     return ""
 
 
-@dataclass(frozen=True)
-class NodeDescription:
-    """One node to start: what, under which name, with which parameters and remappings."""
-
-    kind: str                       # key of NODE_TYPES
-    executable: str                 # console script (launch_ros Node executable)
-    name: str
-    namespace: str
-    parameters: dict = field(default_factory=dict)   # explicit parameters, override params_file
-    params_file: str = ""           # ROS parameter file ('/**: ros__parameters:' ...), may be ''
-    remappings: tuple = ()          # (from, to) pairs, as launch_ros Node(remappings=...)
-
-    def node_class(self):
-        """Import the class of this node's kind."""
-        node_type = NODE_TYPES[self.kind]
-        return getattr(importlib.import_module(node_type.module), node_type.class_name)
-
-    def cli_args(self) -> list[str]:
-        """Node-specific ROS arguments (the remappings) for an rclpy Node created in-process."""
-        args = []
-        for source, target in self.remappings:
-            args += ["-r", f"{source}:={target}"]
-        return ["--ros-args", *args] if args else []
-
-
 def _as_bool(value, what: str) -> bool:
     if isinstance(value, bool):
         return value
@@ -176,8 +117,6 @@ def _check_names(namespace: str, topics: dict):
 
 def _check_robot(robot: str, root_link: str, tip_link: str, model: dict):
     """Raise ValueError unless ``robot`` (with the links of a URDF) loads as a valid robot."""
-    from ..core import RobotDynamicsError, RobotModel
-    from ..core.model.xacro_file import parse_arguments
     if not robot:
         raise ValueError(f"robot: empty (give '{ROBOT_TOPIC}' to take the URDF from "
                          "/robot_description)")
@@ -362,7 +301,6 @@ class Spinner:
     def __init__(self, nodes, context=None):
         import rclpy
 
-        from .executor import make_executor
         self.context = context or rclpy.get_default_context()
         self._executors = []
         executors = {}                  # node -> its executor
@@ -389,9 +327,8 @@ class Spinner:
         return self
 
     def _run(self, executor):
-        from .executor import spin
         try:
-            spin(executor, self.context, lambda: self._stopped)
+            spin_executor(executor, self.context, lambda: self._stopped)
         except KeyboardInterrupt:
             pass
 

@@ -12,7 +12,7 @@ A torque command never leaves above a joint's effort limit unless told: the node
 messages.
 
 Per message this is on the 1 kHz path: values are lists (no numpy), and both messages are
-published serialized, written into templates of their fixed parts (``serialized_messages``: 5 us
+published serialized, written into templates of their fixed parts (``messages.serialized``: 5 us
 per publish instead of 10-15 us for a message object).  Should rclpy not read a template's bytes
 back as the message they were written from (checked once per joint order and set of fields),
 that output publishes message objects, built once and refilled (rclpy serialises inside

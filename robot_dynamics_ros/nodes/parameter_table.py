@@ -16,7 +16,7 @@ What uses the tables: :class:`~robot_dynamics_ros.nodes.parameters.NodeParameter
 every parameter of a node's tables with a ParameterDescriptor (description, read-only, range) and
 checks every value with :func:`check`; :func:`markdown` writes the parameter reference
 (``doc/parameters.md``; ``python -m robot_dynamics_ros.nodes.parameter_table --write`` updates
-it, a test checks that it is current).  Which node has which tables: ``bringup.NODE_TYPES``.
+it, a test checks that it is current).  Which node has which tables: ``kinds.NODE_TYPES``.
 """
 from __future__ import annotations
 
@@ -245,7 +245,7 @@ def rules_text(spec: ParameterSpec) -> str:
 
 def main(argv=None) -> int:
     """Print the parameter reference, or write it to doc/parameters.md (``--write``)."""
-    from .bringup import NODE_TYPES, NodeDescription
+    from .kinds import NODE_TYPES, NodeDescription
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     parser.add_argument("--write", metavar="PATH", nargs="?", const="doc/parameters.md",
                         help="write the page to PATH (default doc/parameters.md)")

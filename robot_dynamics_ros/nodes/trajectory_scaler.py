@@ -52,7 +52,8 @@ from ..core import InputError, Limits, time_optimal_scaling, uniform_scaling
 from ..core.trajectories.joint_limits_file import load_joint_limits
 from ..core.trajectories.limits import with_jerk
 from ..implementations import select
-from ..messages.conversions import MAX_MESSAGE_JOINTS, trajectory_from_msg, trajectory_to_msg
+from ..messages.conversions import MAX_MESSAGE_JOINTS, trajectory_from_msg
+from ..messages.ros import trajectory_to_msg
 from .base import DynamicsNode, main_for
 from .bounded_requests import Oversize, bounded_trajectory_service, refuse_oversize
 from .errors import service_guard, topic_guard

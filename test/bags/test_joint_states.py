@@ -2,7 +2,8 @@
 Joint states read from bags as arrays (robot_dynamics_ros.bags.joint_states) and written.
 
 Oracles: a simulated run written and read back bit for bit; rosbags' serialisation of each
-message; the torque nodes' own checks (``ros_messages.joint_state_values``) on every message.
+message; the torque nodes' own checks (``messages.conversions.joint_state_values``) on every
+message.
 """
 
 import numpy as np

@@ -18,9 +18,9 @@ from robot_dynamics_ros.messages.cdr import JOINT_STATE, JointStateTemplate
 from robot_dynamics_ros.bags.process import REFERENCE, ProcessOptions, process_bag
 from robot_dynamics_ros.bags.storage import output_bag
 from robot_dynamics_ros.bags.types import typestore
-from robot_dynamics_ros.commands.demo import demo_trajectory
+from robot_dynamics_ros.core.trajectories.demo import demo_trajectory
 from robot_dynamics_ros.core import RobotModel, gravity_torques, simulate
-from robot_dynamics_ros.messages.conversions import trajectory_to_msg
+from robot_dynamics_ros.messages.ros import trajectory_to_msg
 from locations import DATA
 from ros_fixtures import *  # noqa: F401,F403
 from ros_fixtures import NodeProcess, private_namespace

@@ -23,7 +23,7 @@ from robot_dynamics_ros.bags.types import typestore
 from robot_dynamics_ros.core import (BagError, JointTrajectory, Reference, RobotModel,
                                      gravity_torques, rnea)
 from robot_dynamics_ros.core.errors import BagError as CoreBagError
-from robot_dynamics_ros.messages.conversions import trajectory_to_msg
+from robot_dynamics_ros.messages.ros import trajectory_to_msg
 
 NS = 1_000_000_000
 TOPICS = {"reference_topic": "/reference_trajectory", "namespace": ""}   # as the test bags have

@@ -9,8 +9,8 @@ from robot_dynamics_ros.commands.cli import main as cli_main
 
 
 def test_the_command_line_reports_a_bad_bag_in_one_line(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "robot_dynamics_ros.commands.cli", "bag", "info",
-                             str(tmp_path / "missing")], capture_output=True, text=True)
+    result = subprocess.run([sys.executable, "-m", "robot_dynamics_ros.commands.cli", "bag",
+                             "info", str(tmp_path / "missing")], capture_output=True, text=True)
     assert result.returncode == 1
     assert result.stderr.strip() == ("robot-dynamics bag: unusable bag: bag "
                                      f"{tmp_path / 'missing'}: no such file or directory")

@@ -26,7 +26,7 @@ from independent_readers import independent_messages, joint_state_rows
 from ros_fixtures import *  # noqa: F401,F403
 from ros_fixtures import ROOT, private_namespace
 from robot_dynamics_ros.bags import bag_info, load_joint_states
-from robot_dynamics_ros.commands.demo import demo_trajectory
+from robot_dynamics_ros.core.trajectories.demo import demo_trajectory
 from robot_dynamics_ros.core import RobotModel, rnea, simulate
 
 pytestmark = pytest.mark.ros          # starts DDS (see test/conftest.py)
@@ -190,8 +190,8 @@ def test_a_recording_far_behind_the_loop_still_holds_the_whole_run(ros_env, tmp_
 
 def test_demo_refuses_an_existing_bag(ros_env, tmp_path):
     (tmp_path / "taken").mkdir()
-    result = subprocess.run([sys.executable, "-m", "robot_dynamics_ros.commands.cli", "demo", "--bag",
-                             str(tmp_path / "taken")], env=ros_env, cwd=str(ROOT),
+    result = subprocess.run([sys.executable, "-m", "robot_dynamics_ros.commands.cli", "demo",
+                             "--bag", str(tmp_path / "taken")], env=ros_env, cwd=str(ROOT),
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 1 and "exists already" in result.stderr, result
     assert list((tmp_path / "taken").iterdir()) == []

@@ -13,7 +13,7 @@ from sensor_msgs.msg import JointState as RclpyJointState
 from bag_messages import serialized, ts_joint_state
 from robot_dynamics_ros.bags.types import typestore
 from robot_dynamics_ros.messages.cdr import (JOINT_STATE, BatchDecoder, JointStateTemplate,
-                                                NameLayouts, arrays_after, name_layout)
+                                             NameLayouts, arrays_after, name_layout)
 
 NS = 1_000_000_000
 FIELDS = ("position", "velocity", "effort")

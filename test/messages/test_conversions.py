@@ -5,8 +5,8 @@ import math
 import pytest
 from sensor_msgs.msg import JointState
 
-from robot_dynamics_ros.messages.conversions import (MAX_JOINT_VALUE, JointOrder, MessageRejected,
-                                             joint_state_effort)
+from robot_dynamics_ros.messages.conversions import (MAX_JOINT_VALUE, JointOrder,
+                                                     MessageRejected, joint_state_effort)
 
 ORDER = JointOrder(("a", "b", "c"))
 

@@ -1,9 +1,10 @@
 """
 The serialized joint_states input and effort outputs (robot_dynamics_ros.messages.serialized).
 
-Oracles: rclpy's own (de)serialisation through rmw, and ``ros_messages.joint_state_values`` on
-the deserialised message: the reader must give exactly what the standard path gives (values, or
-the same rejection), the writers' bytes must read back as the message they were written from.
+Oracles: rclpy's own (de)serialisation through rmw, and
+``messages.conversions.joint_state_values`` on the deserialised message: the reader must give
+exactly what the standard path gives (values, or the same rejection), the writers' bytes must
+read back as the message they were written from.
 """
 import random
 import struct

@@ -18,9 +18,9 @@ import pytest
 from ros_fixtures import *  # noqa: F401,F403
 from ros_fixtures import ROOT, NodeProcess, private_namespace
 
-from robot_dynamics_ros.nodes.bringup import (NODE_TYPES, TOPIC_ARGUMENTS, default_params_file,
-                                        node_descriptions)
 from robot_dynamics_ros.core import RobotModel, gravity_torques, nonlinear_effects, rnea
+from robot_dynamics_ros.nodes.bringup import (NODE_TYPES, TOPIC_ARGUMENTS, default_params_file,
+                                              node_descriptions)
 
 pytestmark = pytest.mark.ros          # starts DDS (see test/conftest.py)
 
@@ -163,8 +163,8 @@ def bringup(ros_env, ros_client, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("bringup")
     params = tmp / "params.yaml"
     params.write_text(PARAMS)
-    argv = [sys.executable, "-m", "robot_dynamics_ros.commands.cli", "bringup", "--robot", "puma560",
-            "--namespace", NS, "--params-file", str(
+    argv = [sys.executable, "-m", "robot_dynamics_ros.commands.cli", "bringup", "--robot",
+            "puma560", "--namespace", NS, "--params-file", str(
                 params), "--joint-states", f"{NS}/joint_states",
             "--ros-args", "-p", "qos_depth:=5"]
     proc = NodeProcess(argv, ros_env, tmp / "bringup.log")
@@ -283,8 +283,8 @@ def test_bringup_feeds_both_torque_nodes_from_one_subscription(bringup):
 
 
 def _cli(*args, env, timeout=60):
-    return subprocess.run([sys.executable, "-m", "robot_dynamics_ros.commands.cli", *args], env=env,
-                          cwd=str(ROOT), capture_output=True, text=True, timeout=timeout)
+    return subprocess.run([sys.executable, "-m", "robot_dynamics_ros.commands.cli", *args],
+                          env=env, cwd=str(ROOT), capture_output=True, text=True, timeout=timeout)
 
 
 def test_bringup_rejects_bad_arguments(ros_env):

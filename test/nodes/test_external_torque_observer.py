@@ -28,7 +28,7 @@ from robot_dynamics_ros.bags import load_joint_states
 from robot_dynamics_ros.bags.process import ProcessOptions, process_bag
 from robot_dynamics_ros.core import JointTrajectory, jacobian, tool_pose
 from robot_dynamics_ros.core.observer import ObserverOptions, detection_latency
-from robot_dynamics_ros.messages.conversions import trajectory_to_msg
+from robot_dynamics_ros.messages.ros import trajectory_to_msg
 from ros_fixtures import *  # noqa: F401,F403
 from ros_fixtures import NodeProcess, private_namespace
 

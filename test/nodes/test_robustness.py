@@ -128,7 +128,8 @@ class CountingNames(list):
 
 
 def test_n5_absurd_sizes_are_refused_before_any_per_joint_work():
-    from robot_dynamics_ros.messages.conversions import JointOrder, MessageRejected, joint_state_arrays
+    from robot_dynamics_ros.messages.conversions import (JointOrder, MessageRejected,
+                                                         joint_state_arrays)
 
     class Message:
         name = CountingNames(f"j{i}" for i in range(100_000))

@@ -23,9 +23,9 @@ import yaml
 
 from ros_fixtures import *  # noqa: F401,F403
 from ros_fixtures import NodeProcess, private_namespace
-from robot_dynamics_ros.commands.demo import demo_trajectory
+from robot_dynamics_ros.core.trajectories.demo import demo_trajectory
 from robot_dynamics_ros.core import RobotModel, gravity_torques
-from robot_dynamics_ros.messages.conversions import trajectory_to_msg
+from robot_dynamics_ros.messages.ros import trajectory_to_msg
 
 from sensor_msgs.msg import JointState  # noqa: E402
 from trajectory_msgs.msg import JointTrajectory as JointTrajectoryMsg  # noqa: E402

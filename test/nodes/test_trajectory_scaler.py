@@ -15,7 +15,8 @@ from ros_fixtures import TIMEOUT, NodeProcess, private_namespace
 from robot_dynamics_ros.core import RobotModel, rnea
 from robot_dynamics_ros.core import Limits, uniform_scaling
 from robot_dynamics_ros.core import JointTrajectory
-from robot_dynamics_ros.messages.conversions import JointOrder, trajectory_from_msg, trajectory_to_msg
+from robot_dynamics_ros.messages.conversions import JointOrder, trajectory_from_msg
+from robot_dynamics_ros.messages.ros import trajectory_to_msg
 
 from robot_dynamics_interfaces.srv import ScaleTrajectory  # noqa: E402
 from trajectory_msgs.msg import JointTrajectory as JointTrajectoryMsg  # noqa: E402

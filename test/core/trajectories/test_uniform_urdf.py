@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from robot_dynamics_ros.commands.demo import demo_trajectory
+from robot_dynamics_ros.core.trajectories.demo import demo_trajectory
 from robot_dynamics_ros.core import JointTrajectory, RobotModel, uniform_scaling
 from urdf_samples import random_urdf
 

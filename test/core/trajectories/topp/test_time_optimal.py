@@ -176,7 +176,7 @@ def test_limits_hold_after_nanosecond_rounding(solved, robot):
     The limits hold on the output with its times as whole nanoseconds.
 
     A ROS message carries times as whole nanoseconds (sec + nanosec, rounded as
-    ros_messages.trajectory_to_msg does): the output is already on that grid, so the round trip
+    messages.ros.trajectory_to_msg does): the output is already on that grid, so the round trip
     changes nothing, and the limits hold on exactly what the controller receives.
     """
     model, _, result = solved[robot]
