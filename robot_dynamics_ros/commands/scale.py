@@ -14,8 +14,8 @@ from __future__ import annotations
 import time
 
 import numpy as np
-import yaml
 
+from ..core.yaml_loader import dump_yaml
 from ..core import JointPath, JointTrajectory, Limits, rnea, time_optimal_scaling, uniform_scaling
 from ..core.errors import InputError
 from ..core.files import write_atomically
@@ -112,7 +112,7 @@ def run(args) -> int:
             print("  " + line)
     print(f"computed in {elapsed * 1e3:.1f} ms")
     if args.output:
-        text = yaml.safe_dump(out.to_dict(), default_flow_style=None, sort_keys=False)
+        text = dump_yaml(out.to_dict(), default_flow_style=None, sort_keys=False)
         write_atomically(args.output, text)
         print(f"wrote {args.output}")
     if args.plot:
