@@ -44,3 +44,23 @@ def test_a_command_imports_its_own_module_only_and_help_lists_every_command():
         module = __import__(f"robot_dynamics_ros.commands.{name}", fromlist=["HELP"])
         assert name in shown.stdout and " ".join(module.HELP.split()[:4]) in " ".join(
             shown.stdout.split())
+
+
+def test_bag_info_does_not_import_the_dynamics_and_process_keeps_its_defaults():
+    script = textwrap.dedent("""
+        import sys
+        from robot_dynamics_ros.cli import main
+        main(["bag", "info", "/nonexistent_bag_for_the_test"])
+        print("robot_dynamics_ros.bags.process" in sys.modules, "scipy" in sys.modules)
+        """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=300)
+    assert out.stdout.split()[-2:] == ["False", "False"], out.stderr
+    import argparse
+
+    from robot_dynamics_ros.bags.process import DEFAULT_NAMESPACE, DEFAULT_REFERENCE
+    from robot_dynamics_ros.commands import bag
+    parser = argparse.ArgumentParser()
+    bag.add_arguments(parser)
+    args = parser.parse_args(["process", "in", "out", "--robot", "puma560"])
+    assert (args.reference, args.namespace) == (DEFAULT_REFERENCE, DEFAULT_NAMESPACE)
