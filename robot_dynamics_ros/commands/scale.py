@@ -15,12 +15,12 @@ import time
 
 import numpy as np
 
-from ..core.yaml_loader import dump_yaml
-from ..core import JointPath, JointTrajectory, Limits, rnea, time_optimal_scaling, uniform_scaling
+from ..core import JointTrajectory, Limits, rnea, uniform_scaling
 from ..core.errors import InputError
 from ..core.files import write_atomically
 from ..core.trajectories.joint_limits_file import load_joint_limits
 from ..core.trajectories.limits import with_jerk
+from ..core.yaml_loader import dump_yaml
 from ..implementations import select
 from .robot_argument import add_robot_argument, load_robot
 
@@ -71,6 +71,8 @@ def run(args) -> int:
         raise InputError("--path: a geometric path has no timing to scale uniformly; use "
                          "--method time_optimal")
     model = load_robot(args)
+    if method == "time_optimal":        # (its path pulls in scipy.interpolate: only then)
+        from ..core import JointPath, time_optimal_scaling
     if args.path:
         source = JointPath.from_yaml(args.path)
         described = (f"{source.waypoints.shape[0]} waypoints, C2 cubic spline "

@@ -12,7 +12,7 @@ The names below are imported when first used (PEP 562 ``__getattr__``): importin
 core (``core.errors``, ``core.model``) does not import the others (the simulator's scipy.integrate,
 identification's scipy.signal), so a command starts in what it needs.
 """
-import importlib
+from .lazy import exports
 
 _WHERE = {
     ".algorithms": ("coriolis_matrix", "end_effector_twist", "forward_dynamics",
@@ -28,19 +28,4 @@ _WHERE = {
                       "ScaledTrajectory", "ScalingError", "time_optimal_scaling",
                       "uniform_scaling", "JointPath", "TimeLaw"),
 }
-_MODULE_OF = {name: module for module, names in _WHERE.items() for name in names}
-__all__ = sorted(_MODULE_OF)
-
-
-def __getattr__(name: str):
-    """Import ``name`` from its part of the core at its first use (then it is a global)."""
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_MODULE_OF))
+__getattr__, __dir__, __all__ = exports(__name__, _WHERE)

@@ -15,27 +15,11 @@ External-torque observation without ROS: the momentum residual, contact, the ext
 
 p = B qd and C^T qd come from ``algorithms/momentum.py`` (one O(n) recursion).
 """
-import importlib
+from ..lazy import exports
 
-# (imported at first use, PEP 562: the wrench's task space pulls in scipy, which the command line's
-# `bag` parser, reading EFFORT_TIMINGS, does not need)
-_MODULE_OF = {"ContactDetector": ".contact", "detection_latency": ".contact",
-              "EFFORT_TIMINGS": ".momentum_observer", "MomentumObserver": ".momentum_observer",
-              "ObserverOptions": ".momentum_observer", "joint_torques_of_wrench": ".wrench",
-              "wrench_from_residual": ".wrench"}
-__all__ = ["MomentumObserver", "ObserverOptions", "EFFORT_TIMINGS", "ContactDetector",
-           "detection_latency", "wrench_from_residual", "joint_torques_of_wrench"]
-
-
-def __getattr__(name: str):
-    """Import ``name`` from its module at its first use (then it is a global)."""
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_MODULE_OF))
+# (imported at first use: the wrench's task space pulls in scipy, which the command line's `bag`
+# parser, reading EFFORT_TIMINGS, does not need)
+__getattr__, __dir__, __all__ = exports(__name__, {
+    ".contact": ("ContactDetector", "detection_latency"),
+    ".momentum_observer": ("EFFORT_TIMINGS", "MomentumObserver", "ObserverOptions"),
+    ".wrench": ("joint_torques_of_wrench", "wrench_from_residual")})
