@@ -10,7 +10,7 @@ import pytest
 
 from robot_dynamics_ros.core import RobotModel, forward_dynamics, jit, mass_matrix, rnea
 from robot_dynamics_ros.core.precompile import (KERNELS, compile_all, counting_compilations,
-                                                 warm_up)
+                                                warm_up)
 
 numba = pytest.importorskip("numba")
 
