@@ -17,9 +17,7 @@ that starts DDS carries the ``ros`` marker, so ``pytest -m "not ros"`` is the fa
 ROS-free tests; :func:`pytest_collection_modifyitems` refuses a module that uses the ROS fixtures
 without it.
 """
-import atexit
 import os
-import shutil
 import tempfile
 
 # One BLAS thread in the tests and the processes they start, set before numpy loads OpenBLAS: the
@@ -37,8 +35,10 @@ os.environ["ROS_DOMAIN_ID"] = str(1 + os.getpid() % 100)
 os.environ["ROS_LOG_DIR"] = tempfile.mkdtemp(prefix="rdr-test-roslog-")
 os.environ["RMW_IMPLEMENTATION"] = "rmw_fastrtps_cpp"
 os.environ.pop("ROS_LOCALHOST_ONLY", None)
-os.environ["ROBOT_DYNAMICS_ROS_CACHE_DIR"] = tempfile.mkdtemp(prefix="rdr-test-compiled-")
-atexit.register(shutil.rmtree, os.environ["ROBOT_DYNAMICS_ROS_CACHE_DIR"], ignore_errors=True)
+# The compiled kernels: the install's cache (``robot-dynamics compile``, run by setup_venv.sh),
+# as a user's processes find it, so the tests load them instead of compiling them (minutes on a
+# busy 2-core machine).  The cache is keyed by a hash of the kernels' text: never stale.  Tests of
+# a cold cache set their own directory.
 
 
 @pytest.fixture

@@ -216,5 +216,12 @@ fi
 install_project
 "$PY" -c "import rclpy, robot_dynamics_interfaces.srv, trajectory_msgs.msg, numpy, scipy"
 
+# Compile the numba kernels into the user's cache once, now, so that no first call (make demo,
+# make test, a node's first message) compiles (robot-dynamics compile says where and how long).
+if [[ -x "$VENV/bin/robot-dynamics" ]]; then
+  log "compiling the kernels (robot-dynamics compile)"
+  "$VENV/bin/robot-dynamics" compile
+fi
+
 printf '%s\n%s\n' "$ENV_HASH" "$PROJ_HASH" >"$STAMP"
 log "done in $((SECONDS - START)) s"

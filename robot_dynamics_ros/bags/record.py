@@ -11,8 +11,12 @@ made durable every ``RECORD_FLUSH_PERIOD`` (0.5 s): a recorder killed outright (
 cut of the process) leaves ``.NAME.partial-PID/NAME`` with everything but the last half second,
 which ``robot-dynamics bag recover`` turns into a readable bag.
 
-Before the bag is closed the recorder drains its subscriptions (:meth:`Recorder.drain`): the
-messages DDS has delivered but the executor has not handed over yet are written too.  A recorder
+The recorder runs in its own thread on its own executor (:class:`RecorderThread`), taking every
+queued message each time it runs, with subscriptions deep enough for seconds of 500 Hz joint
+states (:data:`QOS_DEPTH`): whatever else keeps its process busy delays the writing, never loses
+a message.  Before the bag is closed the recorder drains its subscriptions
+(:meth:`Recorder.drain`): the messages DDS has delivered but the thread has not taken yet are
+written too.  A recorder
 that falls behind on a loaded machine (SQLite3 inserts are slower than MCAP's buffered writes)
 once lost the last 0.17 s of a run that way: the demo closed its bag with ~80 messages per topic
 still queued.
@@ -30,7 +34,9 @@ from .qos import subscription_profile, to_bag
 from .storage import DEFAULT_STORAGE, RECORD_FLUSH_PERIOD, check_output, output_bag
 from .types import ensure_type, typestore
 
-QOS_DEPTH = 1000                    # subscription history: a burst is not lost while writing
+# Subscription history: 4 s of 500 Hz joint states (or 2 s at 1 kHz) wait in DDS while the
+# recorder's thread cannot run (a process busy elsewhere: Python runs one thread at a time).
+QOS_DEPTH = 2000
 
 
 class RecordReport(NamedTuple):
@@ -79,6 +85,25 @@ class Recorder:
                 subscription_profile(offered, self.qos_depth), raw=True), callback))
             self.node.get_logger().info(f"recording '{topic}' ({msgtype})")
 
+    def expect(self, topic: str, msgtype: str, profile):
+        """
+        Subscribe to ``topic`` of ``msgtype`` now, with the QoS ``profile``, before a publisher.
+
+        For a publisher about to start (the demo's simulator): the subscription exists, and is
+        matched, before its first message; ``profile`` is also what the metadata records.
+        """
+        from .types import message_class
+        topic = topic_name(topic)
+        if topic in self.connections:
+            return
+        ensure_type(msgtype, f"topic '{topic}': ")
+        self.connections[topic] = self.writer.add_connection(
+            topic, msgtype, typestore=typestore(), offered_qos_profiles=[to_bag(profile)])
+        callback = self._writer_for(topic)
+        self._subscriptions.append((self.node.create_subscription(
+            message_class(msgtype), topic, callback, profile, raw=True), callback))
+        self.node.get_logger().info(f"recording '{topic}' ({msgtype})")
+
     def drain(self, expected: dict | None = None, timeout: float = 10.0) -> dict:
         """
         Write every message still queued in the subscriptions; return what is still missing.
@@ -110,6 +135,10 @@ class Recorder:
                     taken += 1
         return taken
 
+    def take_queued(self) -> int:
+        """Write what the subscriptions hold now, all of it (from the recorder's one thread)."""
+        return self._take_queued()
+
     def stop(self):
         """Unsubscribe from everything (before the writer is closed)."""
         for subscription, _ in self._subscriptions:
@@ -127,6 +156,53 @@ class Recorder:
         return on_message
 
 
+class RecorderThread:
+    """
+    Runs a :class:`Recorder` on its own executor in its own thread, as rosbag2's recorder does.
+
+    The thread waits for messages with the GIL released; each time it runs it takes every
+    message queued on every subscription at once (not one per wake-up), so other work in the
+    process (the demo's nodes, a numba compilation, a caller's computation) delays the writing
+    but loses nothing while the subscriptions' history (:data:`QOS_DEPTH`) holds the backlog.
+    After :meth:`stop`, :meth:`Recorder.drain` writes what is still queued.
+    """
+
+    def __init__(self, recorder: Recorder, context):
+        from rclpy.executors import SingleThreadedExecutor
+        self.recorder = recorder
+        self.executor = SingleThreadedExecutor(context=context)
+        self.executor.add_node(recorder.node)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="bag_recorder", daemon=True)
+        self.error: BaseException | None = None
+
+    def start(self) -> "RecorderThread":
+        """Start the thread (returns self)."""
+        self._thread.start()
+        return self
+
+    def _run(self):
+        try:
+            while not self._stop.is_set() and self.executor.context.ok():
+                if not self.recorder.take_queued():
+                    # (discovery timer and message events; waits with the GIL released)
+                    self.executor.spin_once(timeout_sec=0.02)
+        except BaseException as exc:  # noqa: BLE001 -- re-raised by stop() in the caller
+            if self.executor.context.ok():
+                self.error = exc
+
+    def stop(self):
+        """Stop the thread (then drain in the caller); raise what stopped it, if anything."""
+        if self._stop.is_set():
+            return
+        self._stop.set()
+        self._thread.join(timeout=10.0)
+        self.executor.remove_node(self.recorder.node)
+        self.executor.shutdown(timeout_sec=1.0)
+        if self.error is not None:
+            raise self.error
+
+
 def record(bag, topics, storage: str = DEFAULT_STORAGE, duration: float | None = None,
            overwrite: bool = False, use_sim_time: bool = False,
            discovery_period: float = 0.5, qos_depth: int = QOS_DEPTH, ready=None,
@@ -138,7 +214,6 @@ def record(bag, topics, storage: str = DEFAULT_STORAGE, duration: float | None =
     :class:`RecordReport`; the bag is complete and readable however the recording ended.
     """
     import rclpy
-    from rclpy.executors import SingleThreadedExecutor
     from rclpy.signals import SignalHandlerOptions
     if not topics:
         raise BagError("record: no topics given")
@@ -153,29 +228,32 @@ def record(bag, topics, storage: str = DEFAULT_STORAGE, duration: float | None =
                signal_handler_options=SignalHandlerOptions.NO)
     stop = threading.Event()
     started = time.monotonic()
-    node = executor = None
+    node = thread = None
     recorder = None
     try:
         node = rclpy.create_node("robot_dynamics_bag_recorder", context=context,
                                  parameter_overrides=[rclpy.parameter.Parameter(
                                      "use_sim_time", value=bool(use_sim_time))])
-        executor = SingleThreadedExecutor(context=context)
-        executor.add_node(node)
         with stop_on_signals(stop), output_bag(bag, storage, overwrite,
                                                flush_period=RECORD_FLUSH_PERIOD) as writer:
             recorder = Recorder(node, writer, topics, qos_depth)
             recorder.discover()
             node.create_timer(discovery_period, recorder.discover)
+            thread = RecorderThread(recorder, context).start()
             if ready is not None:
                 ready()
             end = None if duration is None else started + duration
             while not stop.is_set() and (end is None or time.monotonic() < end):
-                executor.spin_once(timeout_sec=0.05 if end is None
-                                   else max(0.0, min(0.05, end - time.monotonic())))
+                stop.wait(0.05 if end is None else max(0.0, min(0.05, end - time.monotonic())))
+            running, thread = thread, None
+            running.stop()
             recorder.drain()                # what DDS delivered before the stop is recorded too
     finally:
-        if executor is not None:
-            executor.shutdown(timeout_sec=1.0)
+        if thread is not None:              # (an error on the way: stop it, keep that error)
+            try:
+                thread.stop()
+            except Exception:  # noqa: BLE001 -- the first error is the one reported
+                pass
         if node is not None:
             node.destroy_node()
         rclpy.try_shutdown(context=context)

@@ -21,8 +21,9 @@ def _csv(text: str) -> list[str]:
 
 
 def add_arguments(parser):
-    from ..bags.process import DEFAULT_NAMESPACE, DEFAULT_REFERENCE
+    # (not bags.process: it imports the dynamics, which `bag info` and the others do not need)
     from ..bags.storage import DEFAULT_STORAGE, STORAGES
+    from ..messages.topics import DEFAULT_NAMESPACE
     sub = parser.add_subparsers(dest="bag_command", required=True)
 
     record = sub.add_parser("record", help="record topics until Ctrl-C or --duration")
@@ -74,7 +75,7 @@ def add_arguments(parser):
                               "(default: gravity, residual, and feedforward when the bag has a "
                               "reference)")
     process.add_argument("--joint-states", default="/joint_states", help="joint states topic")
-    process.add_argument("--reference", default=DEFAULT_REFERENCE,
+    process.add_argument("--reference", default=f"/{DEFAULT_NAMESPACE}/reference_trajectory",
                          help="reference trajectory topic (default %(default)s)")
     process.add_argument("--namespace", default=DEFAULT_NAMESPACE,
                          help="namespace of the output topics (default %(default)s)")

@@ -23,6 +23,11 @@ def add_arguments(parser):
                              f"(the URDF on /robot_description) (default {DEFAULT_ROBOT})")
     parser.add_argument("--root-link", default="", help="URDF: first link of the chain")
     parser.add_argument("--tip-link", default="", help="URDF: last link of the chain")
+    parser.add_argument("--xacro-arguments", default="", metavar="'NAME:=VALUE ...'",
+                        help="a xacro robot's arguments, as one argument (the launch file's "
+                             "xacro_arguments)")
+    parser.add_argument("--strict-inertia", action="store_true",
+                        help="refuse physically inconsistent link inertias")
     parser.add_argument("--namespace", default=DEFAULT_NAMESPACE,
                         help=f"node namespace (default {DEFAULT_NAMESPACE})")
     parser.add_argument("--nodes", default=",".join(DEFAULT_NODES),
@@ -59,13 +64,20 @@ def topic_values(args) -> dict:
     return {name: getattr(args, f"topic_{name}") for name in TOPIC_ARGUMENTS}
 
 
+def _model_settings(args) -> dict | None:
+    """Return node_descriptions' ``model`` of the options given (None: none given)."""
+    given = {"xacro_arguments": getattr(args, "xacro_arguments", ""),
+             "strict_inertia": "true" if getattr(args, "strict_inertia", False) else ""}
+    return {k: v for k, v in given.items() if v} or None
+
+
 def run(args) -> int:
     from ..nodes.bringup import node_descriptions
     try:
         descriptions = node_descriptions(
             args.robot, args.namespace, args.nodes, args.use_sim_time, args.params_file,
             root_link=args.root_link, tip_link=args.tip_link, topics=topic_values(args),
-            autostart=args.autostart)
+            model=_model_settings(args), autostart=args.autostart)
     except ValueError as exc:
         print(f"bringup: {exc}", file=sys.stderr)
         return 2

@@ -7,7 +7,9 @@ Each command module defines ``HELP`` (one line), ``add_arguments(parser)`` and
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib
+import importlib.util
 import re
 import sys
 
@@ -17,23 +19,38 @@ from ..core.errors import RobotDynamicsError, error_summary
 # (bringup passes ROS arguments through: its NAME:=VALUE are remappings, not xacro's).
 _XACRO_ARGUMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*:=")
 COMMANDS = ("check", "demo", "bringup", "scale", "codegen", "convert", "urdf", "bag", "ik",
-            "ellipsoid", "excite", "identify")
+            "ellipsoid", "excite", "identify", "compile")
+
+
+def _help_of(name: str) -> str | None:
+    """Return the ``HELP`` of a command's module, read from its text (not imported), or None."""
+    spec = importlib.util.find_spec(f"robot_dynamics_ros.commands.{name}")
+    if spec is None or not spec.origin:
+        return None
+    with open(spec.origin, encoding="utf-8") as f:
+        for node in ast.parse(f.read()).body:
+            if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "HELP"
+                                                    for t in node.targets):
+                return ast.literal_eval(node.value)
+    return None
 
 
 def main(argv=None) -> int:
+    # Only the chosen command's module is imported (each imports what it needs: scipy.signal
+    # for `excite` alone); the others' help lines are read from their text for --help.
     parser = argparse.ArgumentParser(prog="robot-dynamics", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    chosen = argv[0] if argv and argv[0] in COMMANDS else None
     modules = {}
     for name in COMMANDS:
-        try:
-            module = importlib.import_module(f"robot_dynamics_ros.commands.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"robot_dynamics_ros.commands.{name}":
-                raise
-            continue  # command not built yet
+        if name != chosen:
+            if chosen is None and (text := _help_of(name)) is not None:
+                sub.add_parser(name, help=text, description=text)
+            continue
+        module = importlib.import_module(f"robot_dynamics_ros.commands.{name}")
         modules[name] = module
         module.add_arguments(sub.add_parser(name, help=module.HELP, description=module.HELP))
-    argv = list(sys.argv[1:] if argv is None else argv)
     xacro = [] if "bringup" in argv[:1] else [a for a in argv if _XACRO_ARGUMENT.match(a)]
     args = parser.parse_args([a for a in argv if a not in xacro])
     args.xacro_arguments = xacro

@@ -186,14 +186,14 @@ def _run(args, model, traj, descriptions, bag: Path, stop: threading.Event) -> i
     import rclpy
     from rclpy.signals import SignalHandlerOptions
 
-    from ..bags.record import QOS_DEPTH, Recorder
+    from ..bags.record import QOS_DEPTH, Recorder, RecorderThread
     from ..bags.storage import RECORD_FLUSH_PERIOD, output_bag
     from ..nodes.bringup import Spinner, create_nodes, ros_args
 
     controllers, simulator = descriptions[:-1], descriptions[-1:]
     rclpy.init(args=["robot-dynamics"] + ros_args(descriptions),
                signal_handler_options=SignalHandlerOptions.NO)
-    nodes, spinners = [], []
+    nodes, spinners, recorder_node, recording = [], [], None, None
     try:
         nodes = create_nodes(controllers)
         sim_time = [rclpy.parameter.Parameter("use_sim_time", value=True)]
@@ -201,7 +201,7 @@ def _run(args, model, traj, descriptions, bag: Path, stop: threading.Event) -> i
             rclpy.create_node(name, namespace=controllers[0].namespace,
                               parameter_overrides=sim_time, start_parameter_services=False)
             for name in ("demo", "demo_recorder"))
-        nodes += [demo, recorder_node]
+        nodes.append(demo)
         # queues as deep as the run is long: a subscriber starved by a loaded machine catches
         # up later instead of dropping the oldest messages
         depth = QOS_DEPTH + round((traj.duration + SETTLE) * args.control_rate)
@@ -210,13 +210,18 @@ def _run(args, model, traj, descriptions, bag: Path, stop: threading.Event) -> i
             recorder = Recorder(recorder_node, writer, [
                 _resolved(controllers[0], name) for name in RECORDED], depth)
             recorder.discover()
+            # joint states recorded from the simulator's first message: subscribed (and so
+            # matched, which the simulator waits for) before its publisher exists
+            recorder.expect(_resolved(controllers[0], "joint_states"),
+                            "sensor_msgs/msg/JointState", _reliable(depth))
+            # the recorder on its own thread (RecorderThread), not behind the nodes' callbacks
+            recording = RecorderThread(recorder, rclpy.get_default_context()).start()
             spinners.append(Spinner(nodes).start())
             _print_header(args, model, traj, controllers[0], bag)
             if not _deliver_reference(demo, reference_publisher, traj, stop):
                 return 1
             # the simulator last: it holds the arm at the start until the controller answers
             nodes += create_nodes(simulator)
-            recorder.discover()
             spinners.append(Spinner(nodes[-1:]).start())
             wall = _follow(args, model, traj, monitor, stop)
             spinners.pop().stop()                   # the simulation ends here
@@ -224,25 +229,31 @@ def _run(args, model, traj, descriptions, bag: Path, stop: threading.Event) -> i
             simulator_node.destroy_node()           # (its thread has stopped publishing)
             answered = stop.is_set() or _services(demo, controllers[0], traj, stop)
             complete = _finish_recording(monitor, recorder, simulator_node.published,
-                                         controllers[0], spinners.pop(), stop)
+                                         controllers[0], (spinners.pop(), recording), stop)
         reported = _report(model, traj, monitor, controllers[0], bag, wall, stop.is_set(),
                            args.plot)
         return 130 if stop.is_set() else 0 if reported and answered and complete else 1
     finally:
-        for spinner in spinners:
+        for spinner in spinners + ([recording] if recording else []):
             spinner.stop()
-        for node in reversed(nodes):
+        for node in reversed(nodes + ([recorder_node] if recorder_node else [])):
             node.destroy_node()
         rclpy.try_shutdown()
 
 
-def _finish_recording(monitor: Monitor, recorder, published: int, description, spinner,
+def _reliable(depth: int):
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
+    return QoSProfile(depth=depth, reliability=ReliabilityPolicy.RELIABLE)
+
+
+def _finish_recording(monitor: Monitor, recorder, published: int, description, threads,
                       stop) -> bool:
     """
     Let the nodes answer every joint state, stop them, write all they published; False if not.
 
     The simulator published ``published`` joint states; the nodes answer each (the demo's own
-    subscription sees them).  Then the spinner stops and the recorder drains its subscriptions
+    subscription sees them).  Then the spinner and the recorder's thread (``threads``) stop and
+    the recorder drains its subscriptions
     of what it has not written yet, expecting as many messages as the demo saw: on a loaded
     machine it runs behind the loop (once ~80 messages per topic at the end of the run).
     """
@@ -255,7 +266,8 @@ def _finish_recording(monitor: Monitor, recorder, published: int, description, s
                   file=sys.stderr)
             break
         time.sleep(0.02)
-    spinner.stop()
+    for thread in threads:                      # the nodes' spinner, the recorder's thread
+        thread.stop()
     received = dict(monitor.received, effort_command=monitor.received["feedforward_effort"])
     expected = {_resolved(description, name): count for name, count in received.items()}
     expected[_resolved(description, "joint_states")] = published

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import sys
 
-import yaml
 from tqdm import tqdm
 
+from ..core.yaml_loader import dump_yaml
 from ..core.identification import design_excitation
 from ..core.identification.pipeline import with_rotors
 from .conversion import add_output_arguments, write_output
@@ -75,7 +75,7 @@ def run(args) -> int:
                f"# Condition number of the base regressor: {excitation.condition_number:.4g} "
                f"(random start: {excitation.initial_condition_number:.4g}).\n"
                f"# Peak use of the limits: {peaks}.\n")
-    text = comment + yaml.safe_dump(traj.to_dict(), default_flow_style=None, sort_keys=False)
+    text = comment + dump_yaml(traj.to_dict(), default_flow_style=None, sort_keys=False)
     code = write_output(args, text, (args.robot,))
     print(f"condition number {excitation.condition_number:.4g} (random start "
           f"{excitation.initial_condition_number:.4g}); peak use of the limits: {peaks}",

@@ -1,9 +1,11 @@
 """The robot argument every command that works on a robot takes, and how it becomes a model."""
 from __future__ import annotations
 
-from ..core import RobotModel
-from ..core.model.urdf import UrdfOptions, UrdfReport, is_urdf, load_urdf
-from ..core.model.xacro_file import parse_arguments
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:     # (imported where a model is loaded: `bag info` and the parsers need none)
+    from ..core import RobotModel
+    from ..core.model.urdf import UrdfReport
 
 HELP = ("robot description: a URDF or xacro file (xacro arguments as NAME:=VALUE anywhere on the "
         "line), a YAML file, or the name of a shipped robot (e.g. puma560)")
@@ -31,6 +33,8 @@ def add_chain_arguments(parser) -> None:
 
 def load_robot(args) -> RobotModel:
     """Return the model ``args`` name (RobotDescriptionError is reported by commands.cli.main)."""
+    from ..core import RobotModel
+    from ..core.model.xacro_file import parse_arguments
     return RobotModel.from_description(
         args.robot, getattr(args, "root_link", None), getattr(args, "tip_link", None),
         getattr(args, "strict_inertia", False),
@@ -39,6 +43,9 @@ def load_robot(args) -> RobotModel:
 
 def load_robot_with_report(args) -> tuple[RobotModel, UrdfReport | None]:
     """Return the model ``args`` name and, for a URDF, what was merged and locked into it."""
+    from ..core import RobotModel
+    from ..core.model.urdf import UrdfOptions, is_urdf, load_urdf
+    from ..core.model.xacro_file import parse_arguments
     if not is_urdf(args.robot):
         return load_robot(args), None
     options = UrdfOptions(getattr(args, "root_link", None), getattr(args, "tip_link", None),

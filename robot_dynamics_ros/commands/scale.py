@@ -14,13 +14,13 @@ from __future__ import annotations
 import time
 
 import numpy as np
-import yaml
 
-from ..core import JointPath, JointTrajectory, Limits, rnea, time_optimal_scaling, uniform_scaling
+from ..core import JointTrajectory, Limits, rnea, uniform_scaling
 from ..core.errors import InputError
 from ..core.files import write_atomically
 from ..core.trajectories.joint_limits_file import load_joint_limits
 from ..core.trajectories.limits import with_jerk
+from ..core.yaml_loader import dump_yaml
 from ..implementations import select
 from .robot_argument import add_robot_argument, load_robot
 
@@ -71,6 +71,8 @@ def run(args) -> int:
         raise InputError("--path: a geometric path has no timing to scale uniformly; use "
                          "--method time_optimal")
     model = load_robot(args)
+    if method == "time_optimal":        # (its path pulls in scipy.interpolate: only then)
+        from ..core import JointPath, time_optimal_scaling
     if args.path:
         source = JointPath.from_yaml(args.path)
         described = (f"{source.waypoints.shape[0]} waypoints, C2 cubic spline "
@@ -112,7 +114,7 @@ def run(args) -> int:
             print("  " + line)
     print(f"computed in {elapsed * 1e3:.1f} ms")
     if args.output:
-        text = yaml.safe_dump(out.to_dict(), default_flow_style=None, sort_keys=False)
+        text = dump_yaml(out.to_dict(), default_flow_style=None, sort_keys=False)
         write_atomically(args.output, text)
         print(f"wrote {args.output}")
     if args.plot:

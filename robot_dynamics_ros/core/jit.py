@@ -177,7 +177,7 @@ def stack_array(typingctx, rows, columns):
     return result(rows, columns), codegen
 
 
-def _njit_all(module: types.ModuleType, functions: dict, cache: bool) -> None:
+def _njit_all(module: types.ModuleType, functions: dict, cache: bool, options: dict) -> None:
     import numba
     with warnings.catch_warnings():
         # (numba warns instead of raising when the cache directory is not writable)
@@ -190,16 +190,16 @@ def _njit_all(module: types.ModuleType, functions: dict, cache: bool) -> None:
                 setattr(module, name, numba.extending.intrinsic(function))
                 continue
             if signature == INLINE:
-                jit = numba.njit(cache=cache, error_model="numpy", inline="always")
+                jit = numba.njit(cache=cache, error_model="numpy", inline="always", **options)
             elif signature is None:
-                jit = numba.njit(cache=cache, error_model="numpy")
+                jit = numba.njit(cache=cache, error_model="numpy", **options)
             else:
-                jit = numba.njit(signature, cache=cache, error_model="numpy")
+                jit = numba.njit(signature, cache=cache, error_model="numpy", **options)
             setattr(module, name, jit(function))
 
 
-def compile_module(text: str, prefix: str, functions: dict) -> tuple[types.ModuleType | None,
-                                                                     str]:
+def compile_module(text: str, prefix: str, functions: dict,
+                   options: dict | None = None) -> tuple[types.ModuleType | None, str]:
     """
     Return (the module of ``text`` with ``functions`` compiled, what happened).
 
@@ -207,17 +207,23 @@ def compile_module(text: str, prefix: str, functions: dict) -> tuple[types.Modul
     with a signature is compiled (or loaded from the cache) here, one without (None) when the first
     compiled caller needs it, one marked ``INLINE`` is inlined into its callers (numba's IR
     inlining: small helpers that LLVM would otherwise call) and one marked ``INTRINSIC`` is a
-    numba intrinsic (``numba.extending.intrinsic``: it writes LLVM IR).  The module is None (and
-    the string says why) when numba is unavailable or fails.
+    numba intrinsic (``numba.extending.intrinsic``: it writes LLVM IR).  ``options``: more
+    ``numba.njit`` options for every function (e.g. ``nogil``; numba's cache does not key on
+    them, so ``text`` must say them).  The module is None (and the string says why) when numba
+    is unavailable or fails.
     """
     reason = numba_unavailable()
     if reason is not None:
         return None, reason
     import numba
     path = module_file(text, prefix)
+    if path is None:
+        warn_once(f"the compiled kernels cannot be cached: {cache_directory()} is not writable, "
+                  f"so every process compiles them again (seconds); set "
+                  f"{CACHE_ENVIRONMENT_VARIABLE} to a writable directory")
     try:
         module = _load(text, prefix, path)
-        _njit_all(module, functions, cache=path is not None)
+        _njit_all(module, functions, path is not None, dict(options or {}))
     except Exception as exc:  # noqa: BLE001 -- any failure of numba: run as Python instead
         return None, (f"numba could not compile {prefix} "
                       f"({type(exc).__name__}: {str(exc).strip().splitlines()[0]})")

@@ -158,3 +158,14 @@ def load_yaml_file(path: str | Path, what: str, error: type, max_bytes: int):
 
 def _shorten(text: str) -> str:
     return text if len(text) <= 4 * _SHOWN else text[:4 * _SHOWN] + " ..."
+
+
+# PyYAML's emitter in C (libyaml) where PyYAML was built with it: the same representation of each
+# value as yaml.safe_dump, some 10x faster on a long trajectory (the pure-Python emitter took
+# 0.62 s of a 2 s `robot-dynamics scale`: issue 27).
+_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+def dump_yaml(data, **options) -> str:
+    """Return ``data`` as YAML text (``yaml.safe_dump``'s options, with the C emitter if any)."""
+    return yaml.dump(data, Dumper=_DUMPER, **options)

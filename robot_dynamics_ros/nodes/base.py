@@ -45,6 +45,7 @@ import signal
 import sys
 import time
 
+import numpy as np
 import rclpy
 from diagnostic_msgs.msg import DiagnosticArray
 from rclpy.clock import Clock, ClockType
@@ -92,6 +93,7 @@ class DynamicsNodeBase:
     """
 
     PARAMETER_TABLES: tuple = ("common",)
+    WARM_UP_SCALING = False         # load the time-optimal passes in warm_up (the scaler)
     active = True                   # a managed node is active only between activate/deactivate
 
     def __init__(self, node_name: str, **node_kwargs):
@@ -179,10 +181,41 @@ class DynamicsNodeBase:
         for quirk in quirks:
             self.get_logger().warning(f"robot_description accepted: {quirk}")
         self.use_model(model)()
+        self.warm_up(self.dynamics)
         if self.dynamics.fallback_reason:
             self.get_logger().info(self.dynamics.fallback_reason)
         self.get_logger().info(f"robot '{model.name}' ({model.n} joints), "
                                f"{self.dynamics.implementation} dynamics")
+
+    def warm_up(self, dynamics):
+        """
+        Call each of ``dynamics``' functions once on its model (configure, or the builder).
+
+        The compiled kernels are loaded (compiled only where ``robot-dynamics compile`` was not
+        run) and the model's constants built now, so that after activate the first joint state
+        costs what every later one does (as ros2_controllers do their heavy work in
+        on_configure).  A node that also scales trajectories (``WARM_UP_SCALING``) loads the
+        time-optimal passes too.
+        """
+        started = time.perf_counter()
+        model = dynamics.model
+        q = np.clip(np.zeros(model.n), model.lower, model.upper)
+        zero = np.zeros(model.n)
+        try:
+            dynamics.rnea_values(q.tolist(), zero.tolist(), zero.tolist())
+            dynamics.holding_values(q.tolist(), zero.tolist())
+            for x, v in ((q, zero), (q[None, :], zero[None, :])):
+                dynamics.rnea(x, v, v)
+                dynamics.gravity_torques(x)
+                dynamics.nonlinear_effects(x, v)
+                dynamics.mass_matrix(x)
+            dynamics.forward_dynamics(q, zero, zero)
+        except RobotDynamicsError:      # (a singular pose of an odd robot: nothing to warm)
+            pass
+        if self.WARM_UP_SCALING:
+            from ..core.trajectories.topp import passes
+            passes.compiled()
+        self.get_logger().debug(f"warmed up in {time.perf_counter() - started:.3f} s")
 
     def release_robot(self):
         """Forget the robot (a managed node's cleanup): nothing is computed until configured."""
@@ -281,8 +314,9 @@ class DynamicsNodeBase:
         """Load ``text`` and build its dynamics (worker thread: nothing of the node changes)."""
         model, quirks = model_from_topic(text, self.model_options)
         settings = ModelSettings.from_values(self.params.values(), model)
-        return model, quirks, settings, select_dynamics(settings.applied_to(model),
-                                                        self._implementation)
+        dynamics = select_dynamics(settings.applied_to(model), self._implementation)
+        self.warm_up(dynamics)
+        return model, quirks, settings, dynamics
 
     def _model_built(self, built):
         """Switch to a model built from ``/robot_description`` (the executor's thread)."""

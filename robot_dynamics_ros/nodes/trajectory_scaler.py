@@ -80,6 +80,7 @@ class TrajectoryScalerNode(DynamicsNode):
     """Uniform or time-optimal re-timing of trajectories, by topic and by service."""
 
     PARAMETER_TABLES = ("common", "trajectory_scaler")
+    WARM_UP_SCALING = True          # (base.warm_up: the time-optimal passes loaded at start)
 
     def __init__(self, node_name: str = "trajectory_scaler", **node_kwargs):
         super().__init__(node_name, **node_kwargs)

@@ -193,3 +193,77 @@ def test_a_recorder_behind_its_publisher_drains_the_queue_before_the_bag_is_clos
     assert recorder.counts[topic] == count
     rows = joint_state_rows(independent_messages(tmp_path / "bag"), topic)
     np.testing.assert_array_equal(np.ravel(rows["position"]), 0.001 * np.arange(count))
+
+
+PUBLISHER = """
+import sys, time
+import rclpy
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+from sensor_msgs.msg import JointState
+rclpy.init()
+node = rclpy.create_node("busy_test_publisher")
+pub = node.create_publisher(JointState, sys.argv[1],
+                            QoSProfile(depth=2000, reliability=ReliabilityPolicy.RELIABLE))
+deadline = time.monotonic() + 20.0
+while pub.get_subscription_count() == 0 and time.monotonic() < deadline:
+    time.sleep(0.01)
+print("matched", flush=True)
+sys.stdin.readline()                  # the test's main thread is busy from now on
+start = time.monotonic()
+for i in range(int(sys.argv[2])):     # 500 Hz, on the clock
+    delay = start + i / 500.0 - time.monotonic()
+    if delay > 0:
+        time.sleep(delay)
+    msg = JointState(name=["j"], position=[float(i)])
+    msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(i * 2_000_000, 1_000_000_000)
+    pub.publish(msg)
+print("published", flush=True)
+sys.stdin.readline()
+rclpy.shutdown()
+"""
+
+
+def test_the_recorder_thread_keeps_up_with_500_hz_while_the_main_thread_is_busy(
+        ros_env, tmp_path):
+    """A 2 s CPU-bound call in the recording process: the bag still holds every message."""
+    import subprocess
+    import sys
+
+    import rclpy
+    from robot_dynamics_ros.bags.record import Recorder, RecorderThread
+    from robot_dynamics_ros.bags.storage import output_bag
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
+    topic, count = f"{private_namespace('busy')}/joint_states", 1500     # 3 s at 500 Hz
+    publisher = subprocess.Popen([sys.executable, "-c", PUBLISHER, topic, str(count)],
+                                 env=ros_env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                 text=True)
+    context = rclpy.Context()
+    rclpy.init(args=["test"], context=context)
+    node = rclpy.create_node("busy_test_recorder", context=context)
+    try:
+        with output_bag(tmp_path / "busy", "mcap") as writer:
+            recorder = Recorder(node, writer, [topic])
+            recorder.expect(topic, "sensor_msgs/msg/JointState",
+                            QoSProfile(depth=2000, reliability=ReliabilityPolicy.RELIABLE))
+            thread = RecorderThread(recorder, context).start()
+            assert publisher.stdout.readline().strip() == "matched"
+            publisher.stdin.write("go\n")
+            publisher.stdin.flush()
+            busy_until, spins = time.monotonic() + 2.0, 0
+            while time.monotonic() < busy_until:       # Python holding the GIL, 2 s
+                spins += sum(i * i for i in range(1000))
+            written_while_busy = recorder.counts[topic]     # (the thread ran meanwhile)
+            assert publisher.stdout.readline().strip() == "published"
+            thread.stop()
+            missing = recorder.drain({topic: count}, timeout=10.0)
+            recorder.stop()
+        assert missing == {} and recorder.counts[topic] == count
+        assert written_while_busy > 0
+    finally:
+        publisher.stdin.write("done\n")
+        publisher.stdin.close()
+        publisher.wait(timeout=20.0)
+        node.destroy_node()
+        rclpy.try_shutdown(context=context)
+    rows = joint_state_rows(independent_messages(tmp_path / "busy"), topic)
+    assert [p[0] for p in rows["position"]] == [float(i) for i in range(count)]

@@ -68,3 +68,17 @@ def test_yaml_1_2_numbers_are_read(tmp_path):
     link = load_text(tmp_path, text).to_dict()["joints"][1]["link"]
     assert link["mass"] == 50.0
     assert link["inertia"]["iyy"] == 10.0     # a leading zero is decimal in YAML 1.2, not octal
+
+
+def test_dump_yaml_writes_what_safe_dump_writes_with_the_c_emitter():
+    import yaml as pyyaml
+
+    from robot_dynamics_ros.core import yaml_loader
+    data = {"joint_names": ["a", "b"], "points": [{"time_from_start": 0.1 * k,
+                                                   "positions": [1e-17 * k, -2.5 / 3.0]}
+                                                  for k in range(5)]}
+    text = yaml_loader.dump_yaml(data, default_flow_style=None, sort_keys=False)
+    assert pyyaml.safe_load(text) == data
+    assert text == pyyaml.safe_dump(data, default_flow_style=None, sort_keys=False)
+    if hasattr(pyyaml, "CSafeDumper"):
+        assert yaml_loader._DUMPER is pyyaml.CSafeDumper

@@ -122,12 +122,14 @@ def test_launch_file_builds_the_same_node_list(monkeypatch, tmp_path):
                  for e in entities if e.kind == "DeclareLaunchArgument"}
     assert set(arguments) == {"robot", "namespace", "nodes", "use_sim_time", "params_file",
                               "root_link", "tip_link", "xacro_arguments", "strict_inertia",
-                              "autostart", *TOPIC_ARGUMENTS}
+                              "autostart", "split", *TOPIC_ARGUMENTS}
+    assert arguments["split"] == "false"            # one process by default
     opaque, = [e for e in entities if e.kind == "OpaqueFunction"]
     for values in [arguments, dict(arguments, robot="stanford", namespace="lab",
                                    use_sim_time="true", nodes="dynamics_service"),
                    dict(arguments, robot=str(urdf), root_link="base_link", tip_link="tool0"),
                    dict(arguments, autostart="false")]:
+        values = dict(values, split="true")         # each node in its own process
         context = types.SimpleNamespace(launch_configurations=values)
         nodes = opaque.kwargs["function"](context)
         expected = node_descriptions(values["robot"], values["namespace"], values["nodes"],
@@ -296,3 +298,50 @@ def test_bringup_rejects_bad_arguments(ros_env):
                   private_namespace("bad"), "--ros-args", "-p", "input_timeout:=1", env=ros_env)
     assert result.returncode == 2 and "input_timeout" in result.stderr, result
     assert "Traceback" not in result.stderr, result
+
+
+def test_launch_file_runs_the_nodes_in_one_bringup_process_by_default(monkeypatch, tmp_path):
+    """split:=false (the default): one `robot-dynamics bringup`, the same node list."""
+    import argparse
+    import runpy
+
+    from robot_dynamics_ros.commands import bringup as bringup_command
+    from robot_dynamics_ros.core.model.urdf_export import urdf_text
+    urdf = tmp_path / "arm.urdf"
+    urdf.write_text(urdf_text(MODEL))
+    for name, module in _launch_stand_ins().items():
+        monkeypatch.setitem(sys.modules, name, module)
+    launch = runpy.run_path(str(ROOT / "launch" / "robot_dynamics.launch.py"))
+    entities = launch["generate_launch_description"]()
+    arguments = {e.args[0]: e.kwargs["default_value"]
+                 for e in entities if e.kind == "DeclareLaunchArgument"}
+    opaque, = [e for e in entities if e.kind == "OpaqueFunction"]
+    parser = argparse.ArgumentParser()
+    bringup_command.add_arguments(parser)
+    for values in [arguments, dict(arguments, robot="stanford", namespace="lab",
+                                   use_sim_time="true", nodes="dynamics_service,simulator"),
+                   dict(arguments, robot=str(urdf), root_link="base_link", tip_link="tool0",
+                        strict_inertia="true", joint_states="/arm/joint_states"),
+                   dict(arguments, autostart="false", params_file="")]:
+        context = types.SimpleNamespace(launch_configurations=values)
+        node, = opaque.kwargs["function"](context)
+        assert node.kind == "Node" and node.kwargs["executable"] == "robot-dynamics"
+        argv = node.kwargs["arguments"]
+        assert argv[0] == "bringup"
+        args = parser.parse_args(argv[1:])
+        model = {"xacro_arguments": values["xacro_arguments"],
+                 "strict_inertia": values["strict_inertia"]}
+        expected = node_descriptions(values["robot"], values["namespace"], values["nodes"],
+                                     values["use_sim_time"], values["params_file"],
+                                     root_link=values["root_link"], tip_link=values["tip_link"],
+                                     topics={name: values[name] for name in TOPIC_ARGUMENTS},
+                                     model=model, autostart=values["autostart"])
+        # what the bringup command builds from those arguments is the launch file's node list
+        assert node_descriptions(
+            args.robot, args.namespace, args.nodes, args.use_sim_time, args.params_file,
+            root_link=args.root_link, tip_link=args.tip_link,
+            topics=bringup_command.topic_values(args),
+            model=bringup_command._model_settings(args), autostart=args.autostart) == expected
+    context = types.SimpleNamespace(launch_configurations=dict(arguments, split="maybe"))
+    with pytest.raises(ValueError, match="split"):
+        opaque.kwargs["function"](context)

@@ -15,9 +15,11 @@ External-torque observation without ROS: the momentum residual, contact, the ext
 
 p = B qd and C^T qd come from ``algorithms/momentum.py`` (one O(n) recursion).
 """
-from .contact import ContactDetector, detection_latency
-from .momentum_observer import EFFORT_TIMINGS, MomentumObserver, ObserverOptions
-from .wrench import joint_torques_of_wrench, wrench_from_residual
+from ..lazy import exports
 
-__all__ = ["MomentumObserver", "ObserverOptions", "EFFORT_TIMINGS", "ContactDetector",
-           "detection_latency", "wrench_from_residual", "joint_torques_of_wrench"]
+# (imported at first use: the wrench's task space pulls in scipy, which the command line's `bag`
+# parser, reading EFFORT_TIMINGS, does not need)
+__getattr__, __dir__, __all__ = exports(__name__, {
+    ".contact": ("ContactDetector", "detection_latency"),
+    ".momentum_observer": ("EFFORT_TIMINGS", "MomentumObserver", "ObserverOptions"),
+    ".wrench": ("joint_torques_of_wrench", "wrench_from_residual")})

@@ -1,10 +1,9 @@
 """Joint trajectories (sampled as joint_trajectory_controller does), re-timed within limits."""
-from .limits import Limits, ScalingError
-from .reference import Reference, ReferenceSample
-from .result import ScaledTrajectory
-from .topp import JointPath, TimeLaw, time_optimal_scaling
-from .trajectory import JointTrajectory
-from .uniform import uniform_scaling
+from ..lazy import exports
 
-__all__ = ["JointTrajectory", "JointPath", "Limits", "ScaledTrajectory", "ScalingError", "TimeLaw",
-           "uniform_scaling", "time_optimal_scaling", "Reference", "ReferenceSample"]
+# (imported at first use: the time-optimal scaling's path pulls in scipy.interpolate, which a
+# uniform scaling or a trajectory alone does not need)
+__getattr__, __dir__, __all__ = exports(__name__, {
+    ".limits": ("Limits", "ScalingError"), ".reference": ("Reference", "ReferenceSample"),
+    ".result": ("ScaledTrajectory",), ".topp": ("JointPath", "TimeLaw", "time_optimal_scaling"),
+    ".trajectory": ("JointTrajectory",), ".uniform": ("uniform_scaling",)})

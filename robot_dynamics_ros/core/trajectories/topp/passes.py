@@ -12,13 +12,15 @@ implementation's (``test_passes`` compares them).  Without numba, ``reachability
 numpy implementation.
 
 Plain Python functions of numpy arrays (no numba import here): :func:`compiled` compiles them
-once per process, numba caching the machine code on disk.
+once per process into the kernels' disk cache (``core/jit.py``), or loads them from it.
 """
 from __future__ import annotations
 
 import threading
 
 import numpy as np
+
+from ... import jit
 
 X_CAP = 1e12          # stands for "unbounded" sd^2 (as reachability.X_CAP)
 NEWTON_STEPS = 5      # as reachability.static_bound's iterations
@@ -144,26 +146,38 @@ def law(delta, corner, free_start, free_end, UA, UB, UC, ustart, uend, LA, LB, L
     return x, u
 
 
+_HEADER = '''"""
+The time-optimal scaling's reachability passes (core/trajectories/topp/passes.py), by numba.
+
+Do not edit: generated from the package's functions; the file name is a hash of this text.
+nogil: the scaling releases the GIL while the passes run (a node's other threads go on).
+"""
+import numpy as np
+'''
+_F8, _I8, _B1 = "float64[::1]", "int64[::1]", "boolean[::1]"
+# (numba's string signature of law: (x, u) from the rows of every step)
+_LAW = (f"UniTuple({_F8}, 2)({_F8}, {_B1}, boolean, boolean, {_F8}, {_F8}, {_F8}, {_I8}, {_I8}, "
+        f"{_F8}, {_F8}, {_F8}, {_I8}, {_I8}, {_F8})")
+
+
+def source() -> str:
+    """Return the text of the compiled module (``jit.compile_module``)."""
+    return jit.module_text(_HEADER + f"# law: {_LAW}\n",
+                           {"X_CAP": X_CAP, "NEWTON_STEPS": NEWTON_STEPS},
+                           (_pairs, static_bound, law))
+
+
 def compiled():
-    """Return :func:`law` compiled by numba (once per process), or None without numba."""
+    """
+    Return :func:`law` compiled by numba (once per process), or None without numba.
+
+    Loaded from the kernels' disk cache (``core/jit.py``) when it holds them: ``robot-dynamics
+    compile`` puts them there at install.
+    """
     with _LOCK:
         if not _COMPILED:
-            _COMPILED.append(_compile())
+            module, _ = jit.compile_module(
+                source(), "topp_passes", {"_pairs": None, "static_bound": None, "law": _LAW},
+                {"nogil": True})
+            _COMPILED.append(None if module is None else module.law)
         return _COMPILED[0]
-
-
-def _compile():
-    try:
-        import numba
-    except Exception:  # noqa: BLE001 -- ImportError, or a broken install: numpy passes instead
-        return None
-    f8, i8, b1 = numba.float64[::1], numba.int64[::1], numba.boolean[::1]
-    options = dict(cache=True, error_model="numpy", nogil=True)
-    try:
-        for name in ("_pairs", "static_bound"):
-            globals()[name] = numba.njit(**options)(globals()[name])
-        return numba.njit(numba.types.Tuple((f8, f8))(
-            f8, b1, numba.boolean, numba.boolean, f8, f8, f8, i8, i8, f8, f8, f8, i8, i8, f8),
-            **options)(law)
-    except Exception:  # noqa: BLE001 -- any failure of numba: the numpy passes
-        return None

@@ -1,0 +1,276 @@
+"""
+First contact: what a user's first calls cost, in fresh processes, on a cold and a warm cache.
+
+    python3 bench/bench_first_contact.py [--quick] [--no-cold]
+
+* **first dynamics**: a fresh process imports the core, loads a vendor URDF it has never seen
+  (Doosan M1013, test/data/urdf) and computes a first ``rnea``, ``forward_dynamics`` and
+  ``mass_matrix``: the whole process's wall time (target after install: at most 1.5 s), beside
+  Pinocchio doing the same (import, ``buildModelFromUrdf``, rnea, aba, crba) in a fresh process.
+* **first scale vs later**: a fresh process's first time-optimal and uniform scaling of the
+  demo trajectory against the second, the same call again.
+* **first service call vs later** (not in ``--quick``: it starts DDS): a dynamics_service
+  node in a fresh process, its first ``get_mass_matrix`` answer against the next ones.
+* **warm commands**: ``robot-dynamics check``, ``scale`` (a small job) and ``bag info`` from the
+  command line, wall time (target at most 0.5 s), beside ``python -c "import numpy"`` (the floor
+  of any Python command) timed in the same run.
+* **cold and warm**: each measured with an empty kernel cache (``ROBOT_DYNAMICS_ROS_CACHE_DIR``
+  a new directory: what a user without ``robot-dynamics compile`` meets) and with the install's
+  cache (after ``robot-dynamics compile``); the numba compilations each fresh process ran are
+  counted (numba's ``numba:compile`` events), and a last line says whether anything compiled
+  after install.  ``--no-cold`` skips the cold runs (minutes on a busy 2-core machine).
+
+The machine has 2 cores shared with other work: check ``uptime`` and re-run when it is quiet.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+URDF = ROOT / "test" / "data" / "urdf" / "dsr_description2" / "urdf" / "m1013.urdf"
+PYTHON = sys.executable
+CLI = [PYTHON, "-m", "robot_dynamics_ros.commands.cli"]
+TARGET_FIRST = 1.5          # s: a fresh process's first dynamics after install
+TARGET_COMMAND = 0.5        # s: a warm command, start to finish
+
+# Run in the child: count numba's compilations (cache loads are not compilations).
+COUNTING = """
+import time
+_started = time.perf_counter()
+import sys
+sys.path.insert(0, {root!r})
+_compiled = []
+try:
+    from numba.core import event as _event
+
+    class _Count(_event.Listener):
+        def on_start(self, ev):
+            _compiled.append(1)
+
+        def on_end(self, ev):
+            pass
+    _event.register("numba:compile", _Count())
+except ImportError:
+    pass
+"""
+
+FIRST_DYNAMICS = COUNTING + """
+import numpy as np
+from robot_dynamics_ros.core import RobotModel, forward_dynamics, mass_matrix, rnea
+model = RobotModel.from_description({urdf!r})
+q = np.linspace(-0.4, 0.5, model.n)
+qd = np.linspace(0.3, -0.2, model.n)
+first = time.perf_counter()
+tau = rnea(model, q, qd, np.zeros(model.n))
+qdd = forward_dynamics(model, q, qd, tau)
+B = mass_matrix(model, q)
+done = time.perf_counter()
+rnea(model, q, qd, np.zeros(model.n)); forward_dynamics(model, q, qd, tau); mass_matrix(model, q)
+again = time.perf_counter() - done
+print(json.dumps({{"process": done - _started, "first_calls": done - first,
+                  "later_calls": again, "compilations": len(_compiled), "n": model.n}}))
+""".replace("import numpy as np", "import json\nimport numpy as np")
+
+PINOCCHIO = """
+import time
+started = time.perf_counter()
+import json
+import numpy as np
+import pinocchio as pin
+model = pin.buildModelFromUrdf({urdf!r})
+data = model.createData()
+q = np.linspace(-0.4, 0.5, model.nq)
+qd = np.linspace(0.3, -0.2, model.nv)
+tau = pin.rnea(model, data, q, qd, np.zeros(model.nv))
+pin.aba(model, data, q, qd, tau)
+pin.crba(model, data, q)
+print(json.dumps({{"process": time.perf_counter() - started}}))
+"""
+
+FIRST_SCALE = COUNTING + """
+import json
+import numpy as np
+from robot_dynamics_ros.core import (JointTrajectory, RobotModel, time_optimal_scaling,
+                                     uniform_scaling)
+model = RobotModel.named("puma560")
+q0 = np.clip(np.zeros(model.n), model.lower + 0.1, model.upper - 0.1)
+q1 = q0 + 0.25 * (model.upper - model.lower) * np.sign(0.5 * (model.lower + model.upper) - q0
+                                                        + 1e-9)
+zeros = np.zeros((3, model.n))
+traj = JointTrajectory(model.joint_names, [0.0, 1.0, 2.0], [q0, q1, q0], zeros, zeros)
+out = {{}}
+for name, scale in (("time_optimal", time_optimal_scaling), ("uniform", uniform_scaling)):
+    times = []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        scale(model, traj)
+        times.append(time.perf_counter() - t0)
+    out[name] = times
+out["compilations"] = len(_compiled)
+print(json.dumps(out))
+"""
+
+SERVICE = COUNTING + """
+import json, threading
+import numpy as np
+import rclpy
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.parameter import Parameter
+from robot_dynamics_interfaces.srv import GetMassMatrix
+from robot_dynamics_ros.nodes.dynamics_service import DynamicsServiceNode
+rclpy.init()
+node = DynamicsServiceNode(parameter_overrides=[Parameter("robot_description", value="puma560")])
+client_node = rclpy.create_node("first_contact_client")
+executor = SingleThreadedExecutor()
+executor.add_node(node)
+running = [True]
+
+
+def spin():
+    while running[0]:
+        executor.spin_once(timeout_sec=0.05)
+
+
+spinner = threading.Thread(target=spin)
+spinner.start()
+client = client_node.create_client(GetMassMatrix, "get_mass_matrix")
+assert client.wait_for_service(timeout_sec=30.0)
+times = []
+for k in range(6):
+    request = GetMassMatrix.Request()
+    request.position = [0.1 * k + 0.05 * i for i in range(6)]
+    t0 = time.perf_counter()
+    future = client.call_async(request)
+    rclpy.spin_until_future_complete(client_node, future, timeout_sec=60.0)
+    times.append(time.perf_counter() - t0)
+    assert future.result() is not None and future.result().success
+print(json.dumps({{"times": times, "compilations": len(_compiled)}}), flush=True)
+running[0] = False
+spinner.join()
+executor.shutdown()
+node.destroy_node()
+client_node.destroy_node()
+rclpy.shutdown()
+"""
+
+
+def child(script: str, env: dict, **values) -> tuple[dict, float]:
+    """Run ``script`` in a fresh process; return (its JSON line, the process's wall time)."""
+    started = time.perf_counter()
+    run = subprocess.run([PYTHON, "-c", script.format(root=str(ROOT), **values)], env=env,
+                         capture_output=True, text=True, timeout=1800)
+    wall = time.perf_counter() - started
+    if run.returncode != 0:
+        raise RuntimeError(run.stderr[-3000:])
+    return json.loads(run.stdout.strip().splitlines()[-1]), wall
+
+
+def wall(argv: list, env: dict, repeat: int) -> float:
+    """Return the best wall time of ``argv`` over ``repeat`` runs (it must exit 0)."""
+    best = float("inf")
+    for _ in range(repeat):
+        started = time.perf_counter()
+        run = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=1800)
+        best = min(best, time.perf_counter() - started)
+        if run.returncode != 0:
+            raise RuntimeError(f"{argv}: {run.stderr[-2000:]}")
+    return best
+
+
+def first_dynamics(env: dict, label: str, compiled: list):
+    result, total = child(FIRST_DYNAMICS, env, urdf=str(URDF))
+    compiled.append((label, "first dynamics", result["compilations"]))
+    print(f"  first dynamics of a new URDF ({URDF.name}, {result['n']} joints), {label}: "
+          f"process {total:.2f} s (first rnea + forward_dynamics + mass_matrix "
+          f"{result['first_calls'] * 1e3:.1f} ms, the same again "
+          f"{result['later_calls'] * 1e3:.2f} ms), {result['compilations']} numba compilations")
+    return total
+
+
+def first_scale(env: dict, label: str, compiled: list):
+    result, total = child(FIRST_SCALE, env)
+    compiled.append((label, "first scale", result["compilations"]))
+    for name in ("time_optimal", "uniform"):
+        first, later = result[name][0], min(result[name][1:])
+        print(f"  first {name} scaling, {label}: {first * 1e3:.0f} ms, later {later * 1e3:.0f} ms "
+              f"= {first / later:.2f} x (target: within 2 x)")
+
+
+def first_service(env: dict, label: str, compiled: list):
+    result, _ = child(SERVICE, env)
+    compiled.append((label, "first service call", result["compilations"]))
+    first, later = result["times"][0], min(result["times"][1:])
+    print(f"  first get_mass_matrix service call, {label}: {first * 1e3:.1f} ms, later "
+          f"{later * 1e3:.1f} ms = {first / later:.2f} x (target: within 2 x)")
+
+
+def commands(env: dict, repeat: int, workdir: Path):
+    traj = workdir / "small.yaml"
+    traj.write_text("joint_names: [joint1, joint2, joint3, joint4, joint5, joint6]\npoints:\n"
+                    "  - {time_from_start: 0.0, positions: [0, 0, 0, 0, 0, 0]}\n"
+                    "  - {time_from_start: 1.0, positions: [0.5, 0.3, -0.2, 0.1, 0.2, 0.3]}\n")
+    bag = workdir / "bag"
+    subprocess.run([PYTHON, "-c", f"import sys; sys.path.insert(0, {str(ROOT)!r})\n"
+                    "import numpy as np\nfrom robot_dynamics_ros.bags import write_joint_states\n"
+                    f"write_joint_states({str(bag)!r}, ['a', 'b'], np.arange(100) * 1e-3, "
+                    "np.zeros((100, 2)), np.zeros((100, 2)), np.zeros((100, 2)))"],
+                   env=env, check=True, timeout=600)
+    floor = wall([PYTHON, "-c", "import numpy"], env, repeat)
+    print(f"  python -c 'import numpy' (the floor of any Python command): {floor:.2f} s")
+    for name, argv in (("check puma560", ["check", "puma560"]),
+                       ("scale puma560 (2 points, uniform)",
+                        ["scale", "puma560", str(traj)]),
+                       ("bag info (100 messages)", ["bag", "info", str(bag)])):
+        best = wall(CLI + argv, env, repeat)
+        met = "met" if best <= TARGET_COMMAND else "MISSED"
+        print(f"  robot-dynamics {name}: {best:.2f} s = {best / floor:.1f} x the floor "
+              f"(target at most {TARGET_COMMAND:g} s: {met})")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
+    parser.add_argument("--quick", action="store_true",
+                        help="warm cache only, no DDS, one run each (a check that it works)")
+    parser.add_argument("--no-cold", action="store_true", help="skip the cold-cache runs")
+    args = parser.parse_args(argv)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
+    print(f"First contact (load average {os.getloadavg()[0]:.1f}; cache "
+          f"{os.environ.get('ROBOT_DYNAMICS_ROS_CACHE_DIR') or 'the default'})")
+    compiled: list = []
+    repeat = 1 if args.quick else 3
+    with tempfile.TemporaryDirectory(prefix="bench-first-contact-") as work:
+        workdir = Path(work)
+        labels = ["warm cache"] if args.quick or args.no_cold else ["cold cache", "warm cache"]
+        _, reference = child(PINOCCHIO, env, urdf=str(URDF))
+        for label in labels:
+            def run_env(what, label=label):     # cold: each measurement its own empty cache
+                return env if label == "warm cache" else dict(
+                    env, ROBOT_DYNAMICS_ROS_CACHE_DIR=str(workdir / f"empty_cache_{what}"))
+            total = first_dynamics(run_env("dynamics"), label, compiled)
+            if label == "warm cache":
+                print(f"    = {total / reference:.1f} x Pinocchio's fresh process "
+                      f"({reference:.2f} s); target at most {TARGET_FIRST:g} s: "
+                      f"{'met' if total <= TARGET_FIRST else 'MISSED'}")
+            first_scale(run_env("scale"), label, compiled)
+            if not args.quick:
+                first_service(run_env("service"), label, compiled)
+        print("warm commands (best of %d):" % repeat)
+        commands(env, repeat, workdir)
+    after_install = [(what, n) for label, what, n in compiled if label == "warm cache" and n]
+    print("compiled after install (warm cache): "
+          + ("nothing" if not after_install else
+             ", ".join(f"{what}: {n} numba compilations" for what, n in after_install)))
+    print(f"(load average {os.getloadavg()[0]:.1f})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

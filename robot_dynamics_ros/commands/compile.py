@@ -1,0 +1,88 @@
+"""
+robot-dynamics compile: compile every numba kernel of the package into the disk cache, once.
+
+Run at install (tools/setup_venv.sh does; after ``pip install`` or ``colcon build``, run it once),
+and again after the cache was wiped.  Each kernel is compiled, or loaded where the cache already
+holds it; the command says which, where the cache is and how long it took.  The managed nodes do
+the same in ``on_configure`` (``core.precompile.warm_up``), so a node never compiles on its
+first message even without this command, but its configure step then takes the compile time.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+HELP = ("compile (or load) every compiled kernel of the package into the disk cache, so that no "
+        "user's first call compiles (run once after install)")
+
+
+def add_arguments(parser):
+    parser.add_argument("--quiet", action="store_true", help="print only the summary line")
+
+
+def _cache_line() -> str:
+    from ..core import jit
+    directory = jit.cache_directory()
+    writable = _writable(directory)
+    chosen = "" if os.environ.get(jit.CACHE_ENVIRONMENT_VARIABLE) else \
+        f" (set {jit.CACHE_ENVIRONMENT_VARIABLE} to choose another)"
+    return (f"cache: {directory}{chosen}" if writable else
+            f"cache: {directory} is NOT writable: every process will compile the kernels again "
+            f"(set {jit.CACHE_ENVIRONMENT_VARIABLE} to a writable directory)")
+
+
+def _writable(directory) -> bool:
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return False
+    return os.access(directory, os.W_OK)
+
+
+def _generated_simulator(model_name: str = "puma560") -> str:
+    # The simulator node's generated forward dynamics are compiled per robot: the demo's robot
+    # here, so `make demo` finds it compiled.  (Goes with the generated route: issue 27.)
+    from ..core import RobotModel
+    from ..core.simulation.compiled import compilation
+    from ..core.simulation.dynamics import without_coulomb
+    from ..implementations import simulation_terms
+    model = RobotModel.named(model_name)
+    terms = simulation_terms(model)
+    if terms is None:
+        return "not generated"
+    return compilation(without_coulomb(model), terms)[1]
+
+
+def kernels():
+    """Return what this command compiles: the core's registry, then the transitional ones."""
+    from ..core.precompile import KERNELS, Kernel
+    return KERNELS + (Kernel("the demo robot's generated simulator dynamics (puma560)",
+                             "core/simulation/compiled.py", _generated_simulator),)
+
+
+def run(args) -> int:
+    from ..core.jit import numba_unavailable
+    from ..core.precompile import compile_all
+    started = time.perf_counter()
+    reason = numba_unavailable()
+    if reason is not None:
+        print(f"robot-dynamics compile: nothing to compile: {reason}; the kernels run as plain "
+              "Python (much slower)")
+        return 0
+    import numba
+    print(f"robot-dynamics compile: numba {numba.__version__}, Python "
+          f"{sys.version.split()[0]}; {_cache_line()}", flush=True)
+
+    def report(loaded):
+        if not args.quiet:
+            how = (f"compiled ({loaded.compilations} numba compilations)" if loaded.compilations
+                   else "loaded from the cache")
+            print(f"  {loaded.kernel.name} [{loaded.kernel.where}]: {how} in "
+                  f"{loaded.seconds:.1f} s; {loaded.status}", flush=True)
+
+    done = compile_all(kernels(), report)
+    compiled = sum(1 for d in done if d.compilations)
+    print(f"robot-dynamics compile: {len(done)} kernels, {compiled} compiled, "
+          f"{len(done) - compiled} loaded, in {time.perf_counter() - started:.1f} s")
+    return 0
