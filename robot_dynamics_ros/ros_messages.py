@@ -22,9 +22,9 @@ from trajectory_msgs.msg import JointTrajectoryPoint
 from .core import JointTrajectory
 # The checks of a joint_states message live in joint_state_checks (ROS-free, shared with the bag
 # tools); their names stay importable from here.
-from .joint_state_checks import (MAX_JOINT_VALUE, MAX_MESSAGE_JOINTS,  # noqa: F401
-                                 JointOrder, MessageRejected, joint_state_lists, pick,
-                                 plausible_joint_values)
+from .joint_state_checks import (INPUT_BOUNDS, MAX_JOINT_VALUE,  # noqa: F401
+                                 MAX_MESSAGE_JOINTS, JointOrder, MessageRejected, check_bounded,
+                                 joint_state_lists, pick, plausible_joint_values)
 
 # A reference trajectory with more points than this is refused before conversion.
 MAX_TRAJECTORY_POINTS = 100_000
@@ -35,18 +35,9 @@ def check_joint_values(values: np.ndarray, field: str, names, what: str) -> np.n
     Return ``values`` ((n,) or (points, n) floats) if every one is within ``MAX_JOINT_VALUE``.
 
     Otherwise MessageRejected naming the field, the joint (and the point): the same bound,
-    kinds and words as a joint state's (``joint_state_checks.pick``).
+    kinds and words as a joint state's (``joint_state_checks.check_bounded``).
     """
-    bad = ~(np.abs(values) <= MAX_JOINT_VALUE)          # (NaN fails too)
-    if not bad.any():
-        return values
-    index = np.argwhere(bad)[0]
-    value, joint = float(values[tuple(index)]), names[index[-1]]
-    where = f"{field} of joint '{joint}'" + (f" at point {index[0]}" if values.ndim == 2 else "")
-    if math.isfinite(value):
-        raise MessageRejected("out of range", f"{what}: {where} is {value:g}, beyond "
-                                              f"{MAX_JOINT_VALUE:g}")
-    raise MessageRejected("non-finite", f"{what}: {where} is {value}")
+    return check_bounded(values, field, names, what)
 
 
 def joint_state_values(msg: JointState, order: JointOrder, need_velocity: bool = False):
