@@ -345,7 +345,7 @@ def observer_node(tag, **parameters):
 
 
 def static_state(model, ns, q=(0.2, 0.5, -0.7, 0.3, 0.4, 0.1), tau=None):
-    """A JointState at rest at ``q`` stamped ``ns``, effort g(q) (no external torque) or ``tau``."""
+    """A JointState at rest at ``q`` stamped ``ns``, effort g(q) (no external torque) or tau."""
     from robot_dynamics_ros.core import gravity_torques
     msg = JointState(name=list(model.joint_names), position=list(q), velocity=[0.0] * 6)
     msg.effort = list(gravity_torques(model, np.array(q)) if tau is None else tau)

@@ -43,7 +43,7 @@ def record(node, *publishers) -> Published:
 
 @contextmanager
 def local_node(node_class, tag: str, **parameters):
-    """Create ``node_class`` with ``parameters`` on a private context, started; destroy it after."""
+    """Create ``node_class`` with ``parameters`` on a private context, started; destroyed after."""
     import rclpy
     from rclpy.parameter import Parameter
     context = rclpy.Context()
