@@ -323,18 +323,6 @@ def test_effort_from_the_command_topic(ros_env, ros_client, tmp_path):
 
 
 # ----------------------------------------------------------------- issue 31: O1, O2 (this process)
-class Logged:
-    """A stand-in for a node's logger that keeps what was said, by level (and says nothing)."""
-
-    def __init__(self):
-        self.lines = []
-
-    def __getattr__(self, level):
-        def say(text, **kwargs):
-            self.lines.append((level, text))
-        return say
-
-
 def observer_node(tag, **parameters):
     from local_node import local_node
 
@@ -445,6 +433,7 @@ def test_o2_an_absurd_command_is_refused_and_a_non_finite_residual_is_never_publ
         np.testing.assert_allclose(r, np.outer(1.0 - np.exp(-K * t), tau_ext), rtol=1e-9,
                                    atol=1e-9)
         # a residual that is not finite all the same (forced here): reset, said once, not sent
+        from local_node import Logged
         node.get_logger = lambda logger=Logged(): logger
         update = node.setup.observer.update
         node.setup.observer.update = lambda *args: [float("nan")] * 6

@@ -32,6 +32,18 @@ class Published:
         self.messages.clear()
 
 
+class Logged:
+    """A stand-in for a node's logger that keeps what was said, by level (and says nothing)."""
+
+    def __init__(self):
+        self.lines = []
+
+    def __getattr__(self, level):
+        def say(text, **kwargs):
+            self.lines.append((level, text))
+        return say
+
+
 def record(node, *publishers) -> Published:
     """Replace each publisher's ``publish`` by a recorder; return the record."""
     published = Published()
