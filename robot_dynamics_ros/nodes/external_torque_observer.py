@@ -304,7 +304,7 @@ class ExternalTorqueObserverNode(ManagedDynamicsNode):
                                        f"{previous % 1_000_000_000:09d} s)")
 
     def _reset_non_finite(self, setup: ObserverSetup, stamp):
-        """A residual or wrench not finite: reset the observer, say it once, publish nothing."""
+        """Reset the observer after a residual or wrench that is not finite (said once)."""
         setup.observer.reset()
         setup.detector.contact = False
         self._origin_ns = self._last_ns = self._refused_span = None

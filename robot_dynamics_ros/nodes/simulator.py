@@ -228,7 +228,7 @@ class DynamicsSimulatorNode(DynamicsNode):
         return apply
 
     def _rebuilt(self, model, old: Simulator, state: tuple, terms=None) -> Simulator:
-        """A Simulator of ``model`` in ``state`` (q, qd, t, last applied), ``old``'s counts."""
+        """Return a Simulator of ``model`` in ``state`` (q, qd, t, applied), ``old``'s counts."""
         q, qd, t, applied = state
         new = Simulator(model, q, qd, old.dt, old.integrator, t0=t, compiled=self._compiled,
                         terms=terms or simulation_terms(model))

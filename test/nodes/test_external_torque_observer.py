@@ -333,7 +333,7 @@ def observer_node(tag, **parameters):
 
 
 def static_state(model, ns, q=(0.2, 0.5, -0.7, 0.3, 0.4, 0.1), tau=None):
-    """A JointState at rest at ``q`` stamped ``ns``, effort g(q) (no external torque) or tau."""
+    """Return a JointState at rest at ``q`` stamped ``ns``, effort g(q) (or ``tau``)."""
     from robot_dynamics_ros.core import gravity_torques
     msg = JointState(name=list(model.joint_names), position=list(q), velocity=[0.0] * 6)
     msg.effort = list(gravity_torques(model, np.array(q)) if tau is None else tau)
@@ -352,7 +352,9 @@ def diagnostic_level(node):
 
 def test_o1_a_far_future_or_negative_stamp_is_refused_on_its_own(ros_env):
     """
-    Issue 31, O1: one joint_states stamped 2^31 - 1 s (or with negative seconds) silenced the
+    Issue 31, O1: a far-future or negative stamp is refused on its own.
+
+    One joint_states stamped 2^31 - 1 s (or with negative seconds) silenced the
     observer for good (every later stamp "not after the previous sample's").  Now each is
     refused on its own (ahead of the node's clock by more than 1 s, or negative) and every valid
     message after it is answered; while refused the diagnostics are ERROR.
@@ -380,6 +382,8 @@ def test_o1_a_far_future_or_negative_stamp_is_refused_on_its_own(ros_env):
 
 def test_o1_the_observer_re_anchors_after_max_interval_of_refused_stamps(ros_env):
     """
+    Refused stamps spanning more than max_interval re-anchor the observer.
+
     A stamp ahead within the bound (0.5 s) that got in: the later, correct stamps are refused
     only until they span more than max_interval (0.1 s at 1 kHz: about 100 messages), then the
     observer restarts from zero there (counted, said) and answers every message again.
@@ -406,7 +410,9 @@ def test_o1_the_observer_re_anchors_after_max_interval_of_refused_stamps(ros_env
 
 def test_o2_an_absurd_command_is_refused_and_a_non_finite_residual_is_never_published(ros_env):
     """
-    Issue 31, O2: with effort_source command, a command of 1e308 was taken (only NaN / inf were
+    Issue 31, O2: an absurd command is refused; a non-finite residual is never published.
+
+    With effort_source command, a command of 1e308 was taken (only NaN / inf were
     checked) and the residual went to 1e307 and inf for good.  Now the command gets the bound of
     a joint state's effort (refused, the previous command kept); and a residual that is not
     finite anyway resets the observer with one error, publishes nothing, and the diagnostics say

@@ -60,7 +60,7 @@ stamps = st.tuples(st.one_of(st.sampled_from([-5, -1, 0, 2 ** 31 - 1]),
 
 @st.composite
 def joint_states(draw):
-    """A JointState, mostly of the right shape, its values anything: serialized, or bytes."""
+    """Draw a JointState, mostly of the right shape, any values: serialized, or bytes."""
     if draw(st.integers(0, 19)) == 0:
         return draw(st.binary(max_size=200))                # bytes that may be no JointState
     joints = draw(names)
@@ -91,7 +91,7 @@ def no_internal_error(node):
 # ------------------------------------------------------------------------------ the observer
 @pytest.fixture(scope="module")
 def observers(ros_env):
-    """The observer with effort from joint_states and from the command topic, warmed up."""
+    """Make the observers with effort from joint_states and from commands, warmed up."""
     from robot_dynamics_ros.nodes.external_torque_observer import ExternalTorqueObserverNode
     common = {"robot_description": "puma560", "input_timeout": 0.0, "autostart": True}
     with local_node(ExternalTorqueObserverNode, "fuzz_observer", **common) as states, \
@@ -310,7 +310,7 @@ PUMA_URDF = urdf_text(MODEL, "puma560")
 
 @st.composite
 def descriptions(draw):
-    """The Puma's URDF damaged: numbers replaced, text cut or spliced, or random text."""
+    """Draw the Puma's URDF damaged (numbers replaced, text cut), or random text."""
     kind = draw(st.integers(0, 3))
     if kind == 0:
         return draw(st.text(max_size=200))

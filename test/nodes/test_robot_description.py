@@ -316,7 +316,9 @@ def _resident_mb() -> float:
 
 def test_d1_memory_of_a_large_refused_description_returns(ros_env):
     """
-    Issue 31, D1: one 50 MB /robot_description raised a node's memory by 100 MB for good, also
+    Issue 31, D1: the memory of a large refused description returns.
+
+    One 50 MB /robot_description raised a node's memory by 100 MB for good, also
     after a valid description replaced it (the refused text was held by the traceback kept with
     the builder's error, in a cycle that only the garbage collector frees, and by the builder's
     frame).  Here a 20 MB text (refused: larger than a URDF may be), then a valid URDF, given

@@ -285,7 +285,9 @@ def test_a_payload_change_swaps_the_simulated_robot_and_keeps_its_state(ros_env)
 
 def test_s1_external_inputs_are_bounded_and_a_divergence_holds_the_state(ros_env, monkeypatch):
     """
-    Issue 31, S1: a 1e308 N wrench at the tool stopped the simulation for good; 1e308 in world
+    Issue 31, S1: external inputs are bounded, and a divergence holds the state.
+
+    A 1e308 N wrench at the tool stopped the simulation for good; 1e308 in world
     axes or as a joint torque was "applied" with no effect.  Now each is refused by name (the
     bound of every node's input, 1e6), the simulation runs on; a bounded input that still makes
     it diverge holds the last published state (time stands still, /diagnostics ERROR) until the

@@ -185,7 +185,9 @@ def test_unknown_limit_and_clamp_refused_at_configure_naming_the_joint(
 
 def test_l1_limits_above_the_description_need_allow_above_description(ros_env):
     """
-    Issue 31, L1: effort_limits took values up to 1e9, so clamp could be set far above the
+    Issue 31, L1: limits above the description's need allow_above_description.
+
+    effort_limits took values up to 1e9, so clamp could be set far above the
     robot's limits without a word.  Now a limit above the description's is refused naming the
     joint and the way to allow it; a lower one is taken as before; 1e9 is beyond any bound.
     """
