@@ -395,13 +395,13 @@ class DynamicsSimulatorNode(DynamicsNode):
                                      f"{sim.t:.6g} s: a position or velocity beyond "
                                      f"{MAX_JOINT_VALUE:g}")
         except InputError as exc:
+            if sim.t != start[2]:                   # (a failed step changes nothing itself)
+                self.sim = self._rebuilt(sim.model, sim, start)
             self.divergences += 1
             if not self.diverged:
                 self.get_logger().error(f"{exc}; holding the state of t = {start[2]:.6g} s "
                                         "until the inputs no longer make it diverge")
             self.diverged = str(exc)
-            if sim.t != start[2]:                   # (a failed step changes nothing itself)
-                self.sim = self._rebuilt(sim.model, sim, start)
             return
         if self.diverged:
             self.diverged = ""
