@@ -27,11 +27,21 @@ from ..core import InputError, joint_index
 # A message naming more joints than this is refused before any per-joint work (whole-body
 # joint_states of a humanoid carry ~100): one absurd message must not stall a node (issue 10, N5).
 MAX_MESSAGE_JOINTS = 1024
-# The one bound of every joint value any node takes in -- a position [rad, m], velocity,
-# acceleration or effort in joint_states, a reference trajectory or a service request
-# (``conversions.check_joint_values``): beyond it a value is no measurement of or command for a
-# robot (the dynamics would still turn 1e308 into a finite torque, or overflow).
-MAX_JOINT_VALUE = 1e6
+# The one table of the bounds of what the nodes take in, one per quantity, used by every node
+# (through :func:`check_bounded` and ``conversions.check_joint_values``) and by the bag tools.
+# Beyond them a value is no measurement of or command for a robot: the dynamics would still turn
+# 1e308 into a finite torque, or overflow into inf and NaN downstream (issue 31: O2, S1).
+INPUT_BOUNDS = {
+    # a position [rad, m], velocity, acceleration or effort [N m, N] in joint_states, an effort
+    # command, a reference trajectory, a service request, an applied joint torque
+    "joint value": 1e6,
+    "force": 1e6,           # [N] a wrench's force (the simulator's applied_wrench)
+    "moment": 1e6,          # [N m] a wrench's moment
+    # [s] how far a header stamp may lie ahead of the receiving node's clock (the observer):
+    # a stamp further ahead is no time of a sample that has been taken (issue 31: O1)
+    "stamp ahead": 1.0,
+}
+MAX_JOINT_VALUE = INPUT_BOUNDS["joint value"]
 
 
 class MessageRejected(InputError):
@@ -111,6 +121,30 @@ def pick(values, index: list, field: str, names, what: str) -> list:
             raise MessageRejected("non-finite", f"{what}: {field} of joint '{names[j]}' is "
                                                 f"{value}")
     return picked
+
+
+def check_bounded(values, field: str, labels, what: str, quantity: str = "joint value"):
+    """
+    Return ``values`` ((n,) or (points, n) floats) if every |value| is within its bound.
+
+    ``quantity``: the row of ``INPUT_BOUNDS``; ``labels``: what each column is (joint names, or
+    the axes of a wrench).  Otherwise MessageRejected naming the field, the column (and the
+    point): "non-finite" for NaN / inf, "out of range" beyond the bound.
+    """
+    values = np.asarray(values, dtype=float)
+    bound = INPUT_BOUNDS[quantity]
+    bad = ~(np.abs(values) <= bound)          # (NaN fails too)
+    if not bad.any():
+        return values
+    index = np.argwhere(bad)[0]
+    value, label = float(values[tuple(index)]), labels[index[-1]]
+    where = f"{field} of joint '{label}'" if quantity == "joint value" else \
+        f"{field} {label}"
+    if values.ndim == 2:
+        where += f" at point {index[0]}"
+    if math.isfinite(value):
+        raise MessageRejected("out of range", f"{what}: {where} is {value:g}, beyond {bound:g}")
+    raise MessageRejected("non-finite", f"{what}: {where} is {value}")
 
 
 def check_lengths(count: int, positions: int, velocities: int, what: str = "joint_states"):

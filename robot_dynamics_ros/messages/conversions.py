@@ -18,11 +18,11 @@ import math
 import numpy as np
 
 from ..core import JointTrajectory
-# The checks of a joint_states message live in messages.checks (shared with the bag tools);
-# their names stay importable from here.
-from .checks import (MAX_JOINT_VALUE, MAX_MESSAGE_JOINTS,  # noqa: F401
-                     JointOrder, MessageRejected, joint_state_lists, pick,
-                     plausible_joint_values)
+# The checks of a joint_states message live in messages.checks (ROS-free, shared with the bag
+# tools); their names stay importable from here.
+from .checks import (INPUT_BOUNDS, MAX_JOINT_VALUE,  # noqa: F401
+                     MAX_MESSAGE_JOINTS, JointOrder, MessageRejected, check_bounded,
+                     joint_state_lists, pick, plausible_joint_values)
 
 # A reference trajectory with more points than this is refused before conversion.
 MAX_TRAJECTORY_POINTS = 100_000
@@ -33,18 +33,9 @@ def check_joint_values(values: np.ndarray, field: str, names, what: str) -> np.n
     Return ``values`` ((n,) or (points, n) floats) if every one is within ``MAX_JOINT_VALUE``.
 
     Otherwise MessageRejected naming the field, the joint (and the point): the same bound,
-    kinds and words as a joint state's (``checks.pick``).
+    kinds and words as a joint state's (``checks.check_bounded``).
     """
-    bad = ~(np.abs(values) <= MAX_JOINT_VALUE)          # (NaN fails too)
-    if not bad.any():
-        return values
-    index = np.argwhere(bad)[0]
-    value, joint = float(values[tuple(index)]), names[index[-1]]
-    where = f"{field} of joint '{joint}'" + (f" at point {index[0]}" if values.ndim == 2 else "")
-    if math.isfinite(value):
-        raise MessageRejected("out of range", f"{what}: {where} is {value:g}, beyond "
-                                              f"{MAX_JOINT_VALUE:g}")
-    raise MessageRejected("non-finite", f"{what}: {where} is {value}")
+    return check_bounded(values, field, names, what)
 
 
 def joint_state_values(msg, order: JointOrder, need_velocity: bool = False):

@@ -74,7 +74,7 @@ from .parameters import NodeParameters
 from .watchdog import RejectionLog, Watchdog
 
 WATCHDOG_PERIOD = 0.05          # s, steady clock: how often input ages are checked
-TRIM_AFTER_BYTES = 1_000_000    # a serialized trajectory this large: its memory given back
+TRIM_AFTER_BYTES = 1_000_000    # a serialized trajectory or description this large: memory back
 # Every subscription and publisher: QoS overridable by parameters (rclpy's QoS overriding options).
 OVERRIDABLE = QoSOverridingOptions.with_default_policies()
 # What robot_state_publisher publishes the URDF on (its QoS: reliable, transient local, depth 1).
@@ -323,15 +323,20 @@ class DynamicsNodeBase:
         if self._description_subscription is None:
             return                              # released meanwhile (a managed node's cleanup)
         previous = self.base_model
-        try:
-            if built.error is not None:
-                raise built.error
+        if len(built.text) > TRIM_AFTER_BYTES:      # a large text: its memory given back after
+            self.trimmer = self.trimmer or MemoryTrimmer(self)
+            self.trimmer.soon()
+        error = built.error
+        if error is None:
             model, quirks, settings, dynamics = built.result
-            apply = self.use_model(model, (settings, dynamics))
-        except Exception as exc:  # noqa: BLE001 -- a bad description must not take the node down
+            try:
+                apply = self.use_model(model, (settings, dynamics))
+            except Exception as exc:  # noqa: BLE001 -- a bad description must not stop the node
+                error = exc.with_traceback(None)        # (no frame kept: issue 31, D1)
+        if error is not None:
             kept = f"keeping robot '{previous.name}'" if previous is not None else \
                 "still no robot model: nothing is published"
-            self.get_logger().error(f"{DESCRIPTION_TOPIC} refused: {describe(exc)[1]}; {kept}")
+            self.get_logger().error(f"{DESCRIPTION_TOPIC} refused: {describe(error)[1]}; {kept}")
             return
         for quirk in quirks:
             self.get_logger().warning(f"{DESCRIPTION_TOPIC} accepted: {quirk}")

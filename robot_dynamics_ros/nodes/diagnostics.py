@@ -15,7 +15,9 @@ clock).  One DiagnosticStatus per node, named after the node, ``hardware_id`` th
 Level: WARN while a managed node is not active (its message says the state and how to activate
 it, as controller_manager reports controllers that are not active); ERROR without a model; WARN
 when an input is stale (no valid message for longer than ``input_timeout``), messages were
-rejected or commands exceeded an effort limit since the last report; OK otherwise.
+rejected or commands exceeded an effort limit since the last report; ERROR when the node says it
+cannot do its job now (``Extra.errors``: the observer that cannot estimate, the simulator whose
+state diverged); OK otherwise.
 """
 from __future__ import annotations
 
@@ -28,11 +30,17 @@ OK, WARN, ERROR = DiagnosticStatus.OK, DiagnosticStatus.WARN, DiagnosticStatus.E
 
 
 class Extra(NamedTuple):
-    """What a node adds to its status: values, problems (-> WARN), and why it is not active."""
+    """
+    What a node adds to its status: values, problems (WARN), why it is not active, errors.
+
+    ``errors``: what keeps the node from doing its job now (the observer that cannot estimate,
+    the simulator whose state diverged): any makes the level ERROR.
+    """
 
     values: list = []               # (key, value) pairs
     problems: list = []             # short texts; any makes the level WARN
     not_active: str = ""            # a managed node that is not active: its message
+    errors: list = []               # short texts; any makes the level ERROR
 
 
 def _value(key: str, value) -> KeyValue:
@@ -79,7 +87,9 @@ class DiagnosticsReporter:
                        _value("dynamics", dynamics.implementation),
                        _value("payload mass [kg]", mass),
                        _value("gravity [m/s^2]", " ".join(f"{g:g}" for g in model.gravity))]
-        if extra.not_active:
+        if extra.errors:
+            level, message = ERROR, "; ".join(extra.errors + problems)
+        elif extra.not_active:
             level, message = WARN, extra.not_active
         elif dynamics is None:
             level, message = ERROR, "no robot model"

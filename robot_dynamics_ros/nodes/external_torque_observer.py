@@ -19,12 +19,24 @@ Mattone, 2005; doc/observer.md), the robot file's friction subtracted, is publis
   restarts after gaps longer than ``max_interval``.
 
 Time is the header stamp, as integer nanoseconds since the first message (so 1 ms intervals of
-wall-clock stamps are exact); a stamp not after the previous one is refused.  A change of the
+wall-clock stamps are exact), monotonic per source: a stamp not after the previous one is
+refused.  A stamp that cannot be a sample's time is refused on its own, before it could become
+"the previous one": negative, or ahead of the node's clock by more than
+``INPUT_BOUNDS["stamp ahead"]`` (1 s; not checked while the node's clock reads 0, a simulated
+clock before its first /clock).  Should the stamps still go back (a source restarted, a bag
+looped, a stamp ahead that got in), the observer re-anchors once the refused stamps span more
+than ``max_interval``: it restarts from zero at the latest one instead of refusing for ever.
+Every input is bounded as joint states are (``messages.checks.INPUT_BOUNDS``: position,
+velocity, effort and the command, 1e6), the gains by their parameter's bounds; a residual or
+wrench that is still not finite resets the observer with one error in the log, and is never
+published.  While the observer cannot estimate (stamps refused, a non-finite residual), its
+diagnostics are ERROR.  A change of the
 robot (payload, gravity, /robot_description) or of the observer's parameters restarts it.
 Parameters: tables ``common``, ``managed``, ``external_torque_observer`` (doc/parameters.md).
 """
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -35,7 +47,8 @@ from std_msgs.msg import Bool, Float64MultiArray
 
 from ..core.observer import ContactDetector, MomentumObserver, ObserverOptions
 from ..core.observer.wrench import wrench_values
-from ..messages.conversions import MessageRejected, joint_state_effort, joint_state_values
+from ..messages.conversions import (INPUT_BOUNDS, MessageRejected, check_joint_values,
+                                     joint_state_effort, joint_state_values)
 from ..messages.serialized import JointStateWriter
 from .base import main_for
 from .diagnostics import Extra
@@ -106,6 +119,11 @@ class ExternalTorqueObserverNode(ManagedDynamicsNode):
         self._observer_settings = None          # settings_for(...) of the parameters
         self._command = None                    # the latest command, model order
         self._origin_ns = None                  # header stamp of the first message [ns]
+        self._last_ns = None                    # header stamp of the latest accepted one [ns]
+        self._refused_span = None               # (min, max) stamps refused in a row [ns]
+        self._cannot_estimate = ""              # why not, while it cannot (diagnostics ERROR)
+        self.reanchors = 0                      # re-anchored after refused stamps
+        self.resets = 0                         # reset after a non-finite residual
         self._worst_ratio = 0.0                 # largest |r_i| / h_i since the last report
         self._wrench_msg, self._contact_msg = WrenchStamped(), Bool()
         self._effort_msg, self._effort_writer = JointState(), None
@@ -160,13 +178,15 @@ class ExternalTorqueObserverNode(ManagedDynamicsNode):
             if setup is not None:
                 self.get_logger().info("robot or parameters changed: the observer restarts")
             setup = self.setup = ObserverSetup(dynamics, **self._observer_settings)
-            self._origin_ns = None
+            self._origin_ns = self._last_ns = self._refused_span = None
         return setup
 
     # -- the lifecycle -------------------------------------------------------------------------
     def activated(self):
         """Start afresh: the observer begins at the first message after activation."""
         self.setup, self._origin_ns, self._command = None, None, None
+        self._last_ns = self._refused_span = None
+        self._cannot_estimate = ""
 
     # -- inputs --------------------------------------------------------------------------------
     @topic_guard
@@ -180,8 +200,9 @@ class ExternalTorqueObserverNode(ManagedDynamicsNode):
             raise MessageRejected("length", f"{self.command_topic}: expected {n} efforts (one "
                                             f"per joint in {list(self.joint_names)[:8]}), got "
                                             f"{len(data)}")
-        if not np.isfinite(data).all():
-            raise MessageRejected("non-finite", f"{self.command_topic}: {data}")
+        # the bound of a joint state's effort (INPUT_BOUNDS): 1e308 is no command (issue 31, O2)
+        check_joint_values(np.asarray(data, dtype=float), "effort", self.joint_names,
+                           self.command_topic)
         model_order = [0.0] * n
         for value, i in zip(data, self.output_index):
             model_order[int(i)] = value
@@ -218,15 +239,21 @@ class ExternalTorqueObserverNode(ManagedDynamicsNode):
         ns, stamp, q, qd, tau = self._state(msg)
         setup = self._current_setup()
         observer = setup.observer
+        self._check_stamp(ns, stamp, observer.options.max_interval)
         if self._origin_ns is None:
             self._origin_ns = ns
         restarts = observer.restarts
         r = observer.update((ns - self._origin_ns) * 1e-9, q, qd, tau)
+        self._last_ns, self._refused_span = ns, None
         if observer.restarts != restarts:
             self.get_logger().warning(f"joint_states: more than max_interval = "
                                       f"{observer.options.max_interval:g} s since the previous "
                                       "message: the observer restarts from zero",
                                       throttle_duration_sec=2.0)
+        wrench = wrench_values(setup.dynamics.model, q, r, setup.damping, setup.singular_value)
+        if not math.isfinite(sum(r) + sum(wrench)):
+            self._reset_non_finite(setup, stamp)
+            return
         detector = setup.detector
         was = detector.contact
         contact = detector.update(r)
@@ -234,9 +261,59 @@ class ExternalTorqueObserverNode(ManagedDynamicsNode):
             self._say_contact(stamp, r, detector)
         ratio = max(abs(x) / h for x, h in zip(r, setup.detector.thresholds))
         self._worst_ratio = max(self._worst_ratio, ratio)
-        wrench = wrench_values(setup.dynamics.model, q, r, setup.damping, setup.singular_value)
+        self._cannot_estimate = ""
         self._publish(stamp, r, wrench, contact)
         self.input_accepted(self.joint_states_watch, started)
+
+    def _check_stamp(self, ns: int, stamp, max_interval: float):
+        """
+        Refuse a stamp that is no sample time, or not after the previous one (module docstring).
+
+        A run of refused stamps spanning more than ``max_interval`` re-anchors the observer at
+        the latest (returns: the message is its first sample).
+        """
+        text = f"{stamp[0]}.{stamp[1]:09d} s"
+        if stamp[0] < 0:
+            self._cannot_estimate = "joint_states stamps refused (negative)"
+            raise MessageRejected("stamp", f"joint_states: stamp {text} is negative")
+        now = self.get_clock().now().nanoseconds
+        ahead = INPUT_BOUNDS["stamp ahead"]
+        if now > 0 and ns - now > ahead * 1e9:
+            self._cannot_estimate = "joint_states stamps refused (ahead of the clock)"
+            raise MessageRejected("stamp", f"joint_states: stamp {text} is {(ns - now) * 1e-9:.6g}"
+                                           f" s ahead of this node's clock (more than {ahead:g} "
+                                           "s): no sample's time")
+        if self._last_ns is None or ns > self._last_ns:
+            return
+        low, high = self._refused_span or (ns, ns)
+        low, high = min(low, ns), max(high, ns)
+        if (high - low) * 1e-9 > max_interval:
+            self.reanchors += 1
+            self.get_logger().warning(f"joint_states: stamps not after the previous sample's for "
+                                      f"more than max_interval = {max_interval:g} s: the "
+                                      f"observer restarts from zero at stamp {text}")
+            self.setup.observer.reset()
+            self.setup.detector.contact = False
+            self._origin_ns = self._last_ns = self._refused_span = None
+            return
+        self._refused_span = (low, high)
+        self._cannot_estimate = "joint_states stamps refused (not after the previous sample's)"
+        previous = self._last_ns
+        raise MessageRejected("stamp", f"joint_states: stamp {text} is not after the previous "
+                                       f"sample's ({previous // 1_000_000_000}."
+                                       f"{previous % 1_000_000_000:09d} s)")
+
+    def _reset_non_finite(self, setup: ObserverSetup, stamp):
+        """Reset the observer after a residual or wrench that is not finite (said once)."""
+        setup.observer.reset()
+        setup.detector.contact = False
+        self._origin_ns = self._last_ns = self._refused_span = None
+        self.resets += 1
+        if not self._cannot_estimate.startswith("residual"):
+            self.get_logger().error(f"joint_states at stamp {stamp[0]}.{stamp[1]:09d} s: the "
+                                    "residual is not finite: the observer restarts from zero "
+                                    "(nothing published)")
+        self._cannot_estimate = "residual not finite: the observer restarted"
 
     def _say_contact(self, stamp, r: list, detector: ContactDetector):
         """Log a rising contact: the message's stamp and the joints above their thresholds."""
@@ -275,9 +352,14 @@ class ExternalTorqueObserverNode(ManagedDynamicsNode):
         detector = setup.detector
         values = [("contact", detector.contact), ("contact rises", detector.rises),
                   ("largest |residual| / threshold since last report", ratio),
-                  ("observer restarts (gaps > max_interval)", setup.observer.restarts)]
+                  ("observer restarts (gaps > max_interval)", setup.observer.restarts),
+                  ("observer re-anchored (stamps refused for > max_interval)", self.reanchors),
+                  ("observer reset (residual not finite)", self.resets)]
         problems = ["contact"] if detector.contact else []
-        return Extra(extra.values + values, extra.problems + problems, extra.not_active)
+        errors = [f"cannot estimate: {self._cannot_estimate}"] if self._cannot_estimate and \
+            self.active else []
+        return Extra(extra.values + values, extra.problems + problems, extra.not_active,
+                     errors)
 
 
 main = main_for(ExternalTorqueObserverNode)

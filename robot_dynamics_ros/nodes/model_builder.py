@@ -75,11 +75,15 @@ class ModelBuilder:
             try:
                 built = Built(text, self._build(text), None)
             except Exception as exc:  # noqa: BLE001 -- reported by the node, never fatal
-                built = Built(text, None, exc)
+                # without its traceback: its frames hold the text (up to the size bound, e.g. a
+                # 50 MB description refused), in a cycle that only the garbage collector would
+                # free (issue 31, D1); the node reports the message, not where it was raised
+                built = Built(text, None, exc.with_traceback(None))
             with self._condition:
                 if self._stopped:
                     return
                 self._done.append(built)
+            del text, built         # (this frame waits next: it must not keep them meanwhile)
 
     def _hand_over(self) -> None:
         """Deliver finished builds in the executor's thread (the timer's callback)."""

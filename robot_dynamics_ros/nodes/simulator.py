@@ -50,6 +50,15 @@ J(q)^T F (at the step's start) and the joint torque to the dynamics, after the e
 and outside the published effort, which stays the motors' (what the observer node estimates is
 then exactly the difference).
 
+Every input is bounded (``messages.checks.INPUT_BOUNDS``, the table of every node): an
+effort or applied joint torque of more than 1e6 N m, a force or moment of more than 1e6 N or
+N m, or a value that is not finite, is refused by name and the previous one kept.  Should the
+simulation diverge all the same (a step whose state is not finite or beyond 1e6 rad or rad/s:
+a bounded but huge wrench), the robot is put back in the state of the last joint_states and
+held there (time stands still; that state keeps being published), the log says so once
+and ``/diagnostics`` is ERROR; every period the simulator tries again with the inputs of the
+moment, so it runs on from there as soon as they no longer make it diverge.
+
 With ``hold_until_command`` the robot is held at its initial state (simulated time does not
 advance; joint_states and /clock keep being published) until every effort input has delivered a
 message: the brakes of a real arm, released when its controller is up.
@@ -77,8 +86,10 @@ from ..core.observer import joint_torques_of_wrench
 from ..core.simulation import MeasurementNoise, Simulator
 from ..core.simulation.dynamics import ForwardDynamics
 from ..implementations import simulation_terms
-from ..messages.conversions import MessageRejected, check_joint_values
+from ..messages.conversions import (MAX_JOINT_VALUE, MessageRejected, check_bounded,
+                                     check_joint_values)
 from .base import DynamicsNode, main_for
+from .diagnostics import Extra
 from .errors import topic_guard
 
 BEHIND_WARNING = 0.5            # s of wall clock behind schedule before the pace is reset
@@ -156,6 +167,8 @@ class DynamicsSimulatorNode(DynamicsNode):
         self.tool_frame = values["tool_frame"] or self.tip_link or "tool"
         self.world_frame = values["world_frame"] or self.root_link or "world"
         self._wrench = None                     # (F [f; m] at the tool point, axes)
+        self.diverged = ""                      # why the state is held (diverged), or ""
+        self.divergences = 0                    # periods that diverged so far
         self._joint_torque = None               # model order
         self.subscribe(WrenchStamped, "applied_wrench",
                        lambda msg: self._on_applied_wrench(msg))
@@ -210,13 +223,20 @@ class DynamicsSimulatorNode(DynamicsNode):
                 ForwardDynamics(model, compiled=self._compiled, terms=terms)
                 with self._lock:
                     old = self.sim
-                    new = Simulator(model, old.q, old.qd, old.dt, old.integrator, t0=old.t,
-                                    compiled=self._compiled, terms=terms)
-                    new.saturation_counts += old.saturation_counts
-                    new.limit_stop_counts += old.limit_stop_counts
-                    new.last_applied = old.last_applied
-                    self.sim, self._sim_model = new, model
+                    self.sim = self._rebuilt(model, old, (old.q, old.qd, old.t, old.last_applied),
+                                             terms)
+                    self._sim_model = model
         return apply
+
+    def _rebuilt(self, model, old: Simulator, state: tuple, terms=None) -> Simulator:
+        """Return a Simulator of ``model`` in ``state`` (q, qd, t, applied), ``old``'s counts."""
+        q, qd, t, applied = state
+        new = Simulator(model, q, qd, old.dt, old.integrator, t0=t, compiled=self._compiled,
+                        terms=terms or simulation_terms(model))
+        new.saturation_counts += old.saturation_counts
+        new.limit_stop_counts += old.limit_stop_counts
+        new.last_applied = applied
+        return new
 
     # -- inputs --------------------------------------------------------------------------------
     def _array_callback(self, effort_input: EffortInput, watch):
@@ -263,8 +283,9 @@ class DynamicsSimulatorNode(DynamicsNode):
                                            f"world frame '{self.world_frame}'")
         f, m = msg.wrench.force, msg.wrench.torque
         wrench = np.array([f.x, f.y, f.z, m.x, m.y, m.z])
-        if not np.isfinite(wrench).all():
-            raise MessageRejected("non-finite", f"applied_wrench: {wrench.tolist()}")
+        # the bounds of every node's input (INPUT_BOUNDS): 1e308 N is no force (issue 31, S1)
+        check_bounded(wrench[:3], "force", "xyz", "applied_wrench", "force")
+        check_bounded(wrench[3:], "torque", "xyz", "applied_wrench", "moment")
         # the simulated time of the stamp, on the clock the joint states are stamped with
         start = (msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
                  - self.epoch_ns) * 1e-9
@@ -280,9 +301,8 @@ class DynamicsSimulatorNode(DynamicsNode):
         if len(msg.effort) != len(msg.name):
             raise MessageRejected("length", f"applied_joint_torque: {len(msg.name)} names but "
                                             f"{len(msg.effort)} efforts")
-        torque = np.asarray(msg.effort, dtype=float)[index]
-        if not np.isfinite(torque).all():
-            raise MessageRejected("non-finite", f"applied_joint_torque: {torque.tolist()}")
+        torque = check_joint_values(np.asarray(msg.effort, dtype=float)[index], "effort",
+                                    self.dynamics.model.joint_names, "applied_joint_torque")
         self._joint_torque = torque if torque.any() else None
         self.get_logger().info(f"applied joint torque: {torque.tolist()}",
                                throttle_duration_sec=1.0)
@@ -336,9 +356,8 @@ class DynamicsSimulatorNode(DynamicsNode):
             if self.lockstep:
                 self._wait_for_commands(counts)
             with self._lock:
+                self._advance()
                 sim = self.sim
-                for _ in range(self.steps_per_publish):
-                    sim.step(self._applied_command(sim.t), external=self._external(sim))
                 total = int(sim.saturation_counts.sum())
             if total > saturated:
                 self.get_logger().warning(
@@ -346,7 +365,10 @@ class DynamicsSimulatorNode(DynamicsNode):
                     f"{dict(zip(sim.model.joint_names, sim.saturation_counts.tolist()))}",
                     throttle_duration_sec=2.0)
                 saturated = total
-            if self.real_time_factor > 0.0:
+            if self.diverged:               # held: publish it at the pace of the hold
+                self._stop.wait(self.steps_per_publish * sim.dt / max(self.real_time_factor, 1.0))
+                wall_start, sim_start = time.monotonic(), sim.t
+            elif self.real_time_factor > 0.0:
                 due = wall_start + (sim.t - sim_start) / self.real_time_factor
                 delay = due - time.monotonic()
                 if delay > 0.0:
@@ -356,6 +378,40 @@ class DynamicsSimulatorNode(DynamicsNode):
                         f"simulation {-delay:.2f} s behind real time x {self.real_time_factor:g}"
                         ": continuing from now", throttle_duration_sec=5.0)
                     wall_start, sim_start = time.monotonic(), sim.t
+
+    def _advance(self):
+        """
+        Take one period's steps; if the state diverges, put it back and hold it (docstring).
+
+        Under ``self._lock``.  The state at the period's start is the one last published.
+        """
+        sim = self.sim
+        start = (sim.q, sim.qd, sim.t, sim.last_applied)
+        try:
+            for _ in range(self.steps_per_publish):
+                sim.step(self._applied_command(sim.t), external=self._external(sim))
+                if not (max(map(abs, sim.q)) <= MAX_JOINT_VALUE
+                        and max(map(abs, sim.qd)) <= MAX_JOINT_VALUE):
+                    raise InputError(f"simulation of '{sim.model.name}' diverged at t = "
+                                     f"{sim.t:.6g} s: a position or velocity beyond "
+                                     f"{MAX_JOINT_VALUE:g}")
+        except InputError as exc:
+            if sim.t != start[2]:                   # (a failed step changes nothing itself)
+                self.sim = self._rebuilt(sim.model, sim, start)
+            self.divergences += 1
+            if not self.diverged:
+                self.get_logger().error(f"{exc}; holding the state of t = {start[2]:.6g} s "
+                                        "until the inputs no longer make it diverge")
+            self.diverged = str(exc)
+            return
+        if self.diverged:
+            self.diverged = ""
+            self.get_logger().info(f"simulation running again from t = {start[2]:.6g} s")
+
+    def diagnostic_extra(self) -> Extra:
+        """Add the divergences: ERROR while the state is held after one."""
+        errors = [f"diverged, state held: {self.diverged}"] if self.diverged else []
+        return Extra([("divergences (periods held)", self.divergences)], [], "", errors)
 
     def _hold(self):
         """Publish the initial state until every input has a message (time does not advance)."""

@@ -10,7 +10,9 @@ On top of :class:`~robot_dynamics_ros.nodes.managed.ManagedDynamicsNode`:
   give the counts and the worst ratio |tau| / limit (WARN when any came since the last report)
   and the log says so at most once per second.  ``clamp`` with a joint whose limit is unknown is
   refused (at configure, or when the policy is set) naming the joint, unless ``effort_limits``
-  gives it.
+  gives it.  ``effort_limits`` above the robot description's limit of a joint are refused
+  (naming it) unless ``allow_above_description`` is true: a safety limit is not raised by
+  mistake (issue 31, L1).
 * **The stop command**: deactivating (or shutting down) a node that has published commands since
   it was activated publishes one **zero** command on its outputs before the publishers stop.
   That is what ros2_controllers' effort controllers write when they are deactivated
@@ -57,6 +59,7 @@ class TorqueNode(ManagedDynamicsNode):
                                  f"{len(given)}")
             model_order = np.empty(len(given))
             model_order[output_index] = given
+            _check_above_description(model, model_order, values["allow_above_description"])
         return EffortLimiter(effective_limits(model, model_order), model.joint_names,
                              values["effort_limit_policy"])
 
@@ -151,3 +154,14 @@ class TorqueNode(ManagedDynamicsNode):
                 outputs.publish_zero(now)
                 self.get_logger().info(f"stopped: one zero command published on "
                                        f"'{outputs.command.topic_name}'")
+
+
+def _check_above_description(model, given: np.ndarray, allowed: bool):
+    """Refuse effort_limits above the description's known limits, unless ``allowed`` (L1)."""
+    own = np.asarray(model.effort_limit, dtype=float)
+    above = [f"'{name}' {g:g} > {limit:g}" for name, g, limit in zip(model.joint_names, given, own)
+             if np.isfinite(limit) and limit > 0.0 and g > limit]
+    if above and not allowed:
+        raise ValueError(f"effort_limits: above the robot description's effort limits for "
+                         f"{', '.join(above)}; set allow_above_description: true to raise a "
+                         "safety limit on purpose")

@@ -320,3 +320,141 @@ def test_effort_from_the_command_topic(ros_env, ros_client, tmp_path):
     t = 2e-3 * np.arange(len(r))
     np.testing.assert_allclose(r[:, ::-1], np.outer(1.0 - np.exp(-K * t), tau_ext),
                                rtol=1e-9, atol=1e-9)
+
+
+# ----------------------------------------------------------------- issue 31: O1, O2 (this process)
+def observer_node(tag, **parameters):
+    from local_node import local_node
+
+    from robot_dynamics_ros.nodes.external_torque_observer import ExternalTorqueObserverNode
+    values = {"robot_description": "puma560", "input_timeout": 0.0, "autostart": True,
+              "gains": [K], "effort_timing": "interval", **parameters}
+    return local_node(ExternalTorqueObserverNode, tag, **values)
+
+
+def static_state(model, ns, q=(0.2, 0.5, -0.7, 0.3, 0.4, 0.1), tau=None):
+    """Return a JointState at rest at ``q`` stamped ``ns``, effort g(q) (or ``tau``)."""
+    from robot_dynamics_ros.core import gravity_torques
+    msg = JointState(name=list(model.joint_names), position=list(q), velocity=[0.0] * 6)
+    msg.effort = list(gravity_torques(model, np.array(q)) if tau is None else tau)
+    msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(int(ns), 1_000_000_000)
+    return msg
+
+
+def outputs_of(node):
+    from local_node import record
+    return record(node, node.effort_output, node.wrench_output, node.contact_output)
+
+
+def diagnostic_level(node):
+    return node.diagnostics.status(node.dynamics, extra=node.diagnostic_extra()).level
+
+
+def test_o1_a_far_future_or_negative_stamp_is_refused_on_its_own(ros_env):
+    """
+    Issue 31, O1: a far-future or negative stamp is refused on its own.
+
+    One joint_states stamped 2^31 - 1 s (or with negative seconds) silenced the
+    observer for good (every later stamp "not after the previous sample's").  Now each is
+    refused on its own (ahead of the node's clock by more than 1 s, or negative) and every valid
+    message after it is answered; while refused the diagnostics are ERROR.
+    """
+    from diagnostic_msgs.msg import DiagnosticStatus
+    model = puma()
+    with observer_node("o1_stamps") as node:
+        out = outputs_of(node)
+        base = node.get_clock().now().nanoseconds - 10_000_000_000
+        for k in range(5):
+            node.on_joint_states(static_state(model, base + k * 1_000_000))
+        for bad in ((2 ** 31 - 1) * 1_000_000_000, -5 * 1_000_000_000):
+            msg = static_state(model, 0)
+            msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(bad, 1_000_000_000)
+            node.on_joint_states(msg)
+        assert diagnostic_level(node) == DiagnosticStatus.ERROR
+        assert node.rejections.counts["stamp"] == 2
+        for k in range(5, 305):
+            node.on_joint_states(static_state(model, base + k * 1_000_000))
+        assert len(out.messages["external_effort"]) == 305
+        assert diagnostic_level(node) == DiagnosticStatus.OK
+        r = np.array([m.effort for m in out.messages["external_effort"]])
+        np.testing.assert_allclose(r, 0.0, atol=1e-9)       # at rest, effort g(q): no torque
+
+
+def test_o1_the_observer_re_anchors_after_max_interval_of_refused_stamps(ros_env):
+    """
+    Refused stamps spanning more than max_interval re-anchor the observer.
+
+    A stamp ahead within the bound (0.5 s) that got in: the later, correct stamps are refused
+    only until they span more than max_interval (0.1 s at 1 kHz: about 100 messages), then the
+    observer restarts from zero there (counted, said) and answers every message again.
+    """
+    model = puma()
+    with observer_node("o1_anchor") as node:
+        out = outputs_of(node)
+        base = node.get_clock().now().nanoseconds - 10_000_000_000
+        for k in range(10):
+            node.on_joint_states(static_state(model, base + k * 1_000_000))
+        node.on_joint_states(static_state(model, node.get_clock().now().nanoseconds
+                                          + 500_000_000))
+        assert len(out.messages["external_effort"]) == 11
+        for k in range(10, 400):
+            node.on_joint_states(static_state(model, base + k * 1_000_000))
+        refused = node.rejections.counts["stamp"]
+        assert 100 <= refused <= 102, refused
+        assert node.reanchors == 1
+        assert len(out.messages["external_effort"]) == 11 + 390 - refused
+        stamps = [m.header.stamp.sec * 10**9 + m.header.stamp.nanosec
+                  for m in out.messages["external_effort"]]
+        assert stamps[-1] == base + 399 * 1_000_000 and stamps[11:] == sorted(stamps[11:])
+
+
+def test_o2_an_absurd_command_is_refused_and_a_non_finite_residual_is_never_published(ros_env):
+    """
+    Issue 31, O2: an absurd command is refused; a non-finite residual is never published.
+
+    With effort_source command, a command of 1e308 was taken (only NaN / inf were
+    checked) and the residual went to 1e307 and inf for good.  Now the command gets the bound of
+    a joint state's effort (refused, the previous command kept); and a residual that is not
+    finite anyway resets the observer with one error, publishes nothing, and the diagnostics say
+    ERROR until the next estimate.
+    """
+    from diagnostic_msgs.msg import DiagnosticStatus
+    from std_msgs.msg import Float64MultiArray
+
+    from robot_dynamics_ros.core import gravity_torques
+    model = puma()
+    q = np.array([0.2, 0.5, -0.7, 0.3, 0.4, 0.1])
+    tau_ext = np.array([12.0, -30.0, 8.0, 2.5, -1.5, 0.7])
+    with observer_node("o2_command", effort_source="command", subtract_friction=False) as node:
+        out = outputs_of(node)
+        node.on_command(Float64MultiArray(data=(gravity_torques(model, q) - tau_ext).tolist()))
+        node.on_command(Float64MultiArray(data=[1e308] * 6))
+        node.on_command(Float64MultiArray(data=[0.0] * 5 + [2e6]))
+        assert node.rejections.counts["out of range"] == 2
+        base = node.get_clock().now().nanoseconds - 10_000_000_000
+        for k in range(60):
+            node.on_joint_states(static_state(model, base + k * 2_000_000, q))
+        r = np.array([m.effort for m in out.messages["external_effort"]])
+        t = 2e-3 * np.arange(60)
+        np.testing.assert_allclose(r, np.outer(1.0 - np.exp(-K * t), tau_ext), rtol=1e-9,
+                                   atol=1e-9)
+        # a residual that is not finite all the same (forced here): reset, said once, not sent
+        from local_node import Logged
+        node.get_logger = lambda logger=Logged(): logger
+        update = node.setup.observer.update
+        node.setup.observer.update = lambda *args: [float("nan")] * 6
+        count = out.count()
+        for k in range(60, 63):
+            node.on_joint_states(static_state(model, base + k * 2_000_000, q))
+        assert out.count() == count and node.resets == 3
+        errors = [text for level, text in node.get_logger().lines if level == "error"]
+        assert len(errors) == 1 and "not finite" in errors[0], errors
+        assert diagnostic_level(node) == DiagnosticStatus.ERROR
+        node.setup.observer.update = update
+        for k in range(63, 70):
+            node.on_joint_states(static_state(model, base + k * 2_000_000, q))
+        r = np.array([m.effort for m in out.messages["external_effort"][60:]])
+        np.testing.assert_allclose(r, np.outer(1.0 - np.exp(-K * 2e-3 * np.arange(7)), tau_ext),
+                                   rtol=1e-9, atol=1e-9)        # restarted from zero
+        assert diagnostic_level(node) != DiagnosticStatus.ERROR
+        assert all(np.isfinite(m.effort).all() for m in out.messages["external_effort"])

@@ -281,3 +281,82 @@ def test_a_payload_change_swaps_the_simulated_robot_and_keeps_its_state(ros_env)
     finally:
         node.destroy_node()
         rclpy.try_shutdown(context=context)
+
+
+def test_s1_external_inputs_are_bounded_and_a_divergence_holds_the_state(ros_env, monkeypatch):
+    """
+    Issue 31, S1: external inputs are bounded, and a divergence holds the state.
+
+    A 1e308 N wrench at the tool stopped the simulation for good; 1e308 in world
+    axes or as a joint torque was "applied" with no effect.  Now each is refused by name (the
+    bound of every node's input, 1e6), the simulation runs on; a bounded input that still makes
+    it diverge holds the last published state (time stands still, /diagnostics ERROR) until the
+    input is removed, then it runs on from there.  (The divergence is forced: the core's step
+    raises as it does for a state that is not finite, whenever the external torque is above 1e5;
+    on the Puma, whose joints all stop at their limits, no bounded input diverged.)  In this
+    process on a private context, plain-Python dynamics, as fast as possible.
+    """
+    import time
+
+    from diagnostic_msgs.msg import DiagnosticStatus
+    from geometry_msgs.msg import WrenchStamped
+
+    from local_node import local_node, record
+    from robot_dynamics_ros.core.errors import InputError
+    from robot_dynamics_ros.core.simulation import Simulator
+    from robot_dynamics_ros.nodes.simulator import DynamicsSimulatorNode
+
+    step = Simulator.step
+
+    def diverging_step(self, tau=None, acceleration=False, external=None):
+        if external is not None and np.abs(external).max() > 1e5:
+            raise InputError(f"simulation diverged at t = {self.t:g} s (forced)")
+        return step(self, tau, acceleration, external)
+    monkeypatch.setattr(Simulator, "step", diverging_step)
+
+    def published():
+        return out.messages.get("joint_states", [])
+
+    def wait_for(predicate):
+        end = time.monotonic() + 30.0
+        while time.monotonic() < end and not predicate():
+            time.sleep(0.01)
+        return predicate()
+
+    def level():
+        return node.diagnostics.status(node.dynamics, extra=node.diagnostic_extra()).level
+
+    names = list(RobotModel.named("puma560").joint_names)
+    q0 = [0.2, 0.7, -0.9, 0.4, 0.6, -0.3]
+    with local_node(DynamicsSimulatorNode, "sim_s1", robot_description="puma560", compiled=False,
+                    real_time_factor=0.0, publish_clock=True, publish_rate=100.0,
+                    initial_position=q0) as node:
+        out = record(node, node.joint_states)
+        for frame in ("", "world"):
+            msg = WrenchStamped()
+            msg.header.frame_id = frame
+            msg.wrench.force.x = 1e308
+            node._on_applied_wrench(msg)
+        msg = WrenchStamped()
+        msg.wrench.torque.z = float("nan")
+        node._on_applied_wrench(msg)
+        node._on_applied_torque(JointState(name=names, effort=[0.0] * 5 + [1e308]))
+        assert node.rejections.counts["out of range"] == 3
+        assert node.rejections.counts["non-finite"] == 1
+        assert node._wrench is None and node._joint_torque is None
+        assert wait_for(lambda: len(published()) >= 5)
+        # bounded, and diverging all the same
+        node._on_applied_torque(JointState(name=names, effort=[0.0] * 5 + [1e6]))
+        assert wait_for(lambda: node.diverged)
+        assert level() == DiagnosticStatus.ERROR
+        held = node.sim.t
+        count = len(published())
+        assert wait_for(lambda: len(published()) >= count + 3)
+        assert node.sim.t == held and node.diverged
+        node._on_applied_torque(JointState(name=names, effort=[0.0] * 6))
+        assert wait_for(lambda: node.sim.t > held + 0.05)
+        assert not node.diverged and level() != DiagnosticStatus.ERROR
+        assert node.divergences >= 1
+        for m in published():
+            for values in (m.position, m.velocity, m.effort):
+                assert np.all(np.abs(values) <= 1e6), m

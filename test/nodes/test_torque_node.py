@@ -181,3 +181,32 @@ def test_unknown_limit_and_clamp_refused_at_configure_naming_the_joint(
         if node is not None:
             node.destroy_node()
         rclpy.try_shutdown(context=context)
+
+
+def test_l1_limits_above_the_description_need_allow_above_description(ros_env):
+    """
+    Issue 31, L1: limits above the description's need allow_above_description.
+
+    effort_limits took values up to 1e9, so clamp could be set far above the
+    robot's limits without a word.  Now a limit above the description's is refused naming the
+    joint and the way to allow it; a lower one is taken as before; 1e9 is beyond any bound.
+    """
+    from local_node import local_node
+
+    from robot_dynamics_ros.nodes.gravity_compensation import GravityCompensationNode
+    own = MODEL.effort_limit
+    with local_node(GravityCompensationNode, "l1_limits", autostart=True,
+                    robot_description="puma560") as node:
+        above = [0.0, 2.0 * own[1], 0.0, 0.0, 0.0, 0.0]
+        result = node.set_parameters([Parameter("effort_limits", value=above)])[0]
+        assert not result.successful
+        assert "'joint2'" in result.reason and "allow_above_description" in result.reason
+        np.testing.assert_array_equal(node.limiter.limits, own)
+        below = [0.0, 0.5 * own[1], 0.0, 0.0, 0.0, 0.0]
+        assert node.set_parameters([Parameter("effort_limits", value=below)])[0].successful
+        assert node.limiter.limits[1] == 0.5 * own[1]
+        assert not node.set_parameters([Parameter("effort_limits", value=[1e9] * 6)])[0].successful
+        result = node.set_parameters_atomically([Parameter("allow_above_description", value=True),
+                                                 Parameter("effort_limits", value=above)])
+        assert result.successful, result.reason
+        assert node.limiter.limits[1] == 2.0 * own[1]
