@@ -58,8 +58,25 @@ def main(argv=None) -> int:
         return int(modules[args.command].run(args) or 0)
     except RobotDynamicsError as exc:
         # Bad files and arguments are the user's to fix: one line that says what, no traceback.
-        print(f"robot-dynamics {args.command}: {error_summary(exc)}: {exc}", file=sys.stderr)
+        _print_error(f"robot-dynamics {args.command}: {error_summary(exc)}: {exc}")
         return 1
+
+
+def _print_error(text: str) -> None:
+    """
+    Print ``text`` on stderr on a line of its own, whatever progress bar is showing.
+
+    A tqdm bar draws with carriage returns and no newline; a message written behind it shares
+    its line (on a terminal the next redraw cuts it, in a log it follows the bar's text).  tqdm's
+    ``external_write_mode`` clears the live bars around the write; the newline first ends a bar
+    line that a closed bar left behind.
+    """
+    tqdm = sys.modules.get("tqdm")
+    if tqdm is None:                 # no bar was ever drawn in this process
+        print(text, file=sys.stderr)
+        return
+    with tqdm.tqdm.external_write_mode(file=sys.stderr):
+        print("\n" + text, file=sys.stderr)
 
 
 if __name__ == "__main__":

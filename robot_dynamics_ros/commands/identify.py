@@ -12,9 +12,14 @@ F test, the cut-off check and per-joint torque errors
 of the starting and the identified file on the held-out samples (and on ``--validate`` bags),
 then writes the robot file (YAML, or URDF with the package's extension for ``.urdf``) with the
 input's kinematics, limits and names, read back and checked, atomically, and a plot.  Nothing is
-written when the data do not determine the parameters (unless ``--force``) or with ``--ols``
-(plain least squares, for inspection).  With ``--payload`` only a payload on the last link is
-identified.
+written when the efforts are not explained by the motion (the F test), when the identified file
+predicts the held-out samples (``--validate`` bags, else the held-out share) worse than the
+starting file overall (unless ``--force``; worse joints are named in any case), or with
+``--ols`` (plain least squares, for inspection).  Parameters the data leave nearly free are no
+failure: the consistent fit keeps them at the starting file's values (its prior term) and the
+report names them.  ``--torque-source`` says where the efforts are measured (motor or link
+side: ``core.identification.pipeline``, step 0).  With ``--payload`` only a payload on the last
+link is identified.
 """
 from __future__ import annotations
 
@@ -32,6 +37,7 @@ from ..core.identification import (FRICTION_KINDS, InconsistentParametersWarning
                                    identification_data, identify_payload, parameter_vector,
                                    predicted_effort)
 from ..core.identification.drives import gains_from_constants, gains_from_file
+from ..core.identification.identify import SIGNIFICANCE, loose_parameters
 from ..core.identification.pipeline import (IdentificationOptions, Recording, bad_efforts,
                                             identify_recordings, prepare_validation)
 from ..core.identification.validation import rms, validation_report
@@ -83,6 +89,13 @@ def add_arguments(parser):
                         help="efforts are motor currents: per-joint torque constants (1 value or "
                              "one per joint, times the file's gear ratios), or a YAML file of "
                              "drive gains (doc/identification.md)")
+    parser.add_argument("--torque-source", choices=("auto", "motor", "link"), default="auto",
+                        help="where the efforts are measured: motor (motor currents or commanded "
+                             "effort: rotor inertia and gearbox friction are in them), link "
+                             "(joint-torque sensors after the gearbox, e.g. Franka, KUKA iiwa: "
+                             "no rotor inertia fitted, the file's motors kept) or auto (default: "
+                             "motor with --torque-constant, else link when the data show no "
+                             "rotor inertia)")
     parser.add_argument("--holdout", type=float, default=0.2,
                         help="share of each bag held out to check the filter and the result "
                              "(default 0.2; 0: none)")
@@ -205,7 +218,15 @@ def _options(args, gains) -> IdentificationOptions:
         consistent=not args.ols, weights="auto" if args.weights == "auto" else None,
         friction=tuple(k for k in FRICTION_KINDS if k in friction), rotors=args.rotors == "all",
         gear_ratios=gains.gear_ratios if gains is not None else {}, cutoff=args.cutoff,
-        method=args.filter, decimate=args.decimate, holdout=args.holdout)
+        method=args.filter, decimate=args.decimate, holdout=args.holdout,
+        torque_side=_torque_side(args))
+
+
+def _torque_side(args) -> str:
+    if args.torque_constant and args.torque_source == "link":
+        raise InputError("--torque-source link: the efforts are motor currents "
+                         "(--torque-constant), which are measured on the motor side")
+    return "motor" if args.torque_constant else args.torque_source
 
 
 def _describe(fit, recordings, args) -> None:
@@ -244,17 +265,54 @@ def run(args) -> int:
             print(f"note: {w.message}", file=sys.stderr)
         print("--ols: plain least squares for inspection; no robot file written", file=sys.stderr)
         return 0
-    if not result.determined and not args.force:
-        raise InputError(result.verdict + "; nothing written (--force writes it anyway)")
-    if result.model is None:
-        raise InputError("the identified parameters are not physically consistent: "
-                         + "; ".join(result.problems))
-    code = _write(model, result.model, args)
+    _check_written(fit, validations, args)
+    code = _write(model, fit.written, args)
     if code == 0:
         png = args.plot or str(Path(args.output).with_suffix(".png"))
-        plot(png, model, result.model, fit, validations)
+        plot(png, fit.measured, result.model, fit, validations)
         print(f"wrote {png} (measured vs predicted torques)", file=sys.stderr)
     return code
+
+
+def _check_written(fit, validations, args) -> None:
+    """
+    Refuse (unless --force) what would make the robot file wrong, and say what it rests on.
+
+    The efforts must depend on the motion (the F test), the parameters must be real bodies, and
+    the identified file must predict the held-out samples (the ``--validate`` bags, else the
+    held-out share) at least as well as the starting file overall (the sum over joints of the
+    squared error relative to the measured effort); joints where it is worse are named.
+    Parameters the data leave nearly free are kept at the starting file's values by the fit's
+    prior term and named.
+    """
+    result = fit.result
+    print(f"efforts taken as measured on the {fit.torque_side} side"
+          + (" (no rotor inertia in the data)" if fit.torque_side == "link"
+             and args.torque_source == "auto" else ""), file=sys.stderr)
+    if result.p_value > SIGNIFICANCE and not args.force:
+        raise InputError(result.verdict + "; nothing written (--force writes it anyway)")
+    if fit.written is None:
+        raise InputError("the identified parameters are not physically consistent: "
+                         + "; ".join(result.problems))
+    if not result.determined:
+        print("note: " + loose_parameters(result), file=sys.stderr)
+    reports = [r for r, _ in validations] or ([fit.holdout] if fit.holdout else [])
+    worse = [(r.title, name) for r in reports for name, b, a in
+             zip(r.joint_names, r.before_rms, r.after_rms) if a > b]
+    overall = [r.title for r in reports if _normalised(r.after_rms, r) > _normalised(
+        r.before_rms, r)]
+    if worse:
+        print("warning: the identified file predicts worse than the starting file on "
+              + ", ".join(f"'{j}' ({t})" for t, j in worse), file=sys.stderr)
+    if overall and not args.force:
+        raise InputError("the identified file predicts worse than the starting file overall on "
+                         + ", ".join(overall) + " (per-joint errors above); nothing written "
+                         "(--force writes it anyway)")
+
+
+def _normalised(errors, report) -> float:
+    """Return the sum over joints of (RMS error / RMS measured effort)^2: one joint, one vote."""
+    return float(np.sum((errors / np.maximum(report.measured_rms, 1e-300)) ** 2))
 
 
 def _validate(engine, model, fit, args, gains, options) -> list:
@@ -265,7 +323,7 @@ def _validate(engine, model, fit, args, gains, options) -> list:
     recordings = _recordings(engine, model, args.validate, args, gains, "validation bag")
     for bag, recording in zip(args.validate, recordings):
         data = prepare_validation(recording, factor, options)
-        report = validation_report(f"validation bag {bag}", model, fit.result.model, data)
+        report = validation_report(f"validation bag {bag}", fit.measured, fit.result.model, data)
         print(report.table())
         reports.append((report, data))
     return reports

@@ -196,3 +196,48 @@ def test_many_bags_on_dask_give_the_same_file_as_one_process(tmp_path, capsys):
                           "no effort field")
     assert err.endswith(f"; unusable bag: bag {bad[2]}: no such file or directory")
     assert f"bag {bags[0]}" not in err
+
+
+def test_link_side_torque_sensors_keep_the_files_motors(tmp_path, capsys):
+    """
+    Efforts of link-side joint-torque sensors: no rotor inertia in them, the defaults still write.
+
+    The real Puma measured after its gearboxes (``link_side``: the rotors' torques are not in
+    the efforts).  With the defaults (``--torque-source auto``) the fit finds no rotor inertia,
+    takes the data as link-side, writes the file with the starting file's motors unchanged, and
+    its link-side torques match the real robot's at other states far better than the file's.
+    """
+    from robot_dynamics_ros.core.identification.pipeline import link_side
+    bag = _record(tmp_path / "link", 11, model=link_side(REAL))
+    out = tmp_path / "link.yaml"
+    assert main(["identify", "puma560", str(bag), "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "measured on the link side (no rotor inertia in the data)" in err
+    loaded = RobotModel.from_yaml(out)
+    assert np.array_equal(loaded.rotor_inertia, PUMA.rotor_inertia)
+    assert np.array_equal(loaded.gear_ratio, PUMA.gear_ratio)
+    q, qd, qdd = multisine(PUMA, np.linspace(0, 10, 300), np.random.default_rng(5))
+    real = predicted_effort(link_side(REAL), q, qd, qdd)
+
+    def error(model):
+        return np.sqrt(np.mean((predicted_effort(link_side(model), q, qd, qdd) - real) ** 2,
+                               axis=0))
+    assert np.all(error(loaded) < 0.2 * error(PUMA))
+    assert main(["identify", "puma560", str(bag), "-o", str(tmp_path / "x.yaml"),
+                 "--torque-source", "link", "--torque-constant", "1"]) == 1
+    assert "measured on the motor side" in capsys.readouterr().err
+
+
+def test_an_error_after_a_progress_bar_is_a_line_of_its_own(tmp_path, capfd):
+    """A refused identify whose bag was read with a progress bar: the error starts a line."""
+    import tqdm
+    bar = tqdm.tqdm(total=10, desc="reading", file=__import__("sys").stderr)
+    bar.update(5)                                   # a live bar, as a fleet's would be
+    try:
+        assert main(["identify", "puma560", str(tmp_path / "missing"), "-o",
+                     str(tmp_path / "x.yaml")]) == 1
+    finally:
+        bar.close()
+    err = capfd.readouterr().err
+    line = [x for x in err.replace("\r", "\n").split("\n") if "robot-dynamics identify:" in x]
+    assert line and line[0].startswith("robot-dynamics identify:")

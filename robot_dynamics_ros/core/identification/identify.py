@@ -74,6 +74,8 @@ AUTO_ITERATIONS = 5
 SINGULAR = 1e-9
 SIGNIFICANCE = 1e-6
 PREDICTION_LIMIT = 1.0      # prediction std at random states, in units of the torque noise
+LOOSE_RELATIVE_STD = 0.5    # a base parameter whose std exceeds half its value is named loose
+MAX_NAMED = 12              # at most this many loose parameters named (the loosest first)
 PREDICTION_STATES = 200
 
 
@@ -180,6 +182,30 @@ class IdentificationResult:
         if not self.determined:
             lines.append("NOT DETERMINED: " + self.verdict)
         return "\n".join(lines)
+
+
+def loose_parameters(result) -> str:
+    """
+    Name what the data leave nearly free and how well each is determined (a note, no failure).
+
+    The base parameters whose standard deviation exceeds ``LOOSE_RELATIVE_STD`` of their value
+    (loosest first, at most ``MAX_NAMED``), and the joints whose torques at random states are
+    uncertain by more than the noise.  The consistent fit keeps such directions at the starting
+    file's values (its prior term, ``physical.consistent_fit``), so they are no error.
+    """
+    rel = result.relative_std
+    order = [k for k in np.argsort(-np.nan_to_num(rel, posinf=1e300))
+             if rel[k] > LOOSE_RELATIVE_STD]
+    named = ", ".join(f"{result.names[k]} ({result.estimates[k]:.3g} +- {result.std[k]:.2g})"
+                      for k in order[:MAX_NAMED])
+    more = f" and {len(order) - MAX_NAMED} more" if len(order) > MAX_NAMED else ""
+    joints = ", ".join(f"'{result.joint_names[j]}' "
+                       f"{result.prediction_std[j] / result.noise_std[j]:.3g}"
+                       for j in result._loose())
+    return ("the data leave some parameters nearly free, kept near the starting file's values: "
+            + (named + more if named else "no single base parameter")
+            + (f"; torque uncertainty at random states, x the noise: {joints}" if joints else "")
+            + "; a motion that excites them (`robot-dynamics excite`) determines them")
 
 
 def _check_data(model, q, qd, qdd, tau):

@@ -58,6 +58,7 @@ MARGIN = 1e-6             # each dimensionless J~ >= MARGIN E in the solve (100 
 CHECK = 1e-7              # accepted as solved: J~ >= CHECK E in the link's own scale
 REFUSE = 1e-3             # below -REFUSE the solver failed (no projection)
 LOAD_MARGIN = 1e-3        # the fit keeps F_l <= COULOMB_LOAD_MAX - LOAD_MARGIN (F_l < 1 strictly)
+FLOOR = 100.0 * SOLVER_TOLERANCE  # absolute floor of the sign tests, in each parameter's unit
 
 
 def pseudo_inertia_map(model, friction=None) -> list[np.ndarray]:
@@ -283,8 +284,9 @@ def checked_consistent(model, pi, friction=None) -> np.ndarray | None:
         J = (vectors * np.maximum(values, 2.0 * CHECK)) @ vectors.T
         Tinv = np.linalg.inv(T)
         pi[cols] = _link_from_pseudo_inertia(Tinv @ J @ Tinv)
+    units = parameter_units(model, layout, pi)
     for cols in _nonnegative(layout):
-        if np.any(pi[cols] < -REFUSE * np.abs(pi[cols]).max()):
+        if np.any(pi[cols] < -np.maximum(REFUSE * np.abs(pi[cols]).max(), FLOOR * units[cols])):
             return None
         pi[cols] = np.maximum(pi[cols], 0.0)
     if "coulomb_load" in layout.friction:
@@ -294,10 +296,42 @@ def checked_consistent(model, pi, friction=None) -> np.ndarray | None:
         pi[cols] = np.minimum(pi[cols], COULOMB_LOAD_MAX - LOAD_MARGIN)
     if "viscous_quadratic" in layout.friction:     # (rounding below the floor: to the floor)
         cols, floor = layout.viscous_quadratic, quadratic_floor(model, layout, pi)
-        if np.any(pi[cols] < floor - REFUSE * np.maximum(np.abs(floor), np.abs(pi[cols]))):
+        slack = np.maximum(REFUSE * np.maximum(np.abs(floor), np.abs(pi[cols])),
+                           FLOOR * units[cols])
+        if np.any(pi[cols] < floor - slack):
             return None
         pi[cols] = np.maximum(pi[cols], floor)
     return None if consistency_problems(model, pi, friction=friction) else pi
+
+
+def parameter_units(model, layout, pi) -> np.ndarray:
+    """
+    Return per parameter a size of its kind that the data can resolve, for absolute sign floors.
+
+    A group of parameters that all sit on their bound 0 (the rotor inertias of a robot measured by
+    link-side joint-torque sensors, which cannot see them) has no scale of its own: a test
+    relative to its largest value refuses the solver's rounding (-1.6e-12 against 4.3e-11).  So
+    every sign test also allows ``FLOOR`` (100 x the solver's tolerance) times a size of the
+    parameter's kind taken from the robot: rotor inertia, the largest link inertia entry over
+    k_r^2 (what the motor side of that joint would reflect); viscous friction, the effort limit
+    over the velocity limit; Coulomb friction, the effort limit; quadratic viscous, the effort
+    limit over the velocity limit squared; load-dependent Coulomb, 1 (dimensionless).  Unknown
+    limits fall back to 1 in SI units.
+    """
+    units = np.ones(len(pi))
+    inertia = max(float(np.abs(pi[layout.link[:, 4:10]]).max()), 1e-300)
+    effort = np.where(np.isfinite(model.effort_limit), model.effort_limit, 1.0)
+    speed = np.where(np.isfinite(model.velocity_limit) & (model.velocity_limit > 0),
+                     model.velocity_limit, 1.0)
+    per_joint = {"viscous": effort / speed, "coulomb": effort,
+                 "viscous_quadratic": effort / speed ** 2, "coulomb_load": np.ones(model.n)}
+    rotor = layout.rotor
+    units[rotor[rotor >= 0]] = inertia / np.asarray(model.gear_ratio)[rotor >= 0] ** 2
+    for kind, size in per_joint.items():
+        if kind in layout.friction:
+            cols = friction_columns(layout, kind)
+            units[cols[cols >= 0]] = size[cols >= 0]
+    return units
 
 
 def closest_affine(model, K: np.ndarray, base_values: np.ndarray, prior=None,

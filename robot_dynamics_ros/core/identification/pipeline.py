@@ -4,6 +4,15 @@ Identification from recordings with nothing to tune: filter, hold out, check, fi
 :func:`identify_recordings` is what ``robot-dynamics identify`` runs on the joint states of one or
 more recordings (their rows are stacked: least squares does not need them to be contiguous):
 
+0. **Where the torque is measured** (``torque_side``).  Motor currents times torque constants (or a
+   commanded effort) are motor-side: they contain each drive's reflected rotor inertia and the
+   gearbox's friction.  A link-side joint-torque sensor (Franka Emika Panda, KUKA LBR iiwa,
+   Kinova Gen3) sits after the gearbox: its data see no rotor inertia, so ``"link"`` fits the
+   model without motors (``link_side``: no rotor columns, the friction fitted is what lies on the
+   link side of the sensor) and the file written keeps the robot file's motors.  ``"auto"`` (the
+   command's default without torque constants) fits motor-side and, if no rotor inertia comes out
+   of the data (each below its standard deviation, or on its bound 0), takes the data as
+   link-side: the same fit (rotor terms nil) with the file's motors kept.
 1. **Rotors.**  With ``rotors`` every joint gets a rotor inertia column, also where the robot file
    has no motor (a drive's reflected inertia k_r^2 I_m is a large part of a geared joint's
    inertia): such a joint is given the motor model of ``with_rotors`` (gear ratio from the
@@ -85,6 +94,10 @@ class IdentificationOptions:
     method: str = "butterworth"
     decimate: int = 1
     holdout: float = 0.2
+    torque_side: str = "motor"                         # "motor", "link" or "auto" (step 0)
+
+
+TORQUE_SIDES = ("motor", "link", "auto")
 
 
 class CutoffCheck(NamedTuple):
@@ -140,6 +153,9 @@ class RecordingsFit(NamedTuple):
     cutoffs: list                 # the cut-off used for each recording (Hz)
     check: CutoffCheck | None
     holdout: object               # ValidationReport on the held-out samples, or None
+    measured: RobotModel = None   # the starting model as the torque sensor sees it (step 0)
+    written: RobotModel = None    # the model to write: result.model with the file's motors kept
+    torque_side: str = "motor"    # "motor" or "link": where the efforts were taken as measured
 
 
 def bad_efforts(model, tau) -> tuple[np.ndarray, str]:
@@ -175,6 +191,37 @@ def with_rotors(model, gear_ratios=None) -> RobotModel:
             ratio = float(gear_ratios.get(joint["name"], DEFAULT_GEAR_RATIO))
             joint["motor"] = {"rotor_inertia": 0.0, "gear_ratio": ratio}
     return RobotModel.from_dict(spec, f"{model.name} (with rotors)")
+
+
+def link_side(model) -> RobotModel:
+    """Return the model as a link-side joint-torque sensor sees it: no motor on any joint."""
+    spec = model.to_dict()
+    for joint in spec["joints"]:
+        joint["motor"] = {"rotor_inertia": 0.0, "gear_ratio": 1.0}
+    return RobotModel.from_dict(spec, model.name)
+
+
+def with_motors_of(model, source) -> RobotModel:
+    """Return ``model`` with the motors (rotor inertia, gear ratio) of ``source``."""
+    spec, motors = model.to_dict(), [j.get("motor") for j in source.to_dict()["joints"]]
+    for joint, motor in zip(spec["joints"], motors):
+        joint["motor"] = motor or {"rotor_inertia": 0.0, "gear_ratio": 1.0}
+    return RobotModel.from_dict(spec, model.name)
+
+
+def _sees_rotors(result) -> bool:
+    """
+    Tell whether the data show a rotor inertia (step 0).
+
+    True if some joint's rotor inertia is a base parameter of its own that is ``SUPPORT``
+    standard deviations above 0, or if none is (then the data cannot tell the sides apart, and
+    the fit stays motor-side).
+    """
+    named = [result.names.index(f"Im[{joint}]") for joint in result.joint_names
+             if f"Im[{joint}]" in result.names]
+    if not named:
+        return True
+    return any(result.estimates[k] > SUPPORT * result.std[k] for k in named)
 
 
 def _concat(parts) -> IdentificationData:
@@ -387,7 +434,13 @@ def identify_recordings(model, recordings, options=None, mapper=None) -> Recordi
     options = options or IdentificationOptions()
     if not 0.0 <= options.holdout < 1.0:
         raise InputError(f"holdout: must be in [0, 1), got {options.holdout}")
-    working = with_rotors(model, options.gear_ratios) if options.rotors else model
+    if options.torque_side not in TORQUE_SIDES:
+        raise InputError(f"torque_side: must be one of {', '.join(TORQUE_SIDES)}, "
+                         f"got {options.torque_side!r}")
+    side = options.torque_side
+    measured = link_side(model) if side == "link" else model
+    working = with_rotors(measured, options.gear_ratios) \
+        if options.rotors and side != "link" else measured
     kinds = friction_kinds(working, options.friction)
     search = _Search(working, kinds, recordings, options, mapper)
     if options.cutoff is not None or options.holdout <= 0.0:
@@ -400,15 +453,27 @@ def identify_recordings(model, recordings, options=None, mapper=None) -> Recordi
     fitted = _concat(chosen.training)
     held_parts = [h for h in chosen.held if h is not None]
     held = _concat(held_parts) if held_parts else None
-    initial = rms(fitted.tau - predicted_effort(model, fitted.q, fitted.qd, fitted.qdd))
+    result = _fit(working, kinds, chosen, options, measured, fitted)
+    if side == "auto":
+        side = "motor" if _sees_rotors(result) else "link"
+        measured = model if side == "motor" else link_side(model)
+    written = result.model
+    if side == "link" and written is not None:
+        written = with_motors_of(written, model)
+    report = None
+    if held is not None and result.model is not None:
+        report = validation_report("held-out samples", measured, result.model, held)
+    return RecordingsFit(working, result, fitted, held, chosen.cutoffs, check, report,
+                         measured, written, side)
+
+
+def _fit(working, kinds, chosen, options, measured, fitted):
+    """Fit the chosen candidate's factors (docstring, step 4); ``measured``: the start."""
+    initial = rms(fitted.tau - predicted_effort(measured, fitted.q, fitted.qd, fitted.qdd))
     result = solve_factors(working, chosen.factors, kinds, options.weights, options.consistent,
                            initial=initial)
     kinds, result = _supported_terms(working, kinds, chosen.training, result, options, initial)
-    result = _iterate_load(working, kinds, chosen.training, result, options, initial)
-    report = None
-    if held is not None and result.model is not None:
-        report = validation_report("held-out samples", model, result.model, held)
-    return RecordingsFit(working, result, fitted, held, chosen.cutoffs, check, report)
+    return _iterate_load(working, kinds, chosen.training, result, options, initial)
 
 
 def _training_factors(working, kinds, training, load_model=None) -> np.ndarray:

@@ -21,6 +21,7 @@ from robot_dynamics_ros.core.identification import (FRICTION_KINDS, identify,
                                                     parameter_vector, predicted_effort)
 from robot_dynamics_ros.core.identification.identify import joint_factors, merge_factors
 from robot_dynamics_ros.core.identification.base_parameters import base_parameters
+from robot_dynamics_ros.core.identification.identify import loose_parameters
 from robot_dynamics_ros.core.identification.pipeline import (DEFAULT_GEAR_RATIO, Recording,
                                                              bad_efforts, identify_recordings,
                                                              with_rotors)
@@ -233,6 +234,12 @@ def test_a_poorly_excited_recording_is_not_determined():
     assert np.all(result.prediction_std[:3] > 5 * result.noise_std[:3])  # ... not elsewhere
     assert not result.determined and "nearly free" in result.verdict
     assert np.all(fit.holdout.after_rms < 1.2 * sigma)  # the held-out share looks fine
+    note = loose_parameters(result)                     # named, with how well determined
+    loose = [name for name, rel in zip(result.names, result.relative_std) if rel > 0.5]
+    loosest = result.names[int(np.argmax(result.relative_std))]
+    assert loose and f"{loosest} (" in note
+    assert sum(f"{name} (" in note for name in loose) == min(len(loose), 12)
+    assert "'joint1'" in note and "kept near the starting file's values" in note
 
 
 @pytest.mark.parametrize("name", ROBOTS)
