@@ -166,3 +166,135 @@ def test_corpus_compiles_and_agrees(language, corpus, tmp_path):
     rng = np.random.default_rng(8)
     for prefix, model in corpus.items():
         check_robot(Compiled(library, prefix, model.n), model, rng, count=3)
+
+
+ALLOCATION_TRAP = r'''
+#include <cstddef>
+#include <cstdio>
+#include <new>
+%(includes)s
+extern "C" void *__libc_malloc(std::size_t);
+extern "C" void *__libc_calloc(std::size_t, std::size_t);
+extern "C" void *__libc_realloc(void *, std::size_t);
+extern "C" void __libc_free(void *);
+static volatile bool armed = false;  // while true, any allocation aborts the program
+static void *take(std::size_t n) { if (armed) __builtin_trap(); return __libc_malloc(n ? n : 1); }
+extern "C" void *malloc(std::size_t n) noexcept { return take(n); }
+extern "C" void *calloc(std::size_t a, std::size_t b) noexcept
+{ if (armed) __builtin_trap(); return __libc_calloc(a, b); }
+extern "C" void *realloc(void *p, std::size_t n) noexcept
+{ if (armed) __builtin_trap(); return __libc_realloc(p, n); }
+extern "C" void free(void *p) noexcept { __libc_free(p); }
+void *operator new(std::size_t n) { return take(n); }
+void *operator new[](std::size_t n) { return take(n); }
+void operator delete(void *p) noexcept { __libc_free(p); }
+void operator delete[](void *p) noexcept { __libc_free(p); }
+void operator delete(void *p, std::size_t) noexcept { __libc_free(p); }
+void operator delete[](void *p, std::size_t) noexcept { __libc_free(p); }
+
+int main(int argc, char **)
+{
+    double q[16], qd[16], x[16], out[256];
+    for (int i = 0; i < 16; ++i) { q[i] = 0.1 * i - 0.3; qd[i] = 0.5 - 0.07 * i; x[i] = 0.2; }
+    double sum = 0.0;
+    armed = true;
+    if (argc > 1) {             /* the trap's own check: an allocation must abort */
+        double *volatile p = new double[3];
+        sum += p[0];
+    }
+%(calls)s
+    armed = false;
+    std::printf("no allocation: %%g\n", sum);
+    return 0;
+}
+'''
+
+
+def allocation_program(models: dict, directory: Path) -> Path:
+    includes, calls = [], []
+    for prefix, model in models.items():
+        header = directory / (prefix + ".hpp")
+        header.write_text(generate_header(model, "cpp", prefix).source)
+        includes.append(f'#include "{header.name}"')
+        calls += [f"    {prefix}_rnea(q, qd, x, out); sum += out[0];",
+                  f"    {prefix}_nonlinear_effects(q, qd, out); sum += out[0];",
+                  f"    {prefix}_gravity_torques(q, out); sum += out[0];",
+                  f"    {prefix}_mass_matrix(q, out); sum += out[0];",
+                  f"    {prefix}_jacobian(q, out); sum += out[0];",
+                  f"    {prefix}_forward_dynamics(q, qd, x, out); sum += out[0];",
+                  f"    sum += {prefix}_dof() + {prefix}_name()[0] + "
+                  f"{prefix}_description_hash()[0];"]
+    source = directory / "trap.cpp"
+    source.write_text(ALLOCATION_TRAP % {"includes": "\n".join(includes),
+                                         "calls": "\n".join(calls)})
+    return source
+
+
+def test_headers_allocate_nothing_and_build_without_exceptions(shipped, tmp_path):
+    """Every function of every shipped robot, called with allocation trapped; -fno-exceptions."""
+    source = allocation_program(shipped, tmp_path)
+    binary = tmp_path / "trap"
+    run = subprocess.run(["g++", "-std=c++17", "-O1", "-fno-exceptions", "-fno-rtti", *WARNINGS,
+                          str(source), "-o", str(binary)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-4000:]
+    run = subprocess.run([str(binary)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0 and "no allocation" in run.stdout, run.stdout + run.stderr
+    trapped = subprocess.run([str(binary), "allocate"], capture_output=True, timeout=60)
+    assert trapped.returncode != 0          # the trap works: an allocation would have failed
+
+
+def test_only_the_maths_library_is_needed(shipped, tmp_path):
+    """The exported functions' object code refers to nothing but the C maths library."""
+    library = build_library({k: shipped[k] for k in ("puma560", "puma_friction")}, "c",
+                            tmp_path, ["-O2"])
+    run = subprocess.run(["nm", "-D", "--undefined-only", str(library)], capture_output=True,
+                         text=True)
+    undefined = {line.split()[-1].split("@")[0] for line in run.stdout.splitlines()}
+    allowed = {"sin", "cos", "sincos", "__cxa_finalize", "_ITM_registerTMCloneTable",
+               "_ITM_deregisterTMCloneTable", "__gmon_start__"}
+    assert undefined <= allowed, undefined - allowed
+
+
+def test_command_writes_headers_and_refuses_bad_prefix(tmp_path, capsys):
+    path = tmp_path / "arm_dynamics.hpp"
+    assert cli_main(["codegen", "puma560", "--language", "cpp", "--prefix", "arm",
+                     "-o", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "rnea: 226 multiplications" in out and "LDL^T solve" in out
+    text = path.read_text()
+    assert "void arm_rnea(const double *q, const double *qd, const double *qdd, double *tau)" \
+        in text and 'extern "C"' in text and "#include <cmath>" in text
+    assert cli_main(["codegen", "puma560", "--language", "c", "-o", str(path)]) == 0
+    assert "static inline" in path.read_text() and "puma560_rnea(" in path.read_text()
+    assert cli_main(["codegen", "puma560", "--language", "c", "--prefix", "2arm", "-o",
+                     str(tmp_path / "x.h")]) == 1
+    assert "'2arm' is not a C identifier" in capsys.readouterr().err
+    assert not (tmp_path / "x.h").exists()
+    with pytest.raises(CodegenError, match="language"):
+        generate_header(RobotModel.named("planar2"), "fortran")
+
+
+def test_names_become_identifiers_and_strings_are_escaped():
+    assert default_prefix("ur5e-arm 2") == "ur5e_arm_2" and default_prefix("6dof") == "_6dof"
+    assert c_string('a"b\\c?') == r'"a\042b\134c\077"'
+    assert c_string("é") == r'"\303\251"'
+
+
+def test_cmake_example_builds_and_runs(tmp_path):
+    """examples/cpp_gravity_compensation: CMake runs the command for the header, builds, runs."""
+    if shutil.which("cmake") is None:
+        pytest.skip("cmake is not installed")
+    example = REPO / "examples" / "cpp_gravity_compensation"
+    command = Path(sys.executable).with_name("robot-dynamics")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(REPO)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
+    build = tmp_path / "build"
+    for step in (["cmake", "-S", str(example), "-B", str(build), "-DROBOT=puma560",
+                  f"-DROBOT_DYNAMICS={command}"],
+                 ["cmake", "--build", str(build)]):
+        run = subprocess.run(step, capture_output=True, text=True, env=env, timeout=300)
+        assert run.returncode == 0, (run.stdout + run.stderr)[-4000:]
+    run = subprocess.run([str(build / "gravity_compensation")], capture_output=True, text=True,
+                         timeout=60)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "puma560" in run.stdout and "tracking error" in run.stdout
