@@ -138,9 +138,10 @@ def build(directory: Path, keys, prefix: Path | None) -> tuple[Path, dict]:
     main = (Path(__file__).with_name("bench_codegen_cpp_main.cpp").read_text()
             .replace("// @ROBOTS@", "\n".join(parts))
             .replace("// @CASES@", "\n".join(robot_case(k, prefix is not None) for k in keys)))
-    source = directory / "bench.cpp"
+    source, binary = directory / "bench.cpp", directory / "bench"
+    if binary.is_file() and source.is_file() and source.read_text() == main:
+        return binary, generation                   # built before from the same text
     source.write_text(main)
-    binary = directory / "bench"
     command = ["g++", "-O3", "-DNDEBUG", "-std=c++17", f"-I{directory}", str(source),
                "-o", str(binary)]
     if prefix is not None:
@@ -182,6 +183,10 @@ def main() -> int:
                         help="the Puma 560's generated side alone, few repetitions: a check "
                              "that the benchmark works (Pinocchio's headers take minutes to "
                              "compile)")
+    parser.add_argument("--build-dir", type=Path,
+                        help="build there and keep the program (reused while its text is the "
+                             "same), e.g. to build outside the benchmark lock")
+    parser.add_argument("--build-only", action="store_true", help="build, do not run")
     args = parser.parse_args()
     prefix = None if args.quick else pinocchio_prefix()
     if prefix is None and not args.quick:
@@ -191,7 +196,12 @@ def main() -> int:
     keys = ["puma560"] if args.quick else list(ROBOTS)
     reps, blocks = (20, 5) if args.quick else (400, 41)
     with tempfile.TemporaryDirectory() as tmp:
-        binary, generation = build(Path(tmp), keys, prefix)
+        directory = args.build_dir or Path(tmp)
+        directory.mkdir(parents=True, exist_ok=True)
+        binary, generation = build(directory, keys, prefix)
+        if args.build_only:
+            print(f"built {binary}")
+            return 0
         run = subprocess.run([str(binary), str(reps), str(blocks)], capture_output=True,
                              text=True, timeout=600)
     if run.returncode != 0:

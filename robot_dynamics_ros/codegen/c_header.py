@@ -23,7 +23,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from .expr import CONST, Graph, OpCount
+from .expr import CONST, Graph
 from .generate import GENERATOR_VERSION, check_model, header_functions
 from .writer import FunctionSpec, Syntax, plan, printer
 
@@ -124,14 +124,16 @@ def ldl_solve(n: int, m, b, x) -> tuple[list[str], dict]:
         for k in range(j):
             lines.append(f"const double v{j}_{k} = L{j}_{k} * d{k};")
         mul += j
-        lines.append(f"const double d{j} = {m(j, j)}{dot([(f'L{j}_{k}', f'v{j}_{k}') for k in range(j)])};")
+        terms = dot([(f"L{j}_{k}", f"v{j}_{k}") for k in range(j)])
+        lines.append(f"const double d{j} = {m(j, j)}{terms};")
         lines.append(f"const double r{j} = 1.0 / d{j};")
         for i in range(j + 1, n):
             terms = dot([(f"L{i}_{k}", f"v{j}_{k}") for k in range(j)])
             lines.append(f"const double L{i}_{j} = ({m(i, j)}{terms}) * r{j};")
             mul += 1
     for i in range(n):          # L y = b, then z = D^-1 y
-        lines.append(f"const double y{i} = {b(i)}{dot([(f'L{i}_{k}', f'y{k}') for k in range(i)])};")
+        terms = dot([(f"L{i}_{k}", f"y{k}") for k in range(i)])
+        lines.append(f"const double y{i} = {b(i)}{terms};")
     for i in reversed(range(n)):  # L^T x = z
         terms = dot([(f"L{k}_{i}", f"s{k}") for k in range(i + 1, n)])
         lines.append(f"const double s{i} = y{i} * r{i}{terms};")
@@ -159,7 +161,7 @@ def _plain_function(prefix, graph, spec, syntax, n) -> str:
 
 
 def _forward_dynamics(prefix, graph, spec, syntax, n) -> tuple[str, dict]:
-    """qdd = M^-1 (tau - n(q, qd)): M and n on one graph, then the unrolled LDL^T solve."""
+    """Return the C of qdd = M^-1 (tau - n(q, qd)): M and n on one graph, then LDL^T."""
     targets = [f"const double m{i}_{j}" for i in range(n) for j in range(i + 1)]
     targets += [f"const double h{i}" for i in range(n)]
     lines = _body(graph, spec, syntax, targets)

@@ -52,7 +52,7 @@ def shipped_models():
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
-    """The corpus's models, keyed by their header prefix."""
+    """Return the corpus's models, keyed by their header prefix."""
     prefix = ament_prefix(tmp_path_factory.mktemp("ament"))
     models = {}
     with warnings.catch_warnings():
@@ -99,7 +99,7 @@ class Compiled:
         return out
 
     def batch(self, name: str, *arrays, shape=None):
-        """A batch: one single call per row."""
+        """Call ``name`` on a batch: one single call per row."""
         return np.array([self(name, *row, shape=shape) for row in zip(*arrays)])
 
 
