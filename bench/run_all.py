@@ -13,7 +13,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 BENCHMARKS = ["bench_kernel.py", "bench_core.py", "bench_codegen.py", "bench_formulations.py",
-              "bench_scaling.py", "bench_task_space.py",
+              "bench_codegen_cpp.py", "bench_scaling.py", "bench_task_space.py",
               "bench_urdf.py", "bench_identification.py",
               "bench_ros_latency.py", "bench_simulation.py", "bench_joint_state_cdr.py",
               "bench_bags.py", "bench_fleet.py",

@@ -112,6 +112,8 @@ NOT_DECLARED = {
     "roboticstoolbox-python": "bench reference library (requirements/bench.txt)",
     "toppra": "bench reference library (requirements/bench.txt)",
     "mujoco": "bench reference simulator (requirements/bench.txt)",
+    "cmeel-eigen": "Eigen's headers for bench/bench_codegen_cpp.py's C++ program against "
+                   "Pinocchio (requirements/bench.txt; not imported)",
 }
 # ROS packages without a wheel on the package index: the launch file needs a ROS installation.
 NOT_ON_PYPI = {"launch", "launch_ros"}

@@ -1,5 +1,5 @@
 """
-Code generation: straight-line Python for one robot's dynamics (Renaud 1987).
+Code generation: straight-line Python, C or C++ for one robot's dynamics (Renaud 1987).
 
 The functions are rnea, nonlinear_effects, gravity_torques and mass_matrix, with operation counts.
 
@@ -9,7 +9,9 @@ The functions are rnea, nonlinear_effects, gravity_torques and mass_matrix, with
 
 Modules: ``expr`` (expression DAG: folding, hashing, counting; nodes with arithmetic operators),
 ``graph_dynamics`` (the core's Newton-Euler recursion, Renaud's steps (0)-(10), on the graph; its
-constants are ``core.model.bodies``), ``writer`` (Python source), ``generate``, ``loader``
+constants are ``core.model.bodies``), ``writer`` (Python source, and the choice of named
+sub-expressions both printers share), ``c_header`` (the same graphs as a C99 or C++17 header:
+``generate_header(model, "cpp")``), ``generate``, ``loader``
 (in-memory compiled models), ``simulation`` (the simulator's terms).
 """
 from .expr import Graph, OpCount

@@ -21,13 +21,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..core.algorithms import newton_euler as ne
 from ..core.algorithms.newton_euler import rows_of
 from ..core.model.bodies import FORMS, gravity_in_base, link_constants
-from .expr import Graph, OpCount
-from .graph_dynamics import torques, with_extra_friction
+from .expr import Graph, OpCount, index_of
+from .graph_dynamics import joint_trig, torques, with_extra_friction
 from .writer import FunctionSpec, function_source
 
 FUNCTIONS = ("rnea", "nonlinear_effects", "gravity_torques", "mass_matrix")
+# The C and C++ headers' graphs besides FUNCTIONS: M and n in one graph (forward dynamics), J
+HEADER_GRAPHS = ("mass_and_effects", "jacobian")
 GENERATOR_VERSION = 1
 
 
@@ -122,6 +125,87 @@ def build_functions(model, grouping: str = "full") -> list[tuple[Graph, Function
                                 "M(q): the joint-space inertia matrix, rotors included "
                                 "(array (n, n)).")))
     return out
+
+
+def mass_and_effects(model, grouping: str = "full") -> tuple[Graph, FunctionSpec]:
+    """
+    Return the lower triangle of M(q) by rows, then n(q, qd), on one graph.
+
+    The joint sines and cosines and every shared sub-expression are computed once: the data of
+    forward dynamics, qdd = M^-1 (tau - n) (Turney et al. 1980, Sect. 7).  M column by column as
+    in :func:`build_functions` (Siciliano et al. 2009, eqs. 7.115-7.116).
+    """
+    n = model.n
+    rows = rows_of(link_constants(model, grouping))
+    g = Graph()
+    q, qd = _variables(g, "q", n), _variables(g, "qd", n)
+    gravity = gravity_in_base(model)
+    effects = with_extra_friction(g, model, rows, gravity, q, qd,
+                                  torques(g, rows, gravity, q, qd, [g.zero] * n))
+    columns = []
+    for j in range(n):
+        unit = [g.one if k == j else g.zero for k in range(n)]
+        columns.append(torques(g, rows, (0.0, 0.0, 0.0), q, [g.zero] * n, unit))
+    lower = [[columns[j][i] for j in range(i + 1)] for i in range(n)]
+    return g, FunctionSpec("mass_and_effects", {"q": _names("q", n), "qd": _names("qd", n)},
+                           lower + [effects], "Lower triangle of M(q) by rows, then n(q, qd).")
+
+
+def _compose(R, p, R_local, p_local):
+    """Return the pose (R R_local, p + R p_local): 3x3 and 3 lists of nodes or floats."""
+    p_new = [p[r] + sum((R[r][k] * p_local[k] for k in range(3)), 0.0) for r in range(3)]
+    R_new = [[sum((R[r][k] * R_local[k][c] for k in range(3)), 0.0) for c in range(3)]
+             for r in range(3)]
+    return R_new, p_new
+
+
+def tool_jacobian(model, grouping: str = "full") -> tuple[Graph, FunctionSpec]:
+    """
+    Return the tool's geometric Jacobian J(q), rows [v; w] in the world frame, as a graph.
+
+    ``core.algorithms.kinematics.jacobian(model, q)``: column i is [z_i x (p - p_i); z_i] for a
+    revolute joint, [z_i; 0] for a prismatic one (Siciliano et al. 2009, eqs. 7.18-7.19), p the
+    tool point; frames T_{i-1,i} = [Rx(alpha_{i-1}) Rz(theta_i), p_{i-1,i}] (model.Chain).
+    """
+    n, ch = model.n, model.chain
+    rows = rows_of(link_constants(model, grouping))
+    g = Graph()
+    q = _variables(g, "q", n)
+    R = [[float(ch.base[r, c]) for c in range(3)] for r in range(3)]
+    p = [float(ch.base[r, 3]) for r in range(3)]
+    axes, origins = [], []
+    for i, row in enumerate(rows):
+        ca, sa = row[ne.COS_ALPHA], row[ne.SIN_ALPHA]
+        ct, st = joint_trig(g, row, q[i])
+        local = [[ct, -st, 0.0], [ca * st, ca * ct, -sa], [sa * st, sa * ct, ca]]
+        slide = g.node(q[i]) if row[ne.PRISMATIC] != 0.0 else 0.0
+        offset = [row[ne.PX], row[ne.PY] - sa * slide, row[ne.PZ] + ca * slide]
+        R, p = _compose(R, p, local, offset)
+        axes.append([R[r][2] for r in range(3)])
+        origins.append(p)
+    _, tip = _compose(R, p, [[0.0] * 3] * 3, [float(x) for x in ch.flange[:3, 3]])
+    columns = []
+    for i in range(n):
+        z = axes[i]
+        if row_prismatic(rows[i]):
+            columns.append(list(z) + [0.0, 0.0, 0.0])
+            continue
+        d = [tip[r] - origins[i][r] for r in range(3)]
+        columns.append([z[1] * d[2] - z[2] * d[1], z[2] * d[0] - z[0] * d[2],
+                        z[0] * d[1] - z[1] * d[0]] + list(z))
+    out = [[index_of(g, columns[i][r]) for i in range(n)] for r in range(6)]
+    return g, FunctionSpec("jacobian", {"q": _names("q", n)}, out,
+                           "J(q): the tool's geometric Jacobian, rows [v; w], world frame.")
+
+
+def row_prismatic(row) -> bool:
+    return row[ne.PRISMATIC] != 0.0
+
+
+def header_functions(model, grouping: str = "full") -> list[tuple[Graph, FunctionSpec]]:
+    """Return the graphs of the C and C++ headers: FUNCTIONS, then those of HEADER_GRAPHS."""
+    return build_functions(model, grouping) + [mass_and_effects(model, grouping),
+                                               tool_jacobian(model, grouping)]
 
 
 def generate(model, grouping: str = "full", source: str | None = None) -> GeneratedCode:

@@ -42,8 +42,13 @@ def _literal(value: float) -> str:
     return repr(float(value))
 
 
-def function_source(graph: Graph, spec: FunctionSpec) -> str:
-    outputs = spec.flat_outputs
+def plan(graph: Graph, outputs: list[int]) -> tuple[list[int], set[int]]:
+    """
+    Return (evaluation order, the nodes given a name) for ``outputs``: shared by both printers.
+
+    A node is named when it is used more than once (a negation is written inline, its operand
+    named), when sgn() reads it, or when its inline chain would be deeper than MAX_INLINE_DEPTH.
+    """
     order = graph.reachable(outputs)
     uses: dict[int, int] = {}
     for k in order:
@@ -68,7 +73,28 @@ def function_source(graph: Graph, spec: FunctionSpec) -> str:
             named.add(k)
             d = 0
         depth[k] = d
+    return order, named
 
+
+@dataclass(frozen=True)
+class Syntax:
+    """What differs between the printers' expressions: sin, cos and sgn (``{}``: the operand)."""
+
+    sin: str
+    cos: str
+    sign: str
+
+
+PYTHON = Syntax("_sin({})", "_cos({})", "(({x} > 0.0) - ({x} < 0.0))")
+
+
+def printer(graph: Graph, named: set[int], syntax: Syntax):
+    """
+    Return ``(ref, expression)``: the text of a node as an operand, and of its own operation.
+
+    A named node is ``x<k>``; a variable is its name; a constant a literal.  The arithmetic is
+    the same in Python and C (``+``, ``-``, ``*``, unary ``-``, parentheses).
+    """
     def ref(k: int) -> str:
         kind = graph.kind(k)
         if kind == CONST:
@@ -94,13 +120,19 @@ def function_source(graph: Graph, spec: FunctionSpec) -> str:
         if kind == NEG:
             return f"-{ref(ops[0])}"
         if kind == SIN:
-            return f"_sin({ref(ops[0])})"
+            return syntax.sin.format(ref(ops[0]))
         if kind == COS:
-            return f"_cos({ref(ops[0])})"
+            return syntax.cos.format(ref(ops[0]))
         if kind == SIGN:
-            x = ref(ops[0])
-            return f"(({x} > 0.0) - ({x} < 0.0))"
+            return syntax.sign.format(x=ref(ops[0]))
         raise AssertionError(kind)
+    return ref, expression
+
+
+def function_source(graph: Graph, spec: FunctionSpec) -> str:
+    outputs = spec.flat_outputs
+    order, named = plan(graph, outputs)
+    ref, expression = printer(graph, named, PYTHON)
 
     used_vars = {graph.payload(k) for k in order if graph.kind(k) == VAR}
     args = list(spec.inputs)
