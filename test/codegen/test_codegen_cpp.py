@@ -26,7 +26,7 @@ import pytest
 
 from further_friction import with_further_friction
 from locations import REPO
-from robot_dynamics_ros.cli import main as cli_main
+from robot_dynamics_ros.commands.cli import main as cli_main
 from robot_dynamics_ros.codegen.c_header import (c_string, default_prefix, description_hash,
                                                  generate_header)
 from robot_dynamics_ros.codegen import CodegenError
