@@ -13,8 +13,6 @@ messages from the core's types is ``messages.ros``.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ..core import JointTrajectory

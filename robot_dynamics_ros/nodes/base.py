@@ -59,6 +59,7 @@ from rclpy.qos_overriding_options import QoSOverridingOptions
 from std_msgs.msg import String
 
 from ..core import RobotDescriptionError, RobotDynamicsError, joint_index
+from ..core.trajectories.topp import passes as topp_passes
 from ..core.joint_names import inverse
 from ..messages.conversions import MAX_MESSAGE_JOINTS, JointOrder, MessageRejected
 from ..messages.serialized import JointStateReader, trajectory_size
@@ -213,8 +214,7 @@ class DynamicsNodeBase:
         except RobotDynamicsError:      # (a singular pose of an odd robot: nothing to warm)
             pass
         if self.WARM_UP_SCALING:
-            from ..core.trajectories.topp import passes
-            passes.compiled()
+            topp_passes.compiled()
         self.get_logger().debug(f"warmed up in {time.perf_counter() - started:.3f} s")
 
     def release_robot(self):

@@ -48,7 +48,7 @@ from std_msgs.msg import Bool, Float64MultiArray
 from ..core.observer import ContactDetector, MomentumObserver, ObserverOptions
 from ..core.observer.wrench import wrench_values
 from ..messages.conversions import (INPUT_BOUNDS, MessageRejected, check_joint_values,
-                                     joint_state_effort, joint_state_values)
+                                    joint_state_effort, joint_state_values)
 from ..messages.serialized import JointStateWriter
 from .base import main_for
 from .diagnostics import Extra

@@ -87,7 +87,7 @@ from ..core.simulation import MeasurementNoise, Simulator
 from ..core.simulation.dynamics import ForwardDynamics
 from ..implementations import simulation_terms
 from ..messages.conversions import (MAX_JOINT_VALUE, MessageRejected, check_bounded,
-                                     check_joint_values)
+                                    check_joint_values)
 from .base import DynamicsNode, main_for
 from .diagnostics import Extra
 from .errors import topic_guard
