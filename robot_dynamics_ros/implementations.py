@@ -184,21 +184,3 @@ def _generation_refused(model: RobotModel) -> str | None:
     except CodegenError as exc:
         return f"generated model refused: {exc}"
     return None
-
-
-def simulation_terms(model: RobotModel) -> str | None:
-    """
-    Return the generated terms the simulator runs for ``model``, or None (the core's algorithms).
-
-    The source of B(q) and n(q, qd) as one straight-line function (``codegen/simulation.py``) of
-    the model without its Coulomb friction (the simulator's implicit step applies it), for
-    ``core.simulation.Simulator(..., terms=...)`` / ``simulate``.  None where the generator
-    refuses the model: the simulator then computes with the core's algorithms.
-    """
-    from .codegen import CodegenError
-    from .codegen.simulation import simulation_terms_source
-    from .core.simulation.dynamics import without_coulomb
-    try:
-        return simulation_terms_source(without_coulomb(model))
-    except CodegenError:
-        return None

@@ -10,7 +10,7 @@ The functions are rnea, nonlinear_effects, gravity_torques and mass_matrix, with
 Modules: ``expr`` (expression DAG: folding, hashing, counting; nodes with arithmetic operators),
 ``graph_dynamics`` (the core's Newton-Euler recursion, Renaud's steps (0)-(10), on the graph; its
 constants are ``core.model.bodies``), ``writer`` (Python source), ``generate``, ``loader``
-(in-memory compiled models), ``simulation`` (the simulator's terms).
+(in-memory compiled models).
 """
 from .expr import Graph, OpCount
 from .generate import FUNCTIONS, CodegenError, GeneratedCode, generate

@@ -43,6 +43,7 @@ from . import crba as _crba
 from . import kernels as _kernels
 from . import newton_euler as _ne
 from . import spatial_inertia as _si
+from . import stick_slip as _ss
 
 _HEADER = '''"""
 The dynamics kernels of robot_dynamics_ros (core/algorithms/compiled.py), compiled by numba.
@@ -94,6 +95,13 @@ def _functions() -> tuple:
         (_kernels.tool_jacobian_into, None),
         (_kernels.jacobian_one, f"boolean({_F2}, {_F1}, {_F2})"),
         (_kernels.jacobian_many, f"boolean({_F2}, {_F2}, {_F3})"),
+        (_ss._sign, INLINE), (_ss.solve_subset, None), (_ss.coulomb_velocity, None),
+        (_ss._active_set, None), (_ss._descent, None), (_ss.friction_step, None),
+        (_kernels._aba_stage, INLINE), (_kernels.rk4_into, None), (_kernels.valid_step, INLINE),
+        (_kernels.mass_into, INLINE),
+        (_kernels.rk4_one, f"int64({_F2}, {_F1}, {_F1}, {_F1}, float64, {_F1}, {_F2})"),
+        (_kernels.rk4_coulomb_one, f"int64({_F2}, {_F1}, {_F1}, {_F1}, float64, {_F1}, {_F1}, "
+                                   f"boolean[::1], float64, {_F2})"),
     )
 
 
@@ -103,11 +111,11 @@ _kernels_unset = False          # (a falsy default: look the module up once it i
 
 
 def _constants() -> dict:
-    """Return the integer constants the compiled texts read (column indices)."""
+    """Return the numeric constants the compiled texts read (column indices, tolerances)."""
     out = {}
-    for module in (_ne, _aba, _crba, _kernels):
+    for module in (_ne, _aba, _crba, _kernels, _ss):
         out.update({k: v for k, v in vars(module).items()
-                    if k.isupper() and isinstance(v, int) and not isinstance(v, bool)})
+                    if k.isupper() and isinstance(v, (int, float)) and not isinstance(v, bool)})
     return out
 
 
