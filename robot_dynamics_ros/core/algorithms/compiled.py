@@ -20,7 +20,7 @@ What is left of a call besides the arithmetic is its toll in Python and numba, a
 Pinocchio's whole call of the same function (Puma 560 gravity torques, 2026-11-26: 0.7 us
 Pinocchio, 0.9 us ours before this was measured).  Where it went and what ``bound`` does about
 it: numba's dispatch (typing each argument, choosing the signature, 0.16 us), skipped by
-calling the kernels' machine-code entries (``_entry``) where one array of joint values comes in;
+calling the kernels' machine-code entries (``entry``) where one array of joint values comes in;
 the reference counts of the drivers' array views (0.15 us) and an allocation of their
 workspace, removed in ``kernels.py``; shapes of a batch's output built by slicing (0.1 us).
 Measured in ``bench/bench_kernel.py`` (doc/benchmarks.md): a batch of one costs at most about
@@ -99,9 +99,9 @@ def _functions() -> tuple:
         (_ss._active_set, None), (_ss._descent, None), (_ss.friction_step, None),
         (_kernels._aba_stage, INLINE), (_kernels.rk4_into, None), (_kernels.valid_step, INLINE),
         (_kernels.mass_into, INLINE),
-        (_kernels.rk4_one, f"int64({_F2}, {_F1}, {_F1}, {_F1}, float64, {_F1}, {_F2})"),
-        (_kernels.rk4_coulomb_one, f"int64({_F2}, {_F1}, {_F1}, {_F1}, float64, {_F1}, {_F1}, "
-                                   f"boolean[::1], float64, {_F2})"),
+        (_kernels.rk4_one, f"int64({_F2}, {_F2}, float64, {_F1}, {_F2})"),
+        (_kernels.rk4_coulomb_one, f"int64({_F2}, {_F2}, float64, {_F1}, {_F1}, boolean[::1], "
+                                   f"float64, {_F2})"),
     )
 
 
@@ -228,12 +228,12 @@ def _bind(model) -> Bound:
     m = module
     return _with_extra_friction(model, Bound(
         _vector(m.rnea_one, m.rnea_many, newton_euler, model.n, slow.rnea),
-        _positions(_entry(m.gravity_one), _entry(m.gravity_many), newton_euler,
+        _positions(entry(m.gravity_one), entry(m.gravity_many), newton_euler,
                    slow.gravity_torques),
-        _matrix(_entry(m.mass_one), _entry(m.mass_many), plain, (model.n, model.n),
+        _matrix(entry(m.mass_one), entry(m.mass_many), plain, (model.n, model.n),
                 slow.mass_matrix),
         _accelerations(m.aba_one, m.aba_many, plain, model, slow.forward_dynamics),
-        _matrix(_entry(m.jacobian_one), _entry(m.jacobian_many), plain, (6, model.n),
+        _matrix(entry(m.jacobian_one), entry(m.jacobian_many), plain, (6, model.n),
                 slow.jacobian)))
 
 
@@ -245,7 +245,7 @@ def _with_extra_friction(model, functions: Bound) -> Bound:
         forward_dynamics=subtracting_extra_friction(model, functions.forward_dynamics))
 
 
-def _entry(dispatcher):
+def entry(dispatcher):
     """
     Return the machine code's entry of a kernel of one signature, or the dispatcher itself.
 
@@ -287,7 +287,7 @@ def _positions(one, many, c, slow):
     """Return f(q) -> vector (n,) or (N, n) by the kernels' entries ``one``/``many``, else slow."""
     def call(q, _one=one, _many=many, _c=c, _empty=np.empty, _f64=FLOAT64, _slow=slow):
         try:
-            if q.dtype is _f64:                 # (the kernels' entries need float64: _entry)
+            if q.dtype is _f64:                 # (the kernels' entries need float64: entry)
                 out = _empty(q.shape)
                 ndim = q.ndim
                 if ndim == 1:

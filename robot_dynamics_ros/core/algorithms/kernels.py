@@ -382,27 +382,29 @@ def rk4_into(c, q, qd, tau, h, quadratic, ws, trig, zeros, s, out) -> int:
     return 0
 
 
-def valid_step(n, q, qd, tau, quadratic, out) -> bool:
-    """Return whether the step's inputs have n finite entries and ``out`` is (5, n)."""
-    return (valid(n, q, qd, tau) and quadratic.shape[0] == n and all_finite(quadratic)
-            and out.shape[0] == 5 and out.shape[1] == n)
+def valid_step(n, state, quadratic, out) -> bool:
+    """Return whether ``state`` (3, n) and F_v2 (n,) are finite in C order, ``out`` (5, n)."""
+    return (state.shape[0] == 3 and valid_rows(n, state) and quadratic.shape[0] == n
+            and all_finite(quadratic) and out.shape[0] == 5 and out.shape[1] == n
+            and c_order_rows(out))
 
 
-def rk4_one(c, q, qd, tau, h, quadratic, out) -> int:
+def rk4_one(c, state, h, quadratic, out) -> int:
     """
     Write one RK4 step into ``out`` (``rk4_into``): 0, 1 if the input is not valid, 2 singular.
 
-    ``c``: the constants of the model without Coulomb friction (``compiled.constants``, plain
-    rows); ``quadratic``: F_v2 (n,), the friction the ABA's rows do not hold.
+    ``state``: rows q, qd and the torque held over the step (one array: ``compiled.step_entry``
+    calls this by its machine-code entry); ``c``: the constants of the model without Coulomb
+    friction (``compiled.constants``, plain rows); ``quadratic``: F_v2 (n,), the friction the
+    ABA's rows do not hold.
     """
     n = c.shape[0] - 1
-    if not valid_step(n, q, qd, tau, quadratic, out):
+    if not valid_step(n, state, quadratic, out):
         return 1
-    c, q, qd, tau, out = unmanaged(c), unmanaged(q), unmanaged(qd), unmanaged(tau), unmanaged(out)
-    quadratic = unmanaged(quadratic)
+    c, state, quadratic, out = unmanaged(c), unmanaged(state), unmanaged(quadratic), unmanaged(out)
     ws, trig, zeros = scratch(n, N_ABA_WORKSPACE)
     s = stack_array(9, n) if n <= 64 else np.empty((9, n))
-    return rk4_into(c, q, qd, tau, h, quadratic, ws, trig, zeros, s, out)
+    return rk4_into(c, state[0], state[1], state[2], h, quadratic, ws, trig, zeros, s, out)
 
 
 def mass_into(c, q, ws, trig, out):
@@ -412,7 +414,7 @@ def mass_into(c, q, ws, trig, out):
     mass_matrix_entries(c, ws, out)
 
 
-def rk4_coulomb_one(c, q, qd, tau, h, quadratic, coulomb, stuck, share, out) -> int:
+def rk4_coulomb_one(c, state, h, quadratic, coulomb, stuck, share, out) -> int:
     """
     Write one RK4 step followed by the implicit Coulomb step into ``out`` (status as rk4_one).
 
@@ -423,17 +425,21 @@ def rk4_coulomb_one(c, q, qd, tau, h, quadratic, coulomb, stuck, share, out) -> 
     ``share`` the part of the step over which positions take the friction's velocity change.
     """
     n = c.shape[0] - 1
-    if not (valid_step(n, q, qd, tau, quadratic, out) and coulomb.shape[0] == n
+    if not (valid_step(n, state, quadratic, out) and coulomb.shape[0] == n
             and stuck.shape[0] == n and all_finite(coulomb)):
         return 1
+    q, qd = state[0], state[1]
     ws, trig, zeros = scratch(n, N_ABA_WORKSPACE)
-    s = np.empty((9 + 2 * n, n))
-    status = rk4_into(c, q, qd, tau, h, quadratic, ws, trig, zeros, s, out)
+    s = np.empty((12 + 2 * n, n))
+    status = rk4_into(c, q, qd, state[2], h, quadratic, ws, trig, zeros, s, out)
     if status:
         return status
-    end, start = s[9:9 + n], s[9 + n:]
+    end, start = s[12:12 + n], s[12 + n:]
     mass_into(c, out[3], ws, trig, end)
-    mass_into(c, q, ws, trig, start)
-    friction_step(end, start, q, qd, out[0].copy(), out[1].copy(), out[2].copy(), h, coulomb,
-                  stuck, share, out)
+    for i in range(n):
+        if coulomb[i] != 0.0 and qd[i] != 0.0:      # (B at the start: for qdd's friction)
+            mass_into(c, q, ws, trig, start)
+            break
+    s[9, :], s[10, :], s[11, :] = out[0], out[1], out[2]
+    friction_step(end, start, q, qd, s[9], s[10], s[11], h, coulomb, stuck, share, out)
     return 0

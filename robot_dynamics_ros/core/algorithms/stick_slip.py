@@ -187,7 +187,8 @@ def friction_step(end_mass, start_mass, q0, qd0, q, qd, qdd, h, coulomb, stuck, 
     Write (q, qd, qdd) into the rows of ``out`` after the Coulomb step of an integration step.
 
     ``end_mass``: B (n, n) where the step evaluated last (its B couples the friction impulse,
-    as the Python step's); ``start_mass``: B at the start (q0); (q, qd)
+    as the Python step's); ``start_mass``: B at the start (q0), read only where a joint with
+    friction moves at the start; (q, qd)
     after the step without Coulomb friction, ``qdd`` at its start; ``coulomb`` F_s (n,),
     ``stuck`` as :func:`coulomb_velocity`, ``share`` the part of the step over which the
     positions take the velocity change (``Simulator``).  ``qdd`` comes back with F_s sgn(qd0)
@@ -201,8 +202,14 @@ def friction_step(end_mass, start_mass, q0, qd0, q, qd, qdd, h, coulomb, stuck, 
                                                                                     - qd[i])
         out[1, i] = after[i]
     impulse = np.empty(n)
+    moving = False
     for i in range(n):
         impulse[i] = coulomb[i] * _sign(qd0[i])
+        moving = moving or impulse[i] != 0.0
+    if not moving:          # (no friction torque at the start: qdd as integrated)
+        for i in range(n):
+            out[2, i] = qdd[i]
+        return
     change = solve_subset(start_mass, np.arange(n), n, impulse)
     for i in range(n):
         out[2, i] = qdd[i] - change[i]

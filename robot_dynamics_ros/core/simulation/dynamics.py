@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..algorithms.compiled import bound, constants, kernels, status
+from ..algorithms.compiled import bound, constants, entry, kernels, status
 from ..algorithms.crba import mass_matrix
 from ..algorithms.rnea import nonlinear_effects
 from ..errors import InputError
@@ -62,10 +62,11 @@ class ForwardDynamics:
     kernels if numba works, else Python with one warning), True (InputError without numba) or
     False (Python).  Compiled, ``accelerations(q, qd, tau)`` is the core's compiled forward
     dynamics (lists in and out, no ``last_terms``), ``rk4_step(q, qd, tau, h)`` and
-    ``rk4_coulomb_step(q, qd, tau, h, levels, stuck, share)`` return the kernels' (5, n) rows
-    (``kernels.rk4_into``), or None where the kernel refused the step (a singular B): the
-    Python step then names the cause.  Otherwise the three are None.  ``how`` says which in
-    words (for logs).  The model is never changed.
+    ``rk4_coulomb_step(q, qd, tau, h, levels, stuck, share)`` return the kernels' rows as
+    lists (q, qd after the step, qdd at its start, ...: ``kernels.rk4_into``), or None where
+    the kernel refused the step (a singular B): the Python step then names the cause.
+    Otherwise the three are None.  ``how`` says which in words (for logs).  The model is never
+    changed.
     """
 
     def __init__(self, model, compiled="auto"):
@@ -105,24 +106,28 @@ class ForwardDynamics:
 
 
 def _steps(module, smooth):
-    """Return the compiled ``rk4_step`` and ``rk4_coulomb_step`` of ``smooth`` (see above)."""
+    """
+    Return the compiled ``rk4_step`` and ``rk4_coulomb_step`` of ``smooth`` (see above).
+
+    They call the kernels by their machine-code entries (``compiled.entry``: no dispatch), with
+    arrays built here of the kernels' types; the kernels check shapes and finiteness.
+    """
     c = constants(smooth, "plain")
     quadratic = np.array(smooth.viscous_quadratic, dtype=float)     # (writable: the signature)
-    n = smooth.n
+    shape = (5, smooth.n)
 
-    def rk4_step(q, qd, tau, h, _one=module.rk4_one, _c=c, _f=quadratic, _array=np.array,
-                 _empty=np.empty, _shape=(5, n)):
+    def rk4_step(q, qd, tau, h, _one=entry(module.rk4_one), _c=c, _f=quadratic,
+                 _array=np.array, _empty=np.empty, _shape=shape, _float=float):
         out = _empty(_shape)
-        if _one(_c, _array(q, dtype=float), _array(qd, dtype=float),
-                _array(tau, dtype=float), h, _f, out):
+        if _one(_c, _array((q, qd, tau), dtype=_float), h, _f, out):
             return None
-        return out
+        return out.tolist()
 
-    def rk4_coulomb_step(q, qd, tau, h, levels, stuck, share, _one=module.rk4_coulomb_one,
-                         _c=c, _f=quadratic, _array=np.array, _empty=np.empty, _shape=(5, n)):
+    def rk4_coulomb_step(q, qd, tau, h, levels, stuck, share, _one=entry(module.rk4_coulomb_one),
+                         _c=c, _f=quadratic, _array=np.array, _empty=np.empty, _shape=shape,
+                         _float=float):
         out = _empty(_shape)
-        if _one(_c, _array(q, dtype=float), _array(qd, dtype=float), _array(tau, dtype=float),
-                h, _f, levels, stuck, share, out):
+        if _one(_c, _array((q, qd, tau), dtype=_float), h, _f, levels, stuck, share, out):
             return None
-        return out
+        return out.tolist()
     return rk4_step, rk4_coulomb_step

@@ -81,12 +81,15 @@ def simulate(model, q0, qd0, duration: float, dt: float = 1e-3, torque=None,
     # costs about as much as the arithmetic of an RK4 stage
     q, qd, qdd, tau = [], [], [], []
     step, array = sim.step, np.array
+    # a fixed torque: checked once, no arrays of the state for a controller that reads none
+    fixed = None if callable(torque) else sim.torque_list(controller(0.0, None, None))
     for k in range(steps):
         position, velocity = sim._q, sim._qd        # (new lists each step, never changed)
         q.append(position)
         qd.append(velocity)
-        applied, acceleration = step(controller(times[k], array(position), array(velocity)),
-                                     True)
+        command = fixed if fixed is not None else controller(times[k], array(position),
+                                                             array(velocity))
+        applied, acceleration = step(command, True)
         tau.append(applied)
         qdd.append(acceleration)
     q.append(sim._q)

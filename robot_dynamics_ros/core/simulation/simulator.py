@@ -256,9 +256,9 @@ class Simulator:
         out = self._fast_coulomb(q0, qd0, tau, self.dt, self._coulomb_forces, stuck,
                                  self._friction_share)
         if out is not None:
-            q, qd = out[0].tolist(), out[1].tolist()
+            q, qd, qdd = out[0], out[1], out[2]
             if math.isfinite(sum(q) + sum(qd)):
-                self._compiled = (q, qd, out[2].tolist())
+                self._compiled = (q, qd, qdd)
                 return True
         stuck[:] = before
         return False
@@ -276,9 +276,9 @@ class Simulator:
         if self._fast_rk4 is not None:
             out = self._fast_rk4(q0, qd0, tau, self.dt)
             if out is not None:
-                q, qd = out[0].tolist(), out[1].tolist()
+                q, qd = out[0], out[1]
                 if math.isfinite(sum(q) + sum(qd)):
-                    return q, qd, out[2].tolist()
+                    return q, qd, out[2]
         elif self._fast is not None:
             try:
                 q, qd, qdd, _ = self._step(self._fast, q0, qd0, tau, self.dt)
