@@ -75,3 +75,74 @@ def test_the_rules_see_an_import_of_each_kind():
     assert any(n.startswith("robot_dynamics_ros.core.") for n in names)
     module, names = imports_of(ROOT / PKG / "nodes" / "base.py")
     assert "rclpy" in {n.split(".")[0] for n in names}
+
+
+# -- core/algorithms reads one way (issue 27) ---------------------------------------------------
+# The algorithm texts at the bottom, the compiled kernels above, the checked paths, the route,
+# the public functions on top; the friction law (core/control/) beside the texts.  Package
+# __init__ files import every public function and are left out (their imports are the package's
+# exports, not dependencies of the modules).
+ONE_WAY = ("core/algorithms", "core/control")
+
+
+def _from_imports(text: str, package: str) -> set:
+    """Return ``from X import y`` in ``package`` as X.y (y may be a module), late included."""
+    names = set()
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.ImportFrom):
+            parts = package.split(".")
+            base = ".".join(parts[:len(parts) - node.level + 1]) if node.level else ""
+            source = ".".join(p for p in (base, node.module or "") if p)
+            names.update(f"{source}.{alias.name}" for alias in node.names)
+    return names
+
+
+def _module_imports(path: Path) -> set:
+    """Return the modules of this package ``path`` imports, ``from . import x`` as module x."""
+    module, names = imports_of(path)
+    return names | _from_imports(path.read_text(encoding="utf-8"), module.rsplit(".", 1)[0])
+
+
+def import_graph(folders=ONE_WAY) -> dict:
+    """Return module -> the modules of ``folders`` it imports (no package __init__)."""
+    paths = [p for folder in folders for p in sorted((ROOT / PKG / folder).glob("*.py"))
+             if p.name != "__init__.py"]
+    modules = {imports_of(p)[0]: p for p in paths}
+    return {m: {n for n in _module_imports(p) if n in modules and n != m}
+            for m, p in modules.items()}
+
+
+def cycles(graph: dict) -> list:
+    """Return the import cycles of ``graph`` (each a list of modules), by depth-first search."""
+    found, state = [], {}
+
+    def visit(node, stack):
+        state[node] = "open"
+        stack.append(node)
+        for target in sorted(graph[node]):
+            if state.get(target) == "open":
+                found.append(stack[stack.index(target):] + [target])
+            elif target not in state:
+                visit(target, stack)
+        stack.pop()
+        state[node] = "done"
+    for node in sorted(graph):
+        if node not in state:
+            visit(node, [])
+    return found
+
+
+def test_core_algorithms_has_no_import_cycle_late_imports_included():
+    graph = import_graph()
+    algorithms = f"{PKG}.core.algorithms"
+    # the checker sees the layers: the route imports the compiled kernels and the friction law
+    assert f"{algorithms}.compiled" in graph[f"{algorithms}.route"]
+    assert f"{PKG}.core.control.friction" in graph[f"{algorithms}.route"]
+    assert cycles(graph) == []
+
+
+def test_the_cycle_check_sees_a_late_import():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == [["a", "b", "c", "a"]]
+    text = "def f():\n    from . import compiled\n    from ..control.friction import sign\n"
+    assert _from_imports(text, f"{PKG}.core.algorithms") == {
+        f"{PKG}.core.algorithms.compiled", f"{PKG}.core.control.friction.sign"}

@@ -181,8 +181,7 @@ class DynamicsSimulatorNode(DynamicsNode):
             + (", /clock" if self.publish_clock else "") + (", lockstep" if self.lockstep else "")
             + f"; effort from {[i.topic for i in self.inputs]}; forward dynamics "
             + self.sim.dynamics.how)
-        if self._compiled == "auto" and self.sim.dynamics.implementation == "generated" and \
-                not self.sim.dynamics.compiled:
+        if self._compiled == "auto" and not self.sim.dynamics.compiled:
             self.get_logger().warning("forward dynamics run as plain Python, about 5x slower "
                                       f"per step: {self.sim.dynamics.how}")
 

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..algorithms.compiled import bound, constants, entry, kernels, status
-from ..algorithms.crba import mass_matrix
+from ..algorithms.compiled import constants, entry, kernels, status
+from ..algorithms.route import bound
+from ..algorithms.mass import mass_matrix
 from ..algorithms.rnea import nonlinear_effects
 from ..errors import InputError
 from ..model.cache import model_constant

@@ -30,6 +30,7 @@ import numpy as np
 from ..errors import InputError, SingularityError
 from ..inputs import joint_arrays
 from .dynamics import ForwardDynamics
+from ..algorithms.rnea import gravity_torques
 from ..control.friction import coulomb_levels
 from .friction import CoulombStep
 from .integrators import INTEGRATORS, solve_ivp_stepper, stepper
@@ -238,7 +239,7 @@ class Simulator:
 
     def _set_coulomb_levels(self, q) -> None:
         """Set the Coulomb step's levels F_s + F_l |g(q)| at the position ``q``."""
-        levels = coulomb_levels(self.model, np.asarray(q, dtype=float))
+        levels = coulomb_levels(self.model, np.asarray(q, dtype=float), gravity_torques)
         self._coulomb_forces = levels
         self.coulomb.set_levels(levels.tolist())
 
