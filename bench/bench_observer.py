@@ -8,7 +8,8 @@ Core (one configuration per call, lists of floats as the nodes pass them; Puma 5
 
 * observer step: ``MomentumObserver.update`` -- p = B qd and C^T qd by the O(n) recursion
   (``core/algorithms/momentum.py``), g(q) by the node's Dynamics (the core's compiled kernel,
-  ``core.algorithms.route.select``), passed in as the node does, the friction band and the exact discrete filter;
+  ``core.algorithms.route.select``), passed in as the node does, the friction band and the
+  exact discrete filter;
 * + contact and wrench: ``ContactDetector.update`` and ``wrench_values`` (the tool Jacobian on
   floats, SVD), the node's whole computation per message;
 * the torque nodes' computations per message: g(q) (gravity_compensation,

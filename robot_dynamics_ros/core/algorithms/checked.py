@@ -55,8 +55,10 @@ def general_arguments(model, q, gravity, f_ext, batched: bool) -> tuple:
 
 def rnea_checked(model, q, qd, qdd, gravity, f_ext) -> np.ndarray:
     """
-    Validate the arguments (InputError naming one), then run the recursion (``rnea.rnea``'s
-    terms without the friction law's further terms).  ``qd`` or ``qdd`` None: zeros.
+    Validate the arguments (InputError naming one), then run the recursion.
+
+    ``rnea.rnea``'s terms without the friction law's further terms; ``qd`` or ``qdd`` None:
+    zeros.
     """
     (q, qd, qdd), batched = joint_arrays(model, q=q, qd=qd, qdd=qdd)
     g, wrench = general_arguments(model, q, gravity, f_ext, batched)

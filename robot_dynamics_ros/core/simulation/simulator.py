@@ -254,6 +254,7 @@ class Simulator:
         """
         stuck = self.coulomb._stuck
         before = stuck.copy()
+        self.coulomb.may_stick = True
         out = self._fast_coulomb(q0, qd0, tau, self.dt, self._coulomb_forces, stuck,
                                  self._friction_share)
         if out is not None:
