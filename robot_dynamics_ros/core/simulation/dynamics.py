@@ -94,7 +94,7 @@ class ForwardDynamics:
             self.how = ("plain Python (compiled=False)" if compiled is False
                         else f"plain Python ({status()})")
             return
-        self.how = f"the core's compiled kernels ({status()})"
+        self.how = f"in the core's compiled kernels ({status()})"
         forward = bound(smooth).forward_dynamics
         self.accelerations = lambda q, qd, tau: forward(
             np.array(q, dtype=float), np.array(qd, dtype=float),
