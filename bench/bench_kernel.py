@@ -3,9 +3,9 @@ The dynamics kernel against Pinocchio, in one run: single calls, batches, growth
 
     flock /work/bench.lock .venv/bin/python bench/bench_kernel.py [--quick] [--json FILE]
 
-What is timed is what the package's users call: ``robot_dynamics_ros.implementations.select
-(model)`` (the kernel the nodes, commands, bags, the time-optimal scaling and the simulator
-receive; "fastest": the core's algorithms compiled by numba) for one configuration (n,) and for
+What is timed is what the package's users call: ``robot_dynamics_ros.core.algorithms.route.select
+(model)`` (the one route of the public core functions, the nodes, commands, bags, the scalings
+and the simulator: the core's algorithms compiled by numba) for one configuration (n,) and for
 batches (N, n), with its argument checks.  The reference is Pinocchio's Python API on the same
 rigid-body model (bench/reference_models.py): ``pin.rnea``, ``computeGeneralizedGravity``,
 ``crba``, ``aba`` and ``computeJointJacobian`` for one call, the same in a Python loop for a
@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "test" / "support")
 
 from reference_models import pinocchio_model  # noqa: E402
 from robot_dynamics_ros.core import RobotModel  # noqa: E402
-from robot_dynamics_ros.implementations import select  # noqa: E402
+from robot_dynamics_ros.core.algorithms.route import select  # noqa: E402
 
 FUNCTIONS = ("rnea", "gravity", "mass_matrix", "forward_dynamics", "jacobian")
 SINGLE_TARGET = {"rnea": 3.0, "gravity": 3.0, "mass_matrix": 3.0, "forward_dynamics": 5.0,

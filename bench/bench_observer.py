@@ -7,9 +7,9 @@ Cost per message of the external-torque observer, against the torque nodes' and 
 Core (one configuration per call, lists of floats as the nodes pass them; Puma 560 and Panda):
 
 * observer step: ``MomentumObserver.update`` -- p = B qd and C^T qd by the O(n) recursion
-  (``core/algorithms/momentum.py``), g(q) by the node's Dynamics (the default
-  ``use_generated_model``: the generated model, ``implementations.select``), passed in as the
-  node does, the friction band and the exact discrete filter;
+  (``core/algorithms/momentum.py``), g(q) by the node's Dynamics (the core's compiled kernel,
+  ``core.algorithms.route.select``), passed in as the node does, the friction band and the
+  exact discrete filter;
 * + contact and wrench: ``ContactDetector.update`` and ``wrench_values`` (the tool Jacobian on
   floats, SVD), the node's whole computation per message;
 * the torque nodes' computations per message: g(q) (gravity_compensation,

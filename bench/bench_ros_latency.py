@@ -81,8 +81,7 @@ def ros_env(log_dir: str, executor: str) -> dict:
 
 def node_parameters(args) -> list[str]:
     # autostart: the torque nodes are managed (lifecycle) nodes; the launch file activates them
-    params = {"robot_description": "puma560", "input_timeout": 0.0, "autostart": "true",
-              "use_generated_model": "false" if args.core_model else "true"}
+    params = {"robot_description": "puma560", "input_timeout": 0.0, "autostart": "true"}
     out = []
     for key, value in params.items():
         out += ["-p", f"{key}:={value}"]
@@ -331,8 +330,6 @@ def main(argv=None) -> int:
     parser.add_argument("--deployments", default="launch,split")
     parser.add_argument("--executor", choices=("single", "events"), default=None,
                         help="executor of the nodes and the echo node (default: the nodes')")
-    parser.add_argument("--core-model", action="store_true",
-                        help="use_generated_model:=false (the core's algorithms)")
     parser.add_argument("--scaling-load", action="store_true",
                         help="time-optimal scalings of 1000 points throughout the run")
     parser.add_argument("--json", help="also write the results to this file")
@@ -365,7 +362,7 @@ def main(argv=None) -> int:
     ros_args = ["--ros-args", "-r", f"__ns:={NAMESPACE}"] + node_parameters(args)
     print(f"JointState at {args.rate:g} Hz for {args.duration:g} s "
           f"(after {args.warmup:g} s warm-up); "
-          f"nodes on the {executor} executor, {'core' if args.core_model else 'generated'} "
+          f"nodes on the {executor} executor, compiled "
           f"model; {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f} at the start; "
           f"logs in {tmp}")
     results = {}

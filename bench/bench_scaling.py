@@ -15,7 +15,7 @@ toppra settings: ``algo.TOPPRA([JointVelocityConstraint, JointTorqueConstraint(I
 discretization)], path, solver_wrapper="seidel", parametrizer="ParametrizeConstAccel")`` with its
 default grid (``propose_gridpoints``), inverse dynamics by Pinocchio's rnea; the reference
 duration is the same on a 2000-point uniform grid.  Ours: ``time_optimal_scaling(model,
-JointPath(...), dynamics=implementations.select(model))`` with its defaults (the inverse dynamics
+JointPath(...), dynamics=route.select(model))`` with its defaults (the inverse dynamics
 chosen before the timing, as toppra's Pinocchio model is built before its).  Times are the best
 of ``--repeat`` runs each, the two solvers taking turns, setup included (the generation of our
 straight-line dynamics, tens of milliseconds once per model, is not in these times).
@@ -48,7 +48,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from reference_models import pinocchio_model  # noqa: E402
 from robot_dynamics_ros.core import JointPath, JointTrajectory, Limits, RobotModel  # noqa: E402
 from robot_dynamics_ros.core import rnea, time_optimal_scaling, uniform_scaling  # noqa: E402
-from robot_dynamics_ros.implementations import select  # noqa: E402
+from robot_dynamics_ros.core.algorithms.route import select  # noqa: E402
 
 PUMA_PATH = ROOT / "config" / "trajectories" / "puma560_path.yaml"
 REFERENCE_GRID = 2000

@@ -4,17 +4,18 @@ Speed and accuracy of the simulator (robot_dynamics_ros.core.simulate).
     python3 bench/bench_simulation.py [--quick]
 
 * Real-time factor (simulated seconds per wall-clock second) at 1 kHz with RK4 on the Puma 560,
-  full model (rotors, viscous and stick-slip Coulomb friction; the generated model compiled by
-  numba, the default), the same run as plain Python (``compiled=False``), and the rigid model;
+  full model (rotors, viscous and stick-slip Coulomb friction), from the public call
+  ``simulate(model, q0, qd0, duration, torque=...)`` as the docs show it (each step one call into
+  the core's compiled kernels, the same for every robot), the same run as plain Python
+  (``compiled=False``), and the rigid model;
   next to a loop of Pinocchio's ``aba`` (the rigid model: Pinocchio has no rotor gyroscopic
   terms) with the same classical RK4 written on numpy arrays, Pinocchio's recommended Python
   usage, and a loop of MuJoCo's ``mj_step`` with its RK4 on the rigid Puma read from the package's
-  URDF export, timed in the same run.  The rigid runs are checked to agree.  Our simulator gets
-  its generated terms from ``implementations.simulation_terms`` (made outside the core).  Target
-  (issue 22): real-time factor >= 50 in every phase, moving and while friction holds joints.
-* Start-up: building a ``Simulator`` of the Puma in a fresh process (generating the code and
-  compiling it with numba, or loading it from numba's disk cache), with an empty cache (cold),
-  again (warm), and without compiling.
+  URDF export, timed in the same run.  The rigid runs are checked to agree.  Target (issues 22,
+  27): real-time factor >= 50 in every phase, moving and while friction holds joints.
+* Start-up: building a ``Simulator`` of the Puma in a fresh process (compiling the core's kernels
+  with numba, or loading them from the disk cache), with an empty cache (cold), again (warm),
+  and without compiling.
 * Energy drift per simulated second of an unforced, frictionless RK4 run at 1 kHz (2 s) on each
   shipped robot.
 * Agreement with scipy's solve_ivp (DOP853, rtol = atol = 1e-12, on the core's forward dynamics)
@@ -39,10 +40,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "test" / "support")
 
 from random_robots import random_robot_dict, random_state  # noqa: E402
 from reference_models import pinocchio_model  # noqa: E402
-from robot_dynamics_ros.core import (RobotModel, forward_dynamics, shipped_robots,  # noqa: E402
-                                     simulate)
+from robot_dynamics_ros.core import (RobotModel, forward_dynamics, gravity_torques,  # noqa: E402
+                                     shipped_robots, simulate)
 from robot_dynamics_ros.core.simulation import kinetic_energy, mechanical_energy  # noqa: E402
-from robot_dynamics_ros.implementations import simulation_terms  # noqa: E402
 
 TARGET_RTF = 50.0
 Q0 = np.array([0.0, 0.6, -1.2, 0.3, 0.6, 0.1])
@@ -134,31 +134,29 @@ def mujoco_rk4(model, q0, qd0):
 def speed(duration: float, repeat: int) -> None:
     puma = RobotModel.named("puma560")
     rigid = puma.rigid()
-    full = {"terms": simulation_terms(puma)}       # the generated terms, made outside the core
-    free = {"joint_limits": False, "effort_limits": False, "terms": simulation_terms(rigid)}
+    free = {"joint_limits": False, "effort_limits": False}
     q_start, feedforward = feedforward_table(puma, duration)
-    simulate(puma, Q0, QD0, 0.01, **full)                 # generate and compile once
+    holding = gravity_torques(puma, q_start)       # at rest: friction holds every joint
+    simulate(puma, Q0, QD0, 0.01)                  # (loads the compiled kernels once)
     simulate(rigid, Q0, QD0, 0.01, **free)
-    simulate(puma, Q0, QD0, 0.01, compiled=False, **full)
+    simulate(puma, Q0, QD0, 0.01, compiled=False)
     pm = pinocchio_model(rigid)
     mj = mujoco_rk4(rigid, Q0, QD0)
     pin_label = "Pinocchio aba + the same RK4 (numpy), rigid, unforced"
     mj_label = "MuJoCo mj_step (RK4), rigid, unforced"
     runs = {
         "full model, moving (demo trajectory's torques)":
-            (lambda d: simulate(puma, q_start, np.zeros(6), d, torque=feedforward, **full),
-             duration),
+            (lambda d: simulate(puma, q_start, np.zeros(6), d, torque=feedforward), duration),
         "full model, falling, friction holds some joints":
-            (lambda d: simulate(puma, Q0, QD0, d, **full), duration),
+            (lambda d: simulate(puma, Q0, QD0, d), duration),
+        "full model, at rest, friction holds every joint":
+            (lambda d: simulate(puma, q_start, np.zeros(6), d, torque=0.9 * holding), duration),
         "full model, moving, plain Python (compiled=False)":
             (lambda d: simulate(puma, q_start, np.zeros(6), d, torque=feedforward,
-                                compiled=False, **full), duration / 2),
-        "full model, moving, core algorithms":
-            (lambda d: simulate(puma, q_start, np.zeros(6), d, torque=feedforward,
-                                implementation="core"), duration / 10),
+                                compiled=False), duration / 4),
         "full model, moving, semi-implicit Euler":
             (lambda d: simulate(puma, q_start, np.zeros(6), d, torque=feedforward,
-                                integrator="semi_implicit_euler", **full), duration),
+                                integrator="semi_implicit_euler"), duration),
         "rigid model, unforced":
             (lambda d: simulate(rigid, Q0, QD0, d, **free), duration),
     }
@@ -184,7 +182,8 @@ def speed(duration: float, repeat: int) -> None:
     for label, rtf in rows.items():
         print(f"  {label:<56} {rtf:7.1f}   ({1e6 / (rtf * 1000):6.1f} us per step)")
     moving = rows["full model, moving (demo trajectory's torques)"]
-    sticking = rows["full model, falling, friction holds some joints"]
+    sticking = min(rows["full model, falling, friction holds some joints"],
+                   rows["full model, at rest, friction holds every joint"])
     python = rows["full model, moving, plain Python (compiled=False)"]
     print(f"  compiled / plain Python (full, moving) = {moving / python:.2f}")
     for label, reference in ((pin_label, "Pinocchio"), (mj_label, "MuJoCo")):
@@ -203,11 +202,9 @@ import sys, time
 start = time.perf_counter()
 from robot_dynamics_ros.core import RobotModel
 from robot_dynamics_ros.core.simulation import Simulator
-from robot_dynamics_ros.implementations import simulation_terms
 imported = time.perf_counter()
 model = RobotModel.named("puma560")
-sim = Simulator(model, [0.0] * 6, compiled=sys.argv[1] == "compiled",
-                terms=simulation_terms(model))
+sim = Simulator(model, [0.0] * 6, compiled=sys.argv[1] == "compiled")
 print(imported - start, time.perf_counter() - imported, sim.dynamics.compiled)
 """
 
@@ -236,8 +233,7 @@ def energy_drift(duration=2.0) -> None:
         model = RobotModel.named(name).without_friction()
         rng = np.random.default_rng(1)
         q0, qd0 = 0.5 * rng.uniform(model.lower, model.upper), rng.uniform(-1.0, 1.0, model.n)
-        run = simulate(model, q0, qd0, duration, joint_limits=False, effort_limits=False,
-                       terms=simulation_terms(model))
+        run = simulate(model, q0, qd0, duration, joint_limits=False, effort_limits=False)
         energy = mechanical_energy(model, run.q, run.qd)
         drift = (energy[-1] - energy[0]) / duration
         print(f"  {name:<10} {drift:12.1e} {np.abs(energy - energy[0]).max():18.1e} "
@@ -261,7 +257,6 @@ def agreement(duration=1.0, steps=(1e-3, 1e-4)) -> None:
     for integrator in ("rk4", "semi_implicit_euler"):
         for dt in steps:
             run = simulate(model, q0, qd0, duration, dt=dt, integrator=integrator,
-                           terms=simulation_terms(model),
                            joint_limits=False, effort_limits=False)
             err = np.abs(run.q[-1] - ref.y[:n, -1]).max()
             print(f"  {integrator:<20} dt = {dt:g} s: max |q - q_ref| = {err:.1e} rad")

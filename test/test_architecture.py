@@ -29,10 +29,9 @@ ROS_MODULES = {"rclpy", "sensor_msgs", "std_msgs", "trajectory_msgs", "diagnosti
 MAY_IMPORT = {
     "core": {"core"},
     "codegen": {"core", "codegen"},
-    "implementations": {"core", "codegen", "implementations"},
     "messages": {"core", "messages"},
-    "nodes": {"core", "codegen", "implementations", "messages", "nodes"},
-    "bags": {"core", "codegen", "implementations", "messages", "bags"},
+    "nodes": {"core", "codegen", "messages", "nodes"},
+    "bags": {"core", "codegen", "messages", "bags"},
 }
 # The modules that need rclpy or the message packages; every other module outside nodes/ and
 # commands/ is ROS-free (imports none of ROS_MODULES, nor these).
@@ -45,22 +44,9 @@ KNOWN = {
     ("bags.types", "rclpy"): "deserialize() falls back to rclpy's decoder, where it is "
                              "importable, for messages rosbags refuses (trailing bytes)",
 }
-KNOWN_LATE = {
-    # implementations.py and the nodes' Dynamics are being reworked by i27-route (one kernel
-    # route); these late imports load the code generator only for the generated model
-    ("implementations", "codegen"): "the generated model is loaded only when a caller asks "
-                                    "for it (codegen imports neither implementations nor nodes)",
-    ("implementations", "core"): "simulation_terms: the simulator's generated terms, loaded "
-                                 "with the generator",
-    ("nodes.dynamics", "codegen"): "the same, for a node configured with use_generated_model",
-}
+KNOWN_LATE: dict = {}
 # Import circles: sets of modules that import each other.
-KNOWN_CYCLES = {
-    # removed by i27-route
-    frozenset(f"core.algorithms.{m}" for m in (
-        "compiled", "crba", "forward_dynamics", "kernels", "kinematics", "plain", "rnea")) |
-    {"core.control.friction"},
-}
+KNOWN_CYCLES: set = set()
 
 
 def module_name(path: Path, root: Path = ROOT) -> str:

@@ -2,7 +2,7 @@
 Writing joint states (e.g. a simulated run) as a bag, for tests, examples and identification.
 
     from robot_dynamics_ros.bags import write_joint_states
-    run = simulate(model, q0, qd0, 10.0, terms=simulation_terms(model))
+    run = simulate(model, q0, qd0, 10.0)
     write_joint_states("run_bag", model.joint_names, run.t, run.q, run.qd, run.tau)
 
 The messages are sensor_msgs/JointState on ``topic``, stamped and recorded at the given times,

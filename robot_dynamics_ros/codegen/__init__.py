@@ -12,7 +12,7 @@ Modules: ``expr`` (expression DAG: folding, hashing, counting; nodes with arithm
 constants are ``core.model.bodies``), ``writer`` (Python source, and the choice of named
 sub-expressions both printers share), ``c_header`` (the same graphs as a C99 or C++17 header:
 ``generate_header(model, "cpp")``), ``generate``, ``loader``
-(in-memory compiled models), ``simulation`` (the simulator's terms).
+(in-memory compiled models).
 """
 from .expr import Graph, OpCount
 from .generate import FUNCTIONS, CodegenError, GeneratedCode, generate

@@ -16,12 +16,12 @@ import time
 import numpy as np
 
 from ..core import JointTrajectory, Limits, rnea, uniform_scaling
+from ..core.algorithms.route import select
 from ..core.errors import InputError
 from ..core.files import write_atomically
 from ..core.trajectories.joint_limits_file import load_joint_limits
 from ..core.trajectories.limits import with_jerk
 from ..core.yaml_loader import dump_yaml
-from ..implementations import select
 from .robot_argument import add_robot_argument, load_robot
 
 HELP = ("retime a joint trajectory or time a geometric path so that no joint exceeds its "
@@ -83,7 +83,7 @@ def run(args) -> int:
         described = (f"{source.num_points} points, {source.interpolation} interpolation, "
                      f"duration {source.duration:.4f} s")
     limits = command_limits(args, model, method)
-    # the inverse dynamics the scaling evaluates, chosen where implementations are chosen
+    # the inverse dynamics the scaling evaluates: the core's one route (route.select)
     options = {} if method == "uniform" else {"dynamics": select(model)}
     start = time.perf_counter()
     result = (uniform_scaling if method == "uniform" else time_optimal_scaling)(model, source,

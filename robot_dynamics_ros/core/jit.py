@@ -13,8 +13,8 @@ Files are only ever created whole (``files.write_atomically``; numba writes its 
 the same way), so concurrent processes are safe.  Cache directory:
 ``$ROBOT_DYNAMICS_ROS_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME`` (default ``~/.cache``)
 ``/robot_dynamics_ros/kernels``; if it cannot be written, the functions are compiled without a
-disk cache.  (The simulator's compiled modules live beside, in ``simulation``:
-``core/simulation/compiled.py`` shares these helpers.)  Numba's ``error_model="numpy"``: a
+disk cache.  (One module holds every kernel, the simulator's steps included:
+``core/algorithms/compiled.py``.)  Numba's ``error_model="numpy"``: a
 division by zero gives inf/NaN, never an exception (the callers check their results where it
 matters).
 

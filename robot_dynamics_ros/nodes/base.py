@@ -109,7 +109,10 @@ class DynamicsNodeBase:
                                           tuple(values["xacro_arguments"].split()))
         self._configured_names = tuple(values["joint_names"])
         self.qos_depth = values["qos_depth"]
-        self._implementation = "generated" if values["use_generated_model"] else "core"
+        if values["use_generated_model"]:
+            # deprecated (issue 27): the generated model is an export, not a route; said once
+            logger.warning("use_generated_model is deprecated and ignored: the nodes compute "
+                           "with the core's compiled kernels (the faster, doc/benchmarks.md)")
         self.base_model = self.dynamics = self._settings = None
         self.joint_names, self.output_index = (), None
         self.input_order = self.joint_state_reader = None
@@ -138,7 +141,7 @@ class DynamicsNodeBase:
         settings = ModelSettings.from_values(values, base)
         dynamics = None
         if base is not None and settings != self._settings:
-            dynamics = select_dynamics(settings.applied_to(base), self._implementation)
+            dynamics = select_dynamics(settings.applied_to(base))
 
         def apply():
             self.watchdog.timeout, self.rejections.period = timeout, period
@@ -243,7 +246,7 @@ class DynamicsNodeBase:
         if built is not None and built[0] == settings:
             dynamics = built[1]
         else:               # (the settings changed while the model was built: build again)
-            dynamics = select_dynamics(settings.applied_to(model), self._implementation)
+            dynamics = select_dynamics(settings.applied_to(model))
         apply_node = self.check_model(model, joint_names, output_index)
 
         def apply():
@@ -314,7 +317,7 @@ class DynamicsNodeBase:
         """Load ``text`` and build its dynamics (worker thread: nothing of the node changes)."""
         model, quirks = model_from_topic(text, self.model_options)
         settings = ModelSettings.from_values(self.params.values(), model)
-        dynamics = select_dynamics(settings.applied_to(model), self._implementation)
+        dynamics = select_dynamics(settings.applied_to(model))
         self.warm_up(dynamics)
         return model, quirks, settings, dynamics
 

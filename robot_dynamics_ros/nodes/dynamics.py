@@ -1,28 +1,19 @@
 """
-Dynamics selection: which model and which implementation the nodes compute with.
+Dynamics selection: which model the nodes compute with, on the core's one route.
 
 :class:`Dynamics` is the facade the nodes call (all vectors in the model's joint order).  It is
-built once per model by :func:`select_dynamics` from the kernel that
-``robot_dynamics_ros.implementations.select`` (the one place where implementations are chosen)
-returns, and replaced as a whole (never mutated) when the payload changes, so a callback that
-reads ``node.dynamics`` once sees one consistent model.
-
-Implementations (the nodes' ``use_generated_model`` parameter):
-
-* ``"generated"`` (the default): the straight-line model that ``robot-dynamics codegen`` writes
-  (the core's Newton-Euler recursion on the code generator's graph), generated and compiled in
-  memory for this exact model (payload included) in a few tens of milliseconds; equal to the
-  core to 1e-12.  Where generation is refused (CodegenError, or more than
-  ``implementations.MAX_GENERATED_JOINTS`` joints) the core is used and ``fallback_reason``
-  says why.
-* ``"core"``: the algorithms of ``robot_dynamics_ros.core``, compiled by numba where it works
-  (``implementations``: "core"): about 1-2 us per call on the Puma, the faster of the two.
+built once per model by :func:`select_dynamics` from the kernel of
+``core.algorithms.route.select`` (the one place where the implementation is chosen: the core's
+compiled kernels, plain Python without numba) and replaced as a whole (never mutated) when the
+payload changes, so a callback that reads ``node.dynamics`` once sees one consistent model.
+``implementation`` ("compiled" or "plain") and ``fallback_reason`` (why not compiled) are the
+kernel's.  (The generated model of ``robot-dynamics codegen`` is an export, no longer a route:
+the parameter ``use_generated_model`` is accepted and ignored, with one warning.)
 
 The per-message path of the torque nodes calls :meth:`Dynamics.holding_values` and
 :meth:`Dynamics.rnea_values`: lists of n finite floats in (already checked by the message
-conversion), a list out, no argument checks and no numpy round trip around the generated
-straight-line functions (``GeneratedModel.module``).  The array functions (``rnea``, ...) check
-their arguments as the core does and serve the services.
+conversion), a list out.  The array functions (``rnea``, ...) check their arguments as the core
+does and serve the services.
 
 :class:`Payload` is the ``payload.*`` parameters as one value (mass, CoM, inertia about the CoM in
 the tool frame), validated as a whole by :meth:`Payload.applied_to` at every change.
@@ -39,9 +30,8 @@ from ..core import RobotDescriptionError, RobotModel
 from ..core.control import friction_torques, holding_torque, holding_torques
 from ..core.model.urdf_xml import looks_like_xml
 from ..core.model.xacro_file import parse_arguments
-from ..implementations import Kernel, select
+from ..core.algorithms.route import Kernel, select
 
-IMPLEMENTATIONS = ("generated", "core")
 INERTIA_KEYS = ("ixx", "iyy", "izz", "ixy", "ixz", "iyz")
 
 
@@ -98,8 +88,7 @@ class Dynamics:
 
     def __init__(self, kernel: Kernel):
         model = kernel.model
-        implementation = "generated" if kernel.implementation == "generated" else "core"
-        for name, value in (("model", model), ("implementation", implementation),
+        for name, value in (("model", model), ("implementation", kernel.implementation),
                             ("fallback_reason", kernel.reason), *_functions(kernel).items(),
                             ("_viscous", model.viscous.tolist()),
                             ("_coulomb", model.coulomb.tolist())):
@@ -110,7 +99,7 @@ class Dynamics:
 
     def friction_torques(self, qd, q=None):
         """Return the robot's joint friction at (q, qd) (``core.control.friction``; q: for F_l)."""
-        return friction_torques(self.model, qd, q)
+        return friction_torques(self.model, qd, q, lambda _, q: self.gravity_torques(q))
 
     def holding_torques(self, q, qd=None):
         """
@@ -138,32 +127,17 @@ class Dynamics:
 
 
 def _functions(kernel: Kernel) -> dict:
-    model = kernel.model
-    functions = {"rnea": kernel.rnea, "gravity_torques": kernel.gravity_torques,
-                 "nonlinear_effects": kernel.nonlinear_effects,
-                 "mass_matrix": kernel.mass_matrix, "forward_dynamics": kernel.forward_dynamics}
-    if kernel.implementation == "generated":
-        from ..codegen import generated_model
-        raw = generated_model(model).module
-        # the raw straight-line functions: sequences of n floats in, an array out
-        functions.update(_rnea_raw=raw.rnea, _gravity_raw=raw.gravity_torques)
-    else:
-        functions.update(
-            _rnea_raw=lambda q, qd, qdd: kernel.rnea(np.array(q), np.array(qd), np.array(qdd)),
-            _gravity_raw=lambda q: kernel.gravity_torques(np.array(q)))
-    return functions
+    return {"rnea": kernel.rnea, "gravity_torques": kernel.gravity_torques,
+            "nonlinear_effects": kernel.nonlinear_effects, "mass_matrix": kernel.mass_matrix,
+            "forward_dynamics": kernel.forward_dynamics,
+            "_rnea_raw": lambda q, qd, qdd: kernel.rnea(np.array(q), np.array(qd),
+                                                        np.array(qdd)),
+            "_gravity_raw": lambda q: kernel.gravity_torques(np.array(q))}
 
 
-def select_dynamics(model: RobotModel, implementation: str = "generated") -> Dynamics:
-    """
-    Choose how dynamics are computed, by ``implementations.select`` (see the module docstring).
-
-    ``"generated"`` falls back to ``"core"`` when the code generator refuses the model.
-    """
-    if implementation not in IMPLEMENTATIONS:
-        raise ValueError(f"unknown dynamics implementation '{implementation}' "
-                         f"(available: {list(IMPLEMENTATIONS)})")
-    return Dynamics(select(model, implementation))
+def select_dynamics(model: RobotModel) -> Dynamics:
+    """Return the nodes' :class:`Dynamics` of ``model`` on the core's route (``route.select``)."""
+    return Dynamics(select(model))
 
 
 class ModelOptions(NamedTuple):

@@ -64,10 +64,10 @@ advance; joint_states and /clock keep being published) until every effort input 
 message: the brakes of a real arm, released when its controller is up.
 
 Initial state: ``initial_position`` / ``initial_velocity`` (``joint_names`` order).
-``integrator``: rk4, semi_implicit_euler or solve_ivp.  ``compiled`` (true): the forward dynamics
-compiled by numba (``core/simulation/compiled.py``), or plain Python if numba does not work
-(warned; false chooses it); compiled, or loaded from the disk cache, while the node starts, before
-its loop publishes the first joint_states and /clock, so no step is delayed by it.  The payload
+``integrator``: rk4, semi_implicit_euler or solve_ivp.  ``compiled`` (true): each step one call
+into the core's compiled kernels (``core/simulation/dynamics.py``; the same machine code for
+every robot, loaded while the node starts, before its loop publishes the first joint_states and
+/clock), or plain Python if numba does not work (warned; false chooses it).  The payload
 parameters of every node change the simulated robot at run time (the state is kept; the new
 robot's dynamics are built before the loop is paused for the swap).
 """
@@ -85,7 +85,6 @@ from ..core.errors import InputError
 from ..core.observer import joint_torques_of_wrench
 from ..core.simulation import MeasurementNoise, Simulator
 from ..core.simulation.dynamics import ForwardDynamics
-from ..implementations import simulation_terms
 from ..messages.conversions import (MAX_JOINT_VALUE, MessageRejected, check_bounded,
                                     check_joint_values)
 from .base import DynamicsNode, main_for
@@ -143,11 +142,10 @@ class DynamicsSimulatorNode(DynamicsNode):
         self._model_order = np.empty(n, dtype=int)
         self._model_order[self.output_index] = np.arange(n)     # output vector -> model order
         try:
-            # (compiles the dynamics, or loads them from the disk cache: before the loop starts)
+            # (loads the compiled kernels, if not yet loaded: before the loop starts)
             self.sim = Simulator(self.dynamics.model, self._to_model(q0, "initial_position"),
                                  self._to_model(qd0, "initial_velocity"), 1.0 / rate, integrator,
-                                 compiled=self._compiled,
-                                 terms=simulation_terms(self.dynamics.model))
+                                 compiled=self._compiled)
         except InputError as exc:
             raise ValueError(str(exc)) from None
         self._sim_model = self.dynamics.model
@@ -196,8 +194,7 @@ class DynamicsSimulatorNode(DynamicsNode):
             + (", /clock" if self.publish_clock else "") + (", lockstep" if self.lockstep else "")
             + f"; effort from {[i.topic for i in self.inputs]}; forward dynamics "
             + self.sim.dynamics.how)
-        if self._compiled == "auto" and self.sim.dynamics.implementation == "generated" and \
-                not self.sim.dynamics.compiled:
+        if self._compiled == "auto" and not self.sim.dynamics.compiled:
             self.get_logger().warning("forward dynamics run as plain Python, about 5x slower "
                                       f"per step: {self.sim.dynamics.how}")
 
@@ -217,22 +214,19 @@ class DynamicsSimulatorNode(DynamicsNode):
             self.command_timeout = timeout
             model = self.dynamics.model
             if model is not self._sim_model:          # the payload changed: same state, new robot
-                # build (compile) the new robot's dynamics first, while the loop runs on: the
-                # Simulator below finds them in the model's cache
-                terms = simulation_terms(model)
-                ForwardDynamics(model, compiled=self._compiled, terms=terms)
+                # build the new robot's constants first, while the loop runs on: the Simulator
+                # below finds them in the model's cache
+                ForwardDynamics(model, compiled=self._compiled)
                 with self._lock:
                     old = self.sim
-                    self.sim = self._rebuilt(model, old, (old.q, old.qd, old.t, old.last_applied),
-                                             terms)
+                    self.sim = self._rebuilt(model, old, (old.q, old.qd, old.t, old.last_applied))
                     self._sim_model = model
         return apply
 
-    def _rebuilt(self, model, old: Simulator, state: tuple, terms=None) -> Simulator:
+    def _rebuilt(self, model, old: Simulator, state: tuple) -> Simulator:
         """Return a Simulator of ``model`` in ``state`` (q, qd, t, applied), ``old``'s counts."""
         q, qd, t, applied = state
-        new = Simulator(model, q, qd, old.dt, old.integrator, t0=t, compiled=self._compiled,
-                        terms=terms or simulation_terms(model))
+        new = Simulator(model, q, qd, old.dt, old.integrator, t0=t, compiled=self._compiled)
         new.saturation_counts += old.saturation_counts
         new.limit_stop_counts += old.limit_stop_counts
         new.last_applied = applied

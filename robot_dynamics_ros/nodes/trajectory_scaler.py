@@ -49,9 +49,9 @@ from robot_dynamics_interfaces.srv import ScaleTrajectory
 from trajectory_msgs.msg import JointTrajectory as JointTrajectoryMsg
 
 from ..core import InputError, Limits, time_optimal_scaling, uniform_scaling
+from ..core.algorithms.route import select
 from ..core.trajectories.joint_limits_file import load_joint_limits
 from ..core.trajectories.limits import with_jerk
-from ..implementations import select
 from ..messages.conversions import MAX_MESSAGE_JOINTS, trajectory_from_msg
 from ..messages.ros import trajectory_to_msg
 from .base import DynamicsNode, main_for
@@ -112,7 +112,7 @@ class TrajectoryScalerNode(DynamicsNode):
         return apply
 
     def _kernel(self, model):
-        """Return the dynamics of ``model`` (``implementations.select``), once per model."""
+        """Return the dynamics of ``model`` (``core.algorithms.route.select``), once per model."""
         kernel = getattr(self, "_selected", None)
         if kernel is None or kernel.model is not model:
             kernel = self._selected = select(model)

@@ -85,7 +85,7 @@ def test_ok_with_rate_age_compute_time_and_model(node):
     report = ok[0]
     v = values(report)
     assert report.hardware_id == "puma560" and report.message == "running"
-    assert v["robot"] == "puma560" and v["joints"] == "6" and v["dynamics"] == "generated"
+    assert v["robot"] == "puma560" and v["joints"] == "6" and v["dynamics"] == "compiled"
     assert float(v["joint_states: age of last valid message [s]"]) < 0.5
     assert int(v["joint_states: accepted messages"]) > 10
     assert 0.0 < float(v["joint_states: compute time mean [us]"]) <= float(

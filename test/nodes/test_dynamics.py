@@ -4,8 +4,7 @@ import numpy as np
 import pytest
 
 
-@pytest.mark.parametrize("implementation", ["generated", "core"])
-def test_dynamics_list_paths_equal_the_core(rng, implementation, shipped_model):
+def test_dynamics_list_paths_equal_the_core(rng, shipped_model):
     """The nodes' per-message calls (lists in, list out) against the core's rnea / g(q)."""
     pytest.importorskip("rclpy")
     from robot_dynamics_ros.core import gravity_torques, rnea
@@ -13,8 +12,8 @@ def test_dynamics_list_paths_equal_the_core(rng, implementation, shipped_model):
     from robot_dynamics_ros.nodes.dynamics import Payload, select_dynamics
     model = Payload(2.5, (0.01, -0.02, 0.08), (0.01, 0.02, 0.015, 0.0, 0.001, 0.0)).applied_to(
         shipped_model("puma560"))
-    dynamics = select_dynamics(model, implementation)
-    assert dynamics.implementation == implementation
+    dynamics = select_dynamics(model)
+    assert dynamics.implementation == "compiled" and dynamics.fallback_reason == ""
     for _ in range(20):
         q, qd, qdd = rng.uniform(-2, 2, (3, model.n))
         qd[rng.integers(model.n)] = 0.0                 # sgn(0) = 0 in the friction

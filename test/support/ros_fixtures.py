@@ -63,6 +63,11 @@ def private_namespace(tag: str) -> str:
 def ros_env():
     """Private ROS environment, also applied to this process (restored at the end)."""
     env = ros_environment()
+    # the nodes compute on the core's compiled kernels, which this session compiles into its own
+    # cache (conftest.py): build it once here, before any node starts, so that no node spends
+    # its first seconds (minutes on a loaded machine) compiling them
+    from robot_dynamics_ros.core.algorithms.compiled import kernels
+    kernels()
     keys = ("ROS_AUTOMATIC_DISCOVERY_RANGE", "ROS_DOMAIN_ID", "ROS_LOG_DIR", "RMW_IMPLEMENTATION")
     saved = {k: os.environ.get(k) for k in keys}
     os.environ.update({k: env[k] for k in keys})

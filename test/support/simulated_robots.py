@@ -4,7 +4,6 @@ import numpy as np
 
 from random_robots import random_robot_dict, random_state
 from robot_dynamics_ros.core import RobotModel
-from robot_dynamics_ros.implementations import simulation_terms
 
 
 def full_inertia_robot(seed=3):
@@ -26,8 +25,3 @@ def wheel(coulomb=2.0, viscous=0.0, inertia=0.5, effort=100.0, lower=-100.0, upp
                     "link": {"mass": 1.0, "com": [0.0, 0.0, 0.0],
                              "inertia": {"ixx": inertia, "iyy": inertia, "izz": inertia}},
                     "friction": {"viscous": viscous, "coulomb": coulomb}}]})
-
-
-def terms(model):
-    """Return the generated terms the simulator receives for ``model`` (made outside the core)."""
-    return simulation_terms(model)

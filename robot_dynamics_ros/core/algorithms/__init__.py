@@ -1,6 +1,6 @@
 """Algorithms on a model, one per file: plain functions of (model, q, ...) that never change it."""
 from .coriolis import coriolis_matrix
-from .crba import mass_matrix
+from .mass import mass_matrix
 from .forward_dynamics import forward_dynamics
 from .kinematics import (end_effector_twist, forward_kinematics, frame_names, frame_pose, jacobian,
                          jacobian_dot_qd, tool_pose)

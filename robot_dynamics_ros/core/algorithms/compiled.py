@@ -12,15 +12,15 @@ arithmetic alone.
 The drivers take the model as arrays, the same for every robot, so one compilation serves all
 models: ``constants(model, form)`` is the model's rows of constants (``newton_euler.joint_rows``)
 with cos and sin of each theta0 appended, and a last row with the gravity, base and flange.
-``bound(model)`` are the model's functions on arrays: the compiled kernels where the arguments are
-float arrays of the model's shapes (the kernels check shapes, order and finiteness themselves),
-the checked path otherwise.
+``route.bound(model)`` are the model's functions on arrays: the compiled kernels where the
+arguments are float arrays of the model's shapes (the kernels check shapes, order and finiteness
+themselves), the checked path otherwise.
 
 What is left of a call besides the arithmetic is its toll in Python and numba, as large as
 Pinocchio's whole call of the same function (Puma 560 gravity torques, 2026-11-26: 0.7 us
-Pinocchio, 0.9 us ours before this was measured).  Where it went and what ``bound`` does about
-it: numba's dispatch (typing each argument, choosing the signature, 0.16 us), skipped by
-calling the kernels' machine-code entries (``_entry``) where one array of joint values comes in;
+Pinocchio, 0.9 us ours before this was measured).  Where it went and what ``route.bound`` does
+about it: numba's dispatch (typing each argument, choosing the signature, 0.16 us), skipped by
+calling the kernels' machine-code entries (``entry``) where one array of joint values comes in;
 the reference counts of the drivers' array views (0.15 us) and an allocation of their
 workspace, removed in ``kernels.py``; shapes of a batch's output built by slicing (0.1 us).
 Measured in ``bench/bench_kernel.py`` (doc/benchmarks.md): a batch of one costs at most about
@@ -29,13 +29,12 @@ Measured in ``bench/bench_kernel.py`` (doc/benchmarks.md): a batch of one costs 
 from __future__ import annotations
 
 import threading
-from typing import Callable, NamedTuple
 
 import numpy as np
 
 from .. import jit
 from ..errors import SingularityError
-from ..model.bodies import gravity_in_base, numeric_form
+from ..model.bodies import gravity_in_base
 from ..model.cache import model_constant
 from ..transforms import exact_cos_sin
 from . import aba as _aba
@@ -43,6 +42,7 @@ from . import crba as _crba
 from . import kernels as _kernels
 from . import newton_euler as _ne
 from . import spatial_inertia as _si
+from . import stick_slip as _ss
 
 _HEADER = '''"""
 The dynamics kernels of robot_dynamics_ros (core/algorithms/compiled.py), compiled by numba.
@@ -54,7 +54,6 @@ import math
 import numpy as np
 '''
 _F1, _F2, _F3 = "float64[::1]", "float64[:, ::1]", "float64[:, :, ::1]"
-FLOAT64 = np.dtype(np.float64)
 INLINE = jit.INLINE
 
 
@@ -94,6 +93,13 @@ def _functions() -> tuple:
         (_kernels.tool_jacobian_into, None),
         (_kernels.jacobian_one, f"boolean({_F2}, {_F1}, {_F2})"),
         (_kernels.jacobian_many, f"boolean({_F2}, {_F2}, {_F3})"),
+        (_ss._sign, INLINE), (_ss.solve_subset, None), (_ss.coulomb_velocity, None),
+        (_ss._active_set, None), (_ss._descent, None), (_ss.friction_step, None),
+        (_kernels._aba_stage, INLINE), (_kernels.rk4_into, None), (_kernels.valid_step, INLINE),
+        (_kernels.mass_into, INLINE),
+        (_kernels.rk4_one, f"int64({_F2}, {_F2}, float64, {_F1}, {_F2})"),
+        (_kernels.rk4_coulomb_one, f"int64({_F2}, {_F2}, float64, {_F1}, {_F1}, boolean[::1], "
+                                   f"float64, {_F2})"),
     )
 
 
@@ -103,11 +109,11 @@ _kernels_unset = False          # (a falsy default: look the module up once it i
 
 
 def _constants() -> dict:
-    """Return the integer constants the compiled texts read (column indices)."""
+    """Return the numeric constants the compiled texts read (column indices, tolerances)."""
     out = {}
-    for module in (_ne, _aba, _crba, _kernels):
+    for module in (_ne, _aba, _crba, _kernels, _ss):
         out.update({k: v for k, v in vars(module).items()
-                    if k.isupper() and isinstance(v, int) and not isinstance(v, bool)})
+                    if k.isupper() and isinstance(v, (int, float)) and not isinstance(v, bool)})
     return out
 
 
@@ -172,72 +178,7 @@ def constants(model, form: str = "plain") -> np.ndarray:
                           lambda m: _build_constants(m, form))
 
 
-class Bound(NamedTuple):
-    """
-    One model's dynamics on arrays: the compiled kernels first, the checked path otherwise.
-
-    ``rnea(q, qd, qdd)``, ``gravity_torques(q)``, ``mass_matrix(q)``, ``forward_dynamics(q, qd,
-    tau)``, ``jacobian(q)`` (the tool frame, world axes), single (n,) or batched (N, n), the
-    model's gravity, no external wrench.
-    """
-
-    rnea: Callable
-    gravity_torques: Callable
-    mass_matrix: Callable
-    forward_dynamics: Callable
-    jacobian: Callable
-
-
-_LAST: list = [None, None]      # the last model and its Bound: most calls repeat the model
-
-
-def bound(model) -> Bound:
-    """Return the model's :class:`Bound` functions (built once per model)."""
-    last = _LAST
-    if last[0] is model:
-        return last[1]
-    functions = model_constant(model, "bound_kernels", _bind)
-    _LAST[:] = model, functions     # (another thread may see either pair: both are consistent)
-    return functions
-
-
-def _bind(model) -> Bound:
-    """Build the :class:`Bound` of ``model``: closures with everything bound as local names."""
-    # (the package exports functions named like these modules: import the functions)
-    from .crba import checked as mass_checked
-    from .forward_dynamics import checked as aba_checked
-    from .kinematics import numpy_jacobian
-    from .rnea import checked as rnea_checked
-    slow = Bound(lambda q, qd, qdd: rnea_checked(model, q, qd, qdd, None, None),
-                 lambda q: rnea_checked(model, q, None, None, None, None),
-                 lambda q: mass_checked(model, q),
-                 lambda q, qd, tau: aba_checked(model, q, qd, tau, None),
-                 lambda q: numpy_jacobian(model, q, None, None, "world"))
-    module = kernels()
-    if module is None:
-        return _with_extra_friction(model, slow)
-    plain, newton_euler = constants(model, "plain"), constants(model, numeric_form(model))
-    m = module
-    return _with_extra_friction(model, Bound(
-        _vector(m.rnea_one, m.rnea_many, newton_euler, model.n, slow.rnea),
-        _positions(_entry(m.gravity_one), _entry(m.gravity_many), newton_euler,
-                   slow.gravity_torques),
-        _matrix(_entry(m.mass_one), _entry(m.mass_many), plain, (model.n, model.n),
-                slow.mass_matrix),
-        _accelerations(m.aba_one, m.aba_many, plain, model, slow.forward_dynamics),
-        _matrix(_entry(m.jacobian_one), _entry(m.jacobian_many), plain, (6, model.n),
-                slow.jacobian)))
-
-
-def _with_extra_friction(model, functions: Bound) -> Bound:
-    """Add the friction terms the recursion's rows do not hold (``control.friction``), if any."""
-    from ..control.friction import adding_extra_friction, subtracting_extra_friction
-    return functions._replace(
-        rnea=adding_extra_friction(model, functions.rnea),
-        forward_dynamics=subtracting_extra_friction(model, functions.forward_dynamics))
-
-
-def _entry(dispatcher):
+def entry(dispatcher):
     """
     Return the machine code's entry of a kernel of one signature, or the dispatcher itself.
 
@@ -253,92 +194,6 @@ def _entry(dispatcher):
         return result.entry_point
     except (AttributeError, ValueError):     # (not numba's usual dispatcher: it checks itself)
         return dispatcher
-
-
-def _vector(one, many, c, n, slow):
-    """Return f(q, qd, qdd) -> vector (n,) or (N, n) by the kernels ``one``/``many``, else slow."""
-    def call(q, qd, qdd, _one=one, _many=many, _c=c, _n=n, _empty=np.empty, _nd=np.ndarray,
-             _slow=slow):
-        if q.__class__ is _nd:
-            try:
-                if q.ndim == 1:
-                    out = _empty(_n)
-                    if _one(_c, q, qd, qdd, out):
-                        return out
-                else:
-                    out = _empty(q.shape)
-                    if _many(_c, q, qd, qdd, out):
-                        return out
-            except TypeError:       # (numba: no compiled version for these argument types)
-                pass
-        return _slow(q, qd, qdd)
-    return call
-
-
-def _positions(one, many, c, slow):
-    """Return f(q) -> vector (n,) or (N, n) by the kernels' entries ``one``/``many``, else slow."""
-    def call(q, _one=one, _many=many, _c=c, _empty=np.empty, _f64=FLOAT64, _slow=slow):
-        try:
-            if q.dtype is _f64:                 # (the kernels' entries need float64: _entry)
-                out = _empty(q.shape)
-                ndim = q.ndim
-                if ndim == 1:
-                    if _one(_c, q, out):
-                        return out
-                elif ndim == 2 and _many(_c, q, out):
-                    return out
-        except (AttributeError, TypeError, ValueError):   # (not an array; a bad shape)
-            pass
-        return _slow(q)
-    return call
-
-
-def _matrix(one, many, c, shape, slow):
-    """Return f(q) -> array ``shape`` or (N,) + ``shape`` by the kernels' entries, else slow."""
-    rows, columns = shape
-
-    def call(q, _one=one, _many=many, _c=c, _shape=shape, _rows=rows, _columns=columns,
-             _empty=np.empty, _f64=FLOAT64, _slow=slow):
-        try:
-            if q.dtype is _f64:
-                ndim = q.ndim
-                if ndim == 1:
-                    out = _empty(_shape)
-                    if _one(_c, q, out):
-                        return out
-                elif ndim == 2:
-                    # (a literal tuple: q.shape[:1] + _shape cost 0.1 us, a tenth of the call)
-                    out = _empty((len(q), _rows, _columns))
-                    if _many(_c, q, out):
-                        return out
-        except (AttributeError, TypeError, ValueError):
-            pass
-        return _slow(q)
-    return call
-
-
-def _accelerations(one, many, c, model, slow):
-    """Return f(q, qd, tau) -> qdd by the ABA kernels (SingularityError if B is singular)."""
-    n = model.n
-
-    def call(q, qd, tau, _one=one, _many=many, _c=c, _n=n, _empty=np.empty, _nd=np.ndarray,
-             _slow=slow):
-        if q.__class__ is _nd:
-            try:
-                if q.ndim == 1:
-                    out = _empty(_n)
-                    status = _one(_c, q, qd, tau, out)
-                else:
-                    out = _empty(q.shape)
-                    status = _many(_c, q, qd, tau, out)
-            except TypeError:
-                status = 1
-            if status == 0:
-                return out
-            if status == 2:
-                raise singular(model)
-        return _slow(q, qd, tau)
-    return call
 
 
 def kernel_array(value) -> np.ndarray:

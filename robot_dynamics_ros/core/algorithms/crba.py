@@ -14,10 +14,6 @@ constants are the plain bodies' rows (``newton_euler.joint_rows(model, "plain")`
 """
 from __future__ import annotations
 
-import numpy as np
-
-from ..inputs import joint_arrays
-from . import compiled, plain
 from .newton_euler import (A, COS_ALPHA, D0, E, GEAR, KXX, KXY, KXZ, KYY, KYZ, KZZ, MASS,
                            PRISMATIC, ROTOR, SIN_ALPHA, UX, UY, UZ)
 from .spatial_inertia import force_to_parent, rigid_to_parent
@@ -69,25 +65,3 @@ def mass_matrix_entries(c, ws, out):
             entry = f[5] if c[j - 1][PRISMATIC] != 0.0 else f[2]
             out[i][j - 1] = entry
             out[j - 1][i] = entry
-
-
-def mass_matrix(model, q) -> np.ndarray:
-    """
-    Return B(q), the joint-space inertia matrix (Siciliano et al. 2009, eq. 7.32), rotors included.
-
-    By the composite-rigid-body algorithm, O(n^2).  Shape (n, n), or (N, n, n) for a batch (N, n).
-    """
-    return compiled.bound(model).mass_matrix(q)
-
-
-def checked(model, q) -> np.ndarray:
-    """Validate q (InputError naming it), then compute B(q) (compiled, or plain Python)."""
-    (q,), batched = joint_arrays(model, q=q)
-    kernels = compiled.kernels()
-    if kernels is None:
-        return plain.mass_matrix(model, q)
-    q = compiled.kernel_array(q)
-    out = np.empty((q.shape[0], model.n, model.n))
-    if not kernels.mass_many(compiled.constants(model, "plain"), q, out):
-        raise AssertionError("the compiled CRBA refused checked arguments")
-    return out if batched else out[0]

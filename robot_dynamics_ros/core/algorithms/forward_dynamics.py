@@ -14,9 +14,11 @@ import numpy as np
 
 from ..control.friction import subtracting_extra_friction
 from ..inputs import joint_arrays
-from . import compiled, plain
-from .crba import mass_matrix
-from .rnea import general_arguments, rnea
+from .checked import aba_checked
+from .compiled import singular
+from .mass import mass_matrix
+from .rnea import gravity_torques, rnea
+from .route import bound
 
 
 def forward_dynamics(model, q, qd, tau, f_ext=None) -> np.ndarray:
@@ -30,29 +32,10 @@ def forward_dynamics(model, q, qd, tau, f_ext=None) -> np.ndarray:
     Raises ``SingularityError`` where B is singular (a joint that moves no mass or inertia).
     """
     if f_ext is None:
-        return compiled.bound(model).forward_dynamics(q, qd, tau)   # (friction's further terms)
+        return bound(model).forward_dynamics(q, qd, tau)   # (friction's further terms)
     return subtracting_extra_friction(
-        model, lambda q, qd, tau: checked(model, q, qd, tau, f_ext))(q, qd, tau)
-
-
-def checked(model, q, qd, tau, f_ext) -> np.ndarray:
-    """Validate the arguments (InputError naming one), then run the ABA."""
-    (q, qd, tau), batched = joint_arrays(model, q=q, qd=qd, tau=tau)
-    g, wrench = general_arguments(model, q, None, f_ext, batched)
-    kernels = compiled.kernels()
-    if kernels is None:
-        qdd, ok = plain.forward_dynamics(model, q, qd, tau, g, wrench)
-        if not ok:
-            raise compiled.singular(model)
-        return qdd
-    q, qd, tau = (compiled.kernel_array(v) for v in (q, qd, tau))
-    out = np.empty(q.shape)
-    status = kernels.aba_general(compiled.constants(model, "plain"), g, q, qd, tau, wrench, out)
-    if status == 2:
-        raise compiled.singular(model)
-    if status != 0:
-        raise AssertionError("the compiled ABA refused checked arguments")
-    return out if batched else out[0]
+        model, lambda q, qd, tau: aba_checked(model, q, qd, tau, f_ext),
+        gravity_torques)(q, qd, tau)
 
 
 def forward_dynamics_crba(model, q, qd, tau, f_ext=None) -> np.ndarray:
@@ -68,6 +51,6 @@ def forward_dynamics_crba(model, q, qd, tau, f_ext=None) -> np.ndarray:
     try:
         L = np.linalg.cholesky(B)
     except np.linalg.LinAlgError as exc:  # a valid file can describe joints that move no inertia
-        raise compiled.singular(model) from exc
+        raise singular(model) from exc
     y = np.linalg.solve(L, rhs[..., None])
     return np.linalg.solve(np.swapaxes(L, -1, -2), y)[..., 0]

@@ -27,6 +27,7 @@ from .aba import AW_D, N_ABA_WORKSPACE, accelerations, inertias, velocities
 from .crba import N_CRBA_WORKSPACE, composite_inertias, mass_matrix_entries
 from .newton_euler import (COS_ALPHA, N_WORKSPACE, PRISMATIC, PX, PY, PZ, SIN_ALPHA, THETA0,
                            backward_pass, forward_pass)
+from .stick_slip import friction_step
 
 COS_THETA0_COLUMN = -2   # (the rows end with cos, sin theta0 snapped: compiled.constants_array)
 SIN_THETA0_COLUMN = -1
@@ -333,3 +334,112 @@ def jacobian_many(c, q, out) -> bool:
     for k in range(q.shape[0]):
         tool_jacobian_into(c, q[k], ws, out[k])
     return True
+
+
+def _aba_stage(c, g, x, v, tau, quadratic, wrench, ws, trig, torque, out) -> int:
+    """Write qdd of the ABA at (x, v) under tau - F_v2 v|v| into ``out`` (status as aba_one)."""
+    for i in range(x.shape[0]):
+        torque[i] = tau[i] - quadratic[i] * (v[i] * abs(v[i]))
+    return _aba_into(c, g, x, v, torque, wrench, ws, trig, out)
+
+
+def rk4_into(c, q, qd, tau, h, quadratic, ws, trig, zeros, s, out) -> int:
+    """
+    Take one classical RK4 step of qdd = ABA(q, qd, tau - F_v2 qd|qd|) with tau held.
+
+    Turney et al. 1980, Sect. 7, as ``simulation.integrators.rk4_source``, the same operations
+    in the same order: stage 2 at (q + h/2 qd, qd + h/2 a1), stage 3 at (q + h/2 v2, qd + h/2
+    a2), stage 4 at (q + h v3, qd + h a3).  ``s``: scratch (10, n).  Rows of ``out`` (5, n): q
+    and qd after the step, qdd at its start, q and qd of the fourth stage (whose B the Coulomb
+    step couples, as the Python step's last evaluation).  2 if a pivot is not positive.
+    """
+    n = q.shape[0]
+    g = c[n, :3]
+    k = 0.5 * h
+    x, torque, a1, a2, a3, a4, w2, w3, w4 = s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8]
+    if _aba_stage(c, g, q, qd, tau, quadratic, zeros, ws, trig, torque, a1):
+        return 2
+    for i in range(n):
+        w2[i] = qd[i] + k * a1[i]
+        x[i] = q[i] + k * qd[i]
+    if _aba_stage(c, g, x, w2, tau, quadratic, zeros, ws, trig, torque, a2):
+        return 2
+    for i in range(n):
+        w3[i] = qd[i] + k * a2[i]
+        x[i] = q[i] + k * w2[i]
+    if _aba_stage(c, g, x, w3, tau, quadratic, zeros, ws, trig, torque, a3):
+        return 2
+    for i in range(n):
+        w4[i] = qd[i] + h * a3[i]
+        x[i] = q[i] + h * w3[i]
+    if _aba_stage(c, g, x, w4, tau, quadratic, zeros, ws, trig, torque, a4):
+        return 2
+    sixth = h / 6.0
+    for i in range(n):
+        out[0, i] = q[i] + sixth * (qd[i] + 2.0 * (w2[i] + w3[i]) + w4[i])
+        out[1, i] = qd[i] + sixth * (a1[i] + 2.0 * (a2[i] + a3[i]) + a4[i])
+        out[2, i], out[3, i], out[4, i] = a1[i], x[i], w4[i]
+    return 0
+
+
+def valid_step(n, state, quadratic, out) -> bool:
+    """Return whether ``state`` (3, n) and F_v2 (n,) are finite in C order, ``out`` (5, n)."""
+    return (state.shape[0] == 3 and valid_rows(n, state) and quadratic.shape[0] == n
+            and all_finite(quadratic) and out.shape[0] == 5 and out.shape[1] == n
+            and c_order_rows(out))
+
+
+def rk4_one(c, state, h, quadratic, out) -> int:
+    """
+    Write one RK4 step into ``out`` (``rk4_into``): 0, 1 if the input is not valid, 2 singular.
+
+    ``state``: rows q, qd and the torque held over the step (one array: ``compiled.step_entry``
+    calls this by its machine-code entry); ``c``: the constants of the model without Coulomb
+    friction (``compiled.constants``, plain rows); ``quadratic``: F_v2 (n,), the friction the
+    ABA's rows do not hold.
+    """
+    n = c.shape[0] - 1
+    if not valid_step(n, state, quadratic, out):
+        return 1
+    c, state, quadratic, out = unmanaged(c), unmanaged(state), unmanaged(quadratic), unmanaged(out)
+    ws, trig, zeros = scratch(n, N_ABA_WORKSPACE)
+    s = stack_array(9, n) if n <= 64 else np.empty((9, n))
+    return rk4_into(c, state[0], state[1], state[2], h, quadratic, ws, trig, zeros, s, out)
+
+
+def mass_into(c, q, ws, trig, out):
+    """Write B(q) (n, n) into ``out`` by the CRBA (workspace ``ws`` (n, N_CRBA_WORKSPACE))."""
+    joint_trig(c, q, q, trig[0], trig[1], trig[2])
+    composite_inertias(c, q, trig[0], trig[1], ws)
+    mass_matrix_entries(c, ws, out)
+
+
+def rk4_coulomb_one(c, state, h, quadratic, coulomb, stuck, share, out) -> int:
+    """
+    Write one RK4 step followed by the implicit Coulomb step into ``out`` (status as rk4_one).
+
+    ``stick_slip.friction_step`` with B at the fourth stage and at the start (the CRBA), as
+    ``simulation.Simulator.step`` takes it in Python: rows 0-2 of ``out`` are q, qd after the
+    step and qdd at its start with F_s sgn(qd) (Siciliano et al. 2009, eq. 7.115); ``coulomb``
+    F_s (n,) this step's levels, ``stuck`` (n,) the sticking joints (updated in place),
+    ``share`` the part of the step over which positions take the friction's velocity change.
+    """
+    n = c.shape[0] - 1
+    if not (valid_step(n, state, quadratic, out) and coulomb.shape[0] == n
+            and stuck.shape[0] == n and all_finite(coulomb)):
+        return 1
+    q, qd = state[0], state[1]
+    ws, trig, zeros = scratch(n, N_ABA_WORKSPACE)
+    s = np.empty((12 + 2 * n, n))
+    status = rk4_into(c, q, qd, state[2], h, quadratic, ws, trig, zeros, s, out)
+    if status:
+        return status
+    end, start = s[12:12 + n], s[12 + n:]
+    mass_into(c, out[3], ws, trig, end)
+    for i in range(n):
+        if coulomb[i] != 0.0 and qd[i] != 0.0:      # (B at the start: for qdd's friction)
+            mass_into(c, q, ws, trig, start)
+            break
+    s[9, :], s[10, :], s[11, :] = out[0], out[1], out[2]
+    friction_step(end, start, q, qd, s[9], s[10], s[11], h, coulomb, stuck, share, out)
+    return 0

@@ -29,7 +29,7 @@ stick-slip law is ``core.simulation.friction``).  The Newton-Euler recursion (an
 generated code after it) keeps F_v and F_s in its rows; the two further terms are applied outside
 it by :func:`extra_friction`, only for a model that has them (``model.has_extra_friction``), and
 by the wrappers :func:`adding_extra_friction` / :func:`subtracting_extra_friction` that the
-bound kernels (``algorithms.compiled``) and ``implementations.select`` put around inverse and
+route (``algorithms/route.py``, the one choice of the dynamics) puts around inverse and
 forward dynamics.
 
 :func:`friction_torque` is the per-joint formula: floats (a node maps it over the joints of one
@@ -75,17 +75,21 @@ def friction_torque(qd, viscous, coulomb, viscous_quadratic=0.0, coulomb_load=0.
             + (coulomb + coulomb_load * abs(load)) * sign(qd))
 
 
-def load_coulomb(model, q) -> np.ndarray:
-    """Return F_l |g(q)| per joint ((n,) or (N, n)): the load's share of the dry friction."""
-    from ..algorithms.rnea import gravity_torques
-    return model.coulomb_load * np.abs(gravity_torques(model, q))
+def load_coulomb(model, q, gravity) -> np.ndarray:
+    """
+    Return F_l |g(q)| per joint ((n,) or (N, n)): the load's share of the dry friction.
+
+    ``gravity(model, q)``: g(q), e.g. ``core.gravity_torques``.  (Passed in: this law sits
+    below the algorithms, which apply it, and the model, which validates its coefficients.)
+    """
+    return model.coulomb_load * np.abs(gravity(model, q))
 
 
-def coulomb_levels(model, q) -> np.ndarray:
+def coulomb_levels(model, q, gravity) -> np.ndarray:
     """Return F_s + F_l |g(q)| per joint ((n,) or (N, n)): the dry-friction level at ``q``."""
     if not np.any(model.coulomb_load):
         return np.broadcast_to(model.coulomb, np.shape(q)).copy()
-    return model.coulomb + load_coulomb(model, q)
+    return model.coulomb + load_coulomb(model, q, gravity)
 
 
 def quadratic_viscous(model, qd) -> np.ndarray:
@@ -94,7 +98,7 @@ def quadratic_viscous(model, qd) -> np.ndarray:
     return model.viscous_quadratic * qd * np.abs(qd)
 
 
-def extra_friction(model, q, qd) -> np.ndarray:
+def extra_friction(model, q, qd, gravity) -> np.ndarray:
     """
     Return F_v2 qd|qd| + F_l |g(q)| sgn(qd): what the law adds to the recursion's F_v, F_s terms.
 
@@ -105,7 +109,7 @@ def extra_friction(model, q, qd) -> np.ndarray:
         return np.zeros_like(qd)
     out = quadratic_viscous(model, qd)
     if np.any(model.coulomb_load):
-        out = out + load_coulomb(model, q) * np.sign(qd)
+        out = out + load_coulomb(model, q, gravity) * np.sign(qd)
     return out
 
 
@@ -117,39 +121,41 @@ def recursion_friction(model, qd) -> np.ndarray:
     return model.viscous * qd + model.coulomb * np.sign(qd)
 
 
-def friction_torques(model, qd, q=None) -> np.ndarray:
+def friction_torques(model, qd, q=None, gravity=None) -> np.ndarray:
     """
     Return the robot's friction torques at (q, qd) ((n,) or (N, n)): :func:`friction_torque`.
 
-    ``q`` is needed only by a model with load-dependent friction (F_l); without it such a model
-    is refused (InputError naming the model and the term), never computed without the term.
+    ``q`` and ``gravity(model, q)`` (g(q), e.g. ``core.gravity_torques``) are needed only by a
+    model with load-dependent friction (F_l); without them such a model is refused (InputError
+    naming the model and the term), never computed without the term.
     """
     out = recursion_friction(model, qd)
     if not model.has_extra_friction:
         return out
-    if q is None and np.any(model.coulomb_load):
+    if (q is None or gravity is None) and np.any(model.coulomb_load):
         raise InputError(f"{model.name}: its load-dependent friction (friction.coulomb_load) "
-                         "needs the joint positions, and none were given")
-    return out + extra_friction(model, qd if q is None else np.asarray(q, dtype=float), qd)
+                         "needs the joint positions and gravity torques, and none were given")
+    return out + extra_friction(model, qd if q is None else np.asarray(q, dtype=float), qd,
+                                gravity)
 
 
-def adding_extra_friction(model, function):
+def adding_extra_friction(model, function, gravity):
     """
     Return ``function(q, qd, ...)`` + :func:`extra_friction` (``function`` for a model without).
 
     ``function``: inverse dynamics ``rnea(q, qd, qdd)`` or ``nonlinear_effects(q, qd)`` whose
-    friction is the recursion's F_v qd + F_s sgn(qd).
+    friction is the recursion's F_v qd + F_s sgn(qd); ``gravity(model, q)``: g(q).
     """
     if not model.has_extra_friction:
         return function
 
     def call(q, qd, *rest):
         tau = function(q, qd, *rest)
-        return tau + extra_friction(model, np.asarray(q, dtype=float), qd)
+        return tau + extra_friction(model, np.asarray(q, dtype=float), qd, gravity)
     return call
 
 
-def subtracting_extra_friction(model, forward_dynamics):
+def subtracting_extra_friction(model, forward_dynamics, gravity):
     """Return ``forward_dynamics(q, qd, tau - extra_friction)`` (itself without the terms)."""
     if not model.has_extra_friction:
         return forward_dynamics
@@ -163,5 +169,5 @@ def subtracting_extra_friction(model, forward_dynamics):
                 or not all(np.isfinite(a).all() for a in arrays):
             return forward_dynamics(q, qd, tau)         # (refused there, the argument named)
         q, qd, tau = arrays
-        return forward_dynamics(q, qd, tau - extra_friction(model, q, qd))
+        return forward_dynamics(q, qd, tau - extra_friction(model, q, qd, gravity))
     return call

@@ -12,7 +12,8 @@ Forward-dynamics simulation of a robot model, without ROS.
 * ``simulator.py`` -- :class:`Simulator`: the stepping state the ROS simulator node advances in
   real time (``step(tau)``); effort saturation (counted), joint limits as inelastic stops.
 * ``dynamics.py`` -- qdd = B^{-1}(tau - n_v) (Siciliano et al. 2009, eqs. 7.115-7.116), rotors and
-  viscous friction included, on floats, from the generated model (default) or the core.
+  viscous friction included; each RK4 step one call into the core's compiled kernels (the
+  same for every robot), or plain Python without numba.
 * ``friction.py`` -- Coulomb friction as an implicit stick-slip step (no chatter, no creep).
 * ``integrators.py`` -- RK4 (Turney et al. 1980, Sect. 7), semi-implicit Euler, scipy
   ``solve_ivp``.

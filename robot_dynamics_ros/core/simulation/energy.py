@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..algorithms.crba import mass_matrix
+from ..algorithms.mass import mass_matrix
 from ..algorithms.kinematics import forward_kinematics
 from ..inputs import joint_arrays
 

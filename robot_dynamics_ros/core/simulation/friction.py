@@ -58,6 +58,7 @@ class CoulombStep:
         self.set_levels(model.coulomb.tolist())
         # the previous step's sticking joints (an array: the compiled step updates it in place)
         self._stuck = np.zeros(model.n, dtype=bool)
+        self.may_stick = False        # whether _stuck may hold a True (set by every implicit step)
 
     def set_levels(self, levels: list) -> None:
         """
@@ -71,13 +72,15 @@ class CoulombStep:
 
     def sliding(self):
         """Note a step in which every joint with friction slid (for the next warm start)."""
-        if True in self._stuck:
-            self._stuck[:] = [False] * self.n
+        if self.may_stick:          # (a flag: asking the array costs as much as the RK4 step)
+            self._stuck[:] = False
+            self.may_stick = False
 
     def __call__(self, terms, velocity: list, dt: float) -> list:
         """Return the velocity after the step's friction impulse (``terms``: B's lower rows)."""
         if not self.joints:
             return velocity
+        self.may_stick = True
         rows = terms[:self.n]
         # sliding in the same direction throughout: v = v* - dt B^{-1} F_s sgn(v*)
         impulse = [0.0] * self.n

@@ -30,7 +30,7 @@ def solve_lines(n: int, p: str = "") -> list[str]:
 
     They read B's lower triangle from ``{p}a<i>_<j>`` (j <= i), h from ``{p}h<i>`` and the torques
     from ``{p}t<i>``; every name they set starts with ``p`` too, so the statements can follow other
-    straight-line code (``generated_terms.generated_accelerations``) without a name clash.
+    straight-line code without a name clash.
     """
     lines = [f"    {p}b{i} = {p}t{i} - {p}h{i}" for i in range(n)]
     for j in range(n):
@@ -74,8 +74,8 @@ def dynamics_solver(n: int) -> Callable:
 
     ``T`` = (row 0 of B [:1], ..., row n-1 of B [:n], h): the lower triangle of the symmetric
     positive-definite B, row i holding i + 1 entries, and the bias torques h, as
-    ``generated_terms`` returns them.  Raises :class:`SingularityError` if B is not positive
-    definite.
+    ``dynamics.ForwardDynamics`` evaluates them.  Raises :class:`SingularityError` if B is not
+    positive definite.
     """
     with _LOCK:
         solver = _SOLVERS.get(n)

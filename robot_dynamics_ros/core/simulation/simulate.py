@@ -60,9 +60,9 @@ def simulate(model, q0, qd0, duration: float, dt: float = 1e-3, torque=None,
     ``torque``: None (zero), an (n,) constant, or a callable ``(t, q, qd) -> tau`` evaluated at
     the start of each step and held over it (a controller sampled at 1/dt).  ``integrator``:
     "rk4" (default), "semi_implicit_euler", or "solve_ivp" (the adaptive reference).  ``options``
-    are :class:`~.simulator.Simulator`'s (``joint_limits``, ``effort_limits``,
-    ``implementation``, ``compiled``, ``terms``: the generated terms from
-    ``implementations.simulation_terms(model)``, ``ivp_method``, ``rtol``, ``atol``, ``t0``).
+    are :class:`~.simulator.Simulator`'s (``joint_limits``, ``effort_limits``, ``compiled``,
+    ``ivp_method``, ``rtol``, ``atol``, ``t0``).  Each RK4 step is one call into the core's
+    compiled kernels (``dynamics.py``), the same for every robot: nothing is compiled here.
     The model's motor inertia and friction are included (Siciliano et al. 2009, eqs. 7.111-7.116;
     Coulomb friction as stick-slip, see ``friction.py``); see ``simulator.py`` for effort
     saturation and joint stops.  Torques clipped at the effort limits are counted in the result and
@@ -81,12 +81,15 @@ def simulate(model, q0, qd0, duration: float, dt: float = 1e-3, torque=None,
     # costs about as much as the arithmetic of an RK4 stage
     q, qd, qdd, tau = [], [], [], []
     step, array = sim.step, np.array
+    # a fixed torque: checked once, no arrays of the state for a controller that reads none
+    fixed = None if callable(torque) else sim.torque_list(controller(0.0, None, None))
     for k in range(steps):
         position, velocity = sim._q, sim._qd        # (new lists each step, never changed)
         q.append(position)
         qd.append(velocity)
-        applied, acceleration = step(controller(times[k], array(position), array(velocity)),
-                                     True)
+        command = fixed if fixed is not None else controller(times[k], array(position),
+                                                             array(velocity))
+        applied, acceleration = step(command, True)
         tau.append(applied)
         qdd.append(acceleration)
     q.append(sim._q)

@@ -27,9 +27,10 @@ import operator
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, SingularityError
 from ..inputs import joint_arrays
 from .dynamics import ForwardDynamics
+from ..algorithms.rnea import gravity_torques
 from ..control.friction import coulomb_levels
 from .friction import CoulombStep
 from .integrators import INTEGRATORS, solve_ivp_stepper, stepper
@@ -55,17 +56,15 @@ class Simulator:
     ``dt`` step [s]; ``integrator`` "rk4" (default), "semi_implicit_euler" or "solve_ivp"
     (``ivp_method``, ``rtol``, ``atol``: scipy's settings, default DOP853 at 1e-12);
     ``joint_limits`` / ``effort_limits`` switch the position stops and the torque saturation;
-    ``implementation`` "auto" / "generated" / "core" with ``terms``, the generated terms made
-    outside the core (``implementations.simulation_terms(model)``; without them the core's
-    algorithms run, about 30x slower), and ``compiled`` "auto" / True / False (the generated
-    model's accelerations compiled by numba, ``dynamics.py``, ``compiled.py``; compiled or loaded
-    from the disk cache here, before the first step).
+    ``compiled`` "auto" / True / False: the steps in the core's compiled kernels (``dynamics.py``:
+    one call per RK4 step, also while friction holds joints; generic over the model, so nothing
+    is compiled for a new robot) or in plain Python.
     """
 
     def __init__(self, model, q0, qd0=None, dt: float = 1e-3, integrator: str = "rk4", *,
                  t0: float = 0.0, joint_limits: bool = True, effort_limits: bool = True,
-                 implementation: str = "auto", compiled="auto", ivp_method: str = "DOP853",
-                 rtol: float = 1e-12, atol: float = 1e-12, terms: str | None = None):
+                 compiled="auto", ivp_method: str = "DOP853", rtol: float = 1e-12,
+                 atol: float = 1e-12):
         if qd0 is None:
             qd0 = np.zeros(model.n)
         (q0, qd0), batched = joint_arrays(model, q0=q0, qd0=qd0)
@@ -92,11 +91,11 @@ class Simulator:
                 raise InputError(f"q0: joint '{model.joint_names[i]}' starts at {q0[i]:g}, "
                                  f"outside its limits [{model.lower[i]:g}, {model.upper[i]:g}] "
                                  "(or pass joint_limits=False)")
-        self.dynamics = ForwardDynamics(model, implementation, compiled, terms)
+        self.dynamics = ForwardDynamics(model, compiled)
         self.coulomb = CoulombStep(model, self.dynamics.solve)
         self._fast = self.dynamics.accelerations if integrator != "solve_ivp" else None
-        # compiled RK4: the whole step is one call into machine code, also while friction holds
-        # joints (the Coulomb step compiled with it: friction_kernel.py)
+        # compiled RK4: the whole step is one call into the core's kernels, also while friction
+        # holds joints (the Coulomb step compiled with it: core/algorithms/stick_slip.py)
         self._fast_rk4 = self.dynamics.rk4_step if integrator == "rk4" else None
         self._fast_coulomb = self.dynamics.rk4_coulomb_step if integrator == "rk4" else None
         self._coulomb_forces = model.coulomb.astype(float)
@@ -240,7 +239,7 @@ class Simulator:
 
     def _set_coulomb_levels(self, q) -> None:
         """Set the Coulomb step's levels F_s + F_l |g(q)| at the position ``q``."""
-        levels = coulomb_levels(self.model, np.asarray(q, dtype=float))
+        levels = coulomb_levels(self.model, np.asarray(q, dtype=float), gravity_torques)
         self._coulomb_forces = levels
         self.coulomb.set_levels(levels.tolist())
 
@@ -248,41 +247,46 @@ class Simulator:
         """
         Take the step with the implicit Coulomb step compiled (``self._compiled``), if finite.
 
-        The same step as the Python branch of :meth:`step` (``friction_kernel.py`` is
-        ``friction.py`` on arrays); False (nothing changed) if the state is not finite (a mass
-        matrix that is not positive definite): the Python step then raises the error that names
-        the cause.
+        The same step as the Python branch of :meth:`step` (``algorithms/stick_slip.py`` is
+        ``friction.py`` on arrays); False (nothing changed) if the kernel refused the step or
+        the state is not finite (a mass matrix that is not positive definite): the Python step
+        then raises the error that names the cause.
         """
         stuck = self.coulomb._stuck
         before = stuck.copy()
-        q, qd, qdd = self._fast_coulomb(tuple(q0), tuple(qd0), tuple(tau), self.dt,
-                                        self._coulomb_forces, stuck, self._friction_share)
-        if not math.isfinite(sum(q) + sum(qd)):
-            stuck[:] = before
-            return False
-        self._compiled = (list(q), list(qd), list(qdd))
-        return True
+        self.coulomb.may_stick = True
+        out = self._fast_coulomb(q0, qd0, tau, self.dt, self._coulomb_forces, stuck,
+                                 self._friction_share)
+        if out is not None:
+            q, qd, qdd = out[0], out[1], out[2]
+            if math.isfinite(sum(q) + sum(qd)):
+                self._compiled = (q, qd, qdd)
+                return True
+        stuck[:] = before
+        return False
 
     def _integrate(self, q0: list, qd0: list, tau: list):
         """
         Return (q, qd, qdd) after one step of the integrator, without Coulomb friction.
 
-        Uses the compiled RK4 step, else the generated ``accelerations``, when there is one (the
-        same numbers as ``self.dynamics``, without its per-call bookkeeping); if that raises or,
-        compiled, gives a non-finite state (a mass matrix that is not positive definite, a
+        Uses the compiled RK4 step, else the compiled ``accelerations``, when there is one (the
+        same dynamics as ``self.dynamics``, without its per-call bookkeeping); if that refuses,
+        raises or gives a non-finite state (a mass matrix that is not positive definite, a
         non-finite stage), the step is taken again with ``self.dynamics``, which raises the error
         that names the cause (or gives the same non-finite state, which ``step`` reports).
         """
         if self._fast_rk4 is not None:
-            q, qd, qdd = self._fast_rk4(tuple(q0), tuple(qd0), tuple(tau), self.dt)
-            if math.isfinite(sum(q) + sum(qd)):
-                return list(q), list(qd), qdd
+            out = self._fast_rk4(q0, qd0, tau, self.dt)
+            if out is not None:
+                q, qd = out[0], out[1]
+                if math.isfinite(sum(q) + sum(qd)):
+                    return q, qd, out[2]
         elif self._fast is not None:
             try:
                 q, qd, qdd, _ = self._step(self._fast, q0, qd0, tau, self.dt)
                 if math.isfinite(sum(q) + sum(qd)):
                     return q, qd, qdd
-            except (ValueError, ZeroDivisionError, OverflowError):
+            except (ValueError, ZeroDivisionError, OverflowError, SingularityError):
                 pass
         q, qd, qdd, _ = self._step(self.dynamics, q0, qd0, tau, self.dt)
         return q, qd, qdd

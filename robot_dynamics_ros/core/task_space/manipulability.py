@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..algorithms.crba import mass_matrix
+from ..algorithms.mass import mass_matrix
 from ..algorithms.rnea import gravity_torques
 from ..inputs import joint_arrays
 from .task import _matvec, gram_inverse, task_jacobian

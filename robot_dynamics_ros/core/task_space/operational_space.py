@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..algorithms.crba import mass_matrix
+from ..algorithms.mass import mass_matrix
 from ..algorithms.rnea import gravity_torques, rnea
 from ..control.friction import friction_torques
 from ..inputs import joint_arrays, vector_argument
@@ -52,7 +52,7 @@ class OperationalSpaceModel(NamedTuple):
 def coriolis_torques(model, q, qd) -> np.ndarray:
     """Return C(q, qd) qd: the RNEA with qdd = 0, no gravity, friction removed (7.116)."""
     tau = rnea(model, q, qd, np.zeros_like(q), gravity=np.zeros(3))
-    return tau - friction_torques(model, qd, q)
+    return tau - friction_torques(model, qd, q, gravity_torques)
 
 
 def operational_space_model(model, q, qd=None, task="pose", frame=None, point=None,

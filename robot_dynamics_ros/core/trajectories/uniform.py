@@ -43,8 +43,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..algorithms.rnea import rnea
-from ..control.friction import friction_torques, quadratic_viscous
+from ..algorithms.rnea import gravity_torques, rnea
+from ..control import friction as law
+from ..control.friction import coulomb_levels, quadratic_viscous
 from ..errors import InputError
 from .limits import Limits, ScalingError, check_count, check_positions, static_feasibility
 from .result import ScaledTrajectory
@@ -72,6 +73,11 @@ def dense_samples(traj: JointTrajectory, samples: int):
     return (t[order],) + tuple(np.concatenate([a, b])[order] for a, b in zip(left, right))
 
 
+def friction_torques(model, qd, q=None) -> np.ndarray:
+    """Return the robot's friction at (q, qd): ``control.friction``'s law, g(q) the core's."""
+    return law.friction_torques(model, qd, q, gravity_torques)
+
+
 def _torque_parts(model, q, qd, qdd):
     """
     (tau_s, friction, g, coulomb): the motion part (7.123), friction, gravity, per sample.
@@ -85,7 +91,7 @@ def _torque_parts(model, q, qd, qdd):
     quadratic = quadratic_viscous(model, qd)
     friction = friction_torques(model, qd, q) - quadratic
     tau_s = rnea(model, q, qd, qdd, gravity=np.zeros(3)) - friction
-    coulomb = (model.coulomb + model.coulomb_load * np.abs(g)) * np.sign(qd)
+    coulomb = coulomb_levels(model, q, lambda *_: g) * np.sign(qd)     # (g: computed above)
     return tau_s, friction, g, coulomb
 
 

@@ -85,14 +85,14 @@ def test_puma_with_friction_neither_chatters_nor_blows_up():
 @pytest.mark.parametrize("seed", range(6))
 def test_the_compiled_coulomb_step_satisfies_the_law_and_equals_the_python_one(seed):
     """
-    friction_kernel (compiled by numba, the simulator's RK4 step) against friction.py.
+    algorithms/stick_slip.py (compiled by numba in the core's kernels) against friction.py.
 
     The same optimality conditions of the set-valued law as above, on random full mass matrices
     and velocities where some joints stick, some slide and some would reverse; the same
     velocities and the same sticking joints as the plain-Python step, from the same warm start.
     """
-    numba = pytest.importorskip("numba")
-    from robot_dynamics_ros.core.simulation import compiled
+    pytest.importorskip("numba")
+    from robot_dynamics_ros.core.algorithms import compiled
     rng = np.random.default_rng(100 + seed)
     model, _, _ = full_inertia_robot(seed)
     spec = model.to_dict()
@@ -100,8 +100,7 @@ def test_the_compiled_coulomb_step_satisfies_the_law_and_equals_the_python_one(s
         joint["friction"] = {"viscous": 0.0, "coulomb": float(rng.uniform(0.5, 5.0))}
     spec["joints"][seed % 6]["friction"]["coulomb"] = 0.0       # one joint without friction
     model = RobotModel.from_dict(spec)
-    compiled._friction_kernel(numba)
-    from robot_dynamics_ros.core.simulation import friction_kernel
+    kernels = compiled.kernels()
     python = Simulator(model, np.zeros(6), joint_limits=False, compiled=False).coulomb
     dt = 0.01
     for trial in range(20):
@@ -111,7 +110,7 @@ def test_the_compiled_coulomb_step_satisfies_the_law_and_equals_the_python_one(s
             rng.choice([0.3, 3.0], 6)
         target[rng.uniform(size=6) < 0.2] = 0.0                  # some joints start at rest
         stuck = python._stuck.copy()
-        v = friction_kernel.coulomb_velocity(B, target, dt * model.coulomb, stuck)
+        v = kernels.coulomb_velocity(B, target, dt * model.coulomb, stuck)
         want = np.array(python(terms, target.tolist(), dt))
         np.testing.assert_allclose(v, want, rtol=1e-9, atol=1e-12)
         np.testing.assert_array_equal(stuck, python._stuck)

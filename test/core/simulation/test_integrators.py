@@ -62,7 +62,6 @@ def test_convergence_orders_rk4_four_semi_implicit_euler_one():
 def test_solve_ivp_integrator_is_the_reference():
     model, q0, qd0 = full_inertia_robot()
     q_ref, qd_ref = reference_run(model, q0, qd0, 0.02)
-    run = simulate(model, q0, qd0, 0.02, dt=1e-3, integrator="solve_ivp",
-                   implementation="core", **FREE)
+    run = simulate(model, q0, qd0, 0.02, dt=1e-3, integrator="solve_ivp", **FREE)
     np.testing.assert_allclose(run.q[-1], q_ref, atol=1e-11)
     np.testing.assert_allclose(run.qd[-1], qd_ref, atol=1e-9)

@@ -94,7 +94,7 @@ def test_effort_saturation_is_applied_counted_and_reported():
     ({"torque": [1.0, 2.0, 3.0]}, r"torque: expected None, 2 values or a callable"),
     ({"torque": lambda t, q, qd: [1.0]}, r"tau at t = 0 s: expected 2 torques"),
     ({"torque": lambda t, q, qd: [1.0, float("inf")]}, "non-finite torque inf for joint 'joint2'"),
-    ({"implementation": "fast"}, "implementation: 'fast' is not one of"),
+    ({"compiled": "fast"}, "compiled: 'fast' is not one of"),
 ])
 def test_bad_arguments_are_refused_with_the_reason(kwargs, match):
     args = {"model": RobotModel.named("planar2"), "q0": [0.1, 0.2], "qd0": [0.0, 0.0],

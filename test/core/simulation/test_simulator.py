@@ -59,11 +59,9 @@ def _further(quadratic, load, viscous, coulomb):
     return with_further_friction(RobotModel.named("puma560"), quadratic, load, viscous, coulomb)
 
 
-def _run(model, q0, qd0, steps, implementation="core", compiled=False, tau=None, dt=1e-3):
-    from robot_dynamics_ros.implementations import simulation_terms
-    terms = simulation_terms(model) if implementation == "generated" else None
-    sim = Simulator(model, q0, qd0, dt=dt, implementation=implementation, compiled=compiled,
-                    terms=terms, joint_limits=False, effort_limits=False)
+def _run(model, q0, qd0, steps, compiled=False, tau=None, dt=1e-3):
+    sim = Simulator(model, q0, qd0, dt=dt, compiled=compiled, joint_limits=False,
+                    effort_limits=False)
     states = [(sim.q, sim.qd)]
     for _ in range(steps):
         sim.step(np.zeros(model.n) if tau is None else tau)
@@ -76,8 +74,8 @@ def test_quadratic_viscous_friction_dissipates_what_the_energy_balance_says():
     Unforced, F_v qd + F_v2 qd|qd| only: E(0) - E(T) = integral of qd . tau_f dt >= 0.
 
     The integral by the trapezoidal rule over the 1 ms steps of RK4 (its error O(dt^2) of the
-    dissipated energy, far below the 1e-4 relative tolerance); the generated and compiled
-    simulators give the same run as the core's.
+    dissipated energy, far below the 1e-4 relative tolerance); the compiled simulator gives the
+    same run as the plain-Python one.
     """
     from robot_dynamics_ros.core.simulation.energy import mechanical_energy
     model = _further(quadratic=0.8, load=0.0, viscous=0.5, coulomb=0.0)
@@ -91,9 +89,8 @@ def test_quadratic_viscous_friction_dissipates_what_the_energy_balance_says():
     lost = energy[0] - energy[-1]
     assert lost > 0.0 and abs(lost - dissipated) < 1e-4 * dissipated
     assert np.all(np.diff(energy) <= 1e-9 * abs(energy[0]))
-    for implementation, compiled in (("generated", False), ("generated", "auto")):
-        other = _run(model, q0, qd0, 600, implementation, compiled)
-        np.testing.assert_allclose(other[-1][1], states[-1][1], rtol=0, atol=1e-9)
+    other = _run(model, q0, qd0, 600, "auto")
+    np.testing.assert_allclose(other[-1][1], states[-1][1], rtol=0, atol=1e-9)
 
 
 def test_load_dependent_coulomb_friction_holds_below_its_level_at_the_position():
@@ -107,11 +104,11 @@ def test_load_dependent_coulomb_friction_holds_below_its_level_at_the_position()
     q0 = np.array([0.0, -0.6, 0.4, 0.0, 0.5, 0.0])
     g = gravity_torques(model, q0)
     assert abs(g[1]) > 1.0
-    for implementation, compiled in (("core", False), ("generated", False), ("generated", "auto")):
+    for compiled in (False, "auto"):
         for share, moves in ((0.2, False), (0.4, True)):
             tau = g.copy()
             tau[1] += share * abs(g[1])
-            final = _run(model, q0, np.zeros(6), 50, implementation, compiled, tau)[-1]
-            assert bool(abs(final[1][1]) > 1e-6) is moves, (implementation, share)
+            final = _run(model, q0, np.zeros(6), 50, compiled, tau)[-1]
+            assert bool(abs(final[1][1]) > 1e-6) is moves, (compiled, share)
             if not moves:
                 assert final[0][1] == q0[1]

@@ -17,7 +17,7 @@ from scipy.spatial import cKDTree
 from locations import EX72, PUMA_PATH
 from robot_dynamics_ros.core import (InputError, JointPath, JointTrajectory, Limits, RobotModel,
                                      ScalingError, rnea, time_optimal_scaling, uniform_scaling)
-from robot_dynamics_ros.implementations import select
+from robot_dynamics_ros.core.algorithms.route import select
 from topp_cases import CASES, excess
 
 

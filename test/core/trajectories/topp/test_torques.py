@@ -7,7 +7,7 @@ from robot_dynamics_ros.core import InputError, JointTrajectory, RobotModel, rne
 from robot_dynamics_ros.core import time_optimal_scaling
 from robot_dynamics_ros.core.trajectories.topp import collocation, path as paths
 from robot_dynamics_ros.core.trajectories.topp.torques import torque_functions
-from robot_dynamics_ros.implementations import select
+from robot_dynamics_ros.core.algorithms.route import select
 from topp_cases import PUMA_PATH, puma_level
 
 
@@ -55,8 +55,8 @@ def test_batch_inverse_dynamics_equals_the_textbook_rnea(robot):
     """
     The batches of path data and re-checks equal the core's RNEA, friction and rotors included.
 
-    The torques the scaling receives from ``implementations.select`` (the generated model, seed
-    004, on numpy columns, friction added apart) against the textbook recursion (Siciliano et al.
+    The torques the scaling receives from ``route.select`` (the compiled kernels, friction's
+    further terms added apart) against the textbook recursion (Siciliano et al.
     2009, 7.107-7.114): random states, some joints at rest (Coulomb friction's sign 0) and some
     with zero acceleration.
     """

@@ -1,8 +1,10 @@
 """
-The nodes on the generated straight-line model (parameter use_generated_model, issue 5).
+The deprecated parameter use_generated_model (issue 27): accepted, ignored, said once.
 
-A dynamics_service_node process answers like the core, also after a run-time payload change
-(which regenerates the model), and rejects what the core rejects.
+The generated model is an export (robot-dynamics codegen), no longer a route: a
+dynamics_service_node process given use_generated_model: true warns once, computes on the core's
+compiled kernels, answers like the core (also after a run-time payload change) and rejects what
+the core rejects.
 """
 import numpy as np
 import pytest
@@ -35,11 +37,13 @@ def call(svc, name, **fields):
     return call_service(svc, SERVICES, name, **fields)
 
 
-def test_node_says_it_uses_the_generated_model(svc):
-    assert "generated dynamics" in svc[0].log_text()
+def test_node_warns_once_and_computes_on_the_compiled_kernels(svc):
+    log = svc[0].log_text()
+    assert log.count("use_generated_model is deprecated and ignored") == 1
+    assert "compiled dynamics" in log and "generated dynamics" not in log
 
 
-def test_generated_model_answers_like_the_core(svc):
+def test_the_node_answers_like_the_core(svc):
     rng = np.random.default_rng(11)
     q, qd, qdd = rng.uniform(MODEL.lower, MODEL.upper), rng.uniform(-2,
                                                                     2, 6), rng.uniform(-5, 5, 6)
@@ -53,7 +57,7 @@ def test_generated_model_answers_like_the_core(svc):
                                mass_matrix(MODEL, q), rtol=1e-12, atol=1e-12)
 
 
-def test_payload_change_regenerates_the_model(svc):
+def test_payload_change_changes_the_answers(svc):
     _, client, _ = svc
     q = np.array([0.3, -0.4, 0.5, 0.2, -0.6, 0.1])
     results = client.set_parameters(

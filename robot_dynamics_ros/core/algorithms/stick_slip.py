@@ -1,13 +1,14 @@
 """
-The implicit Coulomb friction step of ``friction.py`` on numpy arrays, for numba.
+The implicit Coulomb friction step of ``core/simulation/friction.py`` on numpy arrays, for numba.
 
-The same set-valued law and the same method as :class:`~.friction.CoulombStep` (Moreau's
+The same set-valued law and the same method as ``simulation.friction.CoulombStep`` (Moreau's
 time-stepping: B (v - v*) = -dt F_s s, s_i = sgn(v_i), or any value in [-1, 1] where v_i = 0;
 the common cases first, then an active-set method, coordinate descent should that cycle), written
-on arrays so that numba compiles it into the simulator's RK4 step (``compiled.py``): while
-friction holds joints, a step is one call into machine code instead of the Python step of
-``friction.py`` (about 75 us on the Puma 560, issue 22).  ``friction.py`` stays the plain-Python
-implementation; ``test_simulation_compiled`` checks that the two agree.
+on arrays so that numba compiles it into the simulator's RK4 step (``kernels.rk4_coulomb_one``,
+in the one compiled module of ``compiled.py``, generic over the model): while friction holds
+joints, a step is one call into machine code instead of the Python step of ``friction.py``
+(about 75 us on the Puma 560, issue 22).  ``simulation/friction.py`` stays the plain-Python
+implementation; ``test/core/simulation/test_friction.py`` checks that the two agree.
 
 Plain Python functions of numpy arrays (no numba import here): ``compiled.py`` compiles them.
 """
@@ -181,41 +182,34 @@ def _descent(B, target, friction):
     return v
 
 
-def lower_to_full(flat, n: int):
-    """Return the (n, n) symmetric matrix whose lower triangle ``flat`` holds by rows."""
-    B = np.empty((n, n))
-    k = 0
-    for i in range(n):
-        for j in range(i + 1):
-            B[i, j] = flat[k]
-            B[j, i] = flat[k]
-            k += 1
-    return B
-
-
-def friction_step(end_terms, start_terms, q0, qd0, q, qd, qdd, h, coulomb, stuck, share):
+def friction_step(end_mass, start_mass, q0, qd0, q, qd, qdd, h, coulomb, stuck, share, out):
     """
-    Return (q, qd, qdd) (3, n) after the Coulomb step that follows an integration step.
+    Write (q, qd, qdd) into the rows of ``out`` after the Coulomb step of an integration step.
 
-    ``end_terms``: B's lower triangle and n(q, qd) (``flat_terms``) where the step evaluated
-    last (its B couples the friction impulse); ``start_terms`` at the start (q0, qd0); (q, qd)
+    ``end_mass``: B (n, n) where the step evaluated last (its B couples the friction impulse,
+    as the Python step's); ``start_mass``: B at the start (q0), read only where a joint with
+    friction moves at the start; (q, qd)
     after the step without Coulomb friction, ``qdd`` at its start; ``coulomb`` F_s (n,),
     ``stuck`` as :func:`coulomb_velocity`, ``share`` the part of the step over which the
     positions take the velocity change (``Simulator``).  ``qdd`` comes back with F_s sgn(qd0)
     (Siciliano et al. 2009, eq. 7.115).
     """
     n = q0.size
-    out = np.empty((3, n))
-    after = coulomb_velocity(lower_to_full(end_terms, n), qd, h * coulomb, stuck)
+    after = coulomb_velocity(end_mass, qd, h * coulomb, stuck)
     for i in range(n):
         # a joint at rest that stays at rest (stuck) keeps its position exactly
         out[0, i] = q0[i] if after[i] == 0.0 and qd0[i] == 0.0 else q[i] + share * (after[i]
                                                                                     - qd[i])
         out[1, i] = after[i]
     impulse = np.empty(n)
+    moving = False
     for i in range(n):
         impulse[i] = coulomb[i] * _sign(qd0[i])
-    change = solve_subset(lower_to_full(start_terms, n), np.arange(n), n, impulse)
+        moving = moving or impulse[i] != 0.0
+    if not moving:          # (no friction torque at the start: qdd as integrated)
+        for i in range(n):
+            out[2, i] = qdd[i]
+        return
+    change = solve_subset(start_mass, np.arange(n), n, impulse)
     for i in range(n):
         out[2, i] = qdd[i] - change[i]
-    return out

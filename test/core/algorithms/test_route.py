@@ -1,9 +1,9 @@
 """
-The one place where an implementation is chosen (robot_dynamics_ros/implementations.py).
+The one route to a model's dynamics (robot_dynamics_ros/core/algorithms/route.py).
 
-Every implementation gives the core's numbers (to 1e-12, the generated code folding constants)
-for single calls and batches of every size, checks arguments as the core does, and the
-selection falls back with a reason where the preferred implementation cannot serve.
+Both implementations (the compiled kernels, the plain-Python texts) give the core's numbers (to
+1e-12) for single calls and batches of every size, check arguments as the core does, and the
+route falls back to plain Python with a reason where numba cannot serve.
 """
 
 import numpy as np
@@ -13,7 +13,8 @@ from random_robots import random_robot_dict, random_state
 from robot_dynamics_ros.core import (InputError, RobotModel, forward_dynamics, gravity_torques,
                                      jacobian, mass_matrix, nonlinear_effects, rnea)
 from robot_dynamics_ros.core.algorithms import compiled
-from robot_dynamics_ros.implementations import IMPLEMENTATIONS, select
+from robot_dynamics_ros.core.algorithms import route
+from robot_dynamics_ros.core.algorithms.route import IMPLEMENTATIONS, select
 
 TOL = 1e-12
 
@@ -68,11 +69,14 @@ def test_every_implementation_checks_its_arguments(prefer):
 def test_fastest_is_compiled_where_numba_works_and_falls_back_with_a_reason(monkeypatch):
     model = RobotModel.named("panda")
     kernel = select(model)
-    assert kernel.implementation == ("compiled" if compiled.kernels() is not None
-                                     else "generated")
-    monkeypatch.setattr(compiled, "kernels", lambda: None)
-    monkeypatch.setattr(compiled, "status", lambda: "numba is not importable (test)")
-    fallback = select(model, "compiled")
-    assert fallback.implementation == "generated" and "numba is not importable" in fallback.reason
+    assert kernel is route.bound(model) is select(model, "compiled")
+    assert kernel.implementation == ("compiled" if compiled.kernels() is not None else "plain")
+    monkeypatch.setattr(route, "kernels", lambda: None)
+    monkeypatch.setattr(route, "status", lambda: "numba is not importable (test)")
+    fallback = route._bind(model)
+    assert fallback.implementation == "plain" and "numba is not importable" in fallback.reason
+    q = np.linspace(-1.0, 1.0, model.n)
+    np.testing.assert_allclose(fallback.gravity_torques(q), kernel.gravity_torques(q),
+                               rtol=0, atol=1e-12 * np.abs(kernel.gravity_torques(q)).max())
     with pytest.raises(ValueError, match="unknown dynamics implementation"):
-        select(model, "fortran")
+        select(model, "generated")

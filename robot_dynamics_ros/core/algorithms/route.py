@@ -1,0 +1,236 @@
+"""
+The one route to a model's dynamics: the compiled kernels, chosen here, once per model.
+
+Every caller of the core's dynamics (the public ``rnea``, ``gravity_torques``,
+``nonlinear_effects``, ``mass_matrix``, ``forward_dynamics`` and ``jacobian``, the nodes, the
+commands, bag processing, both scalings, the simulator, the observer, identification and the
+task space) gets its functions from :func:`bound` (or :func:`select`, the same with a name for
+the implementation): the kernels of ``compiled.py`` where numba works, the checked path of
+``checked.py`` (plain Python, ``plain.py``) where it does not (``ROBOT_DYNAMICS_ROS_NO_NUMBA``,
+or numba missing: one warning, from ``compiled.kernels``).  The kernels are generic over the
+model (its constants are a data array), so a new robot compiles nothing.  The generated model of
+``robot-dynamics codegen`` is an export, not a route: the compiled kernels are faster for every
+function and batch size (``bench/bench_kernel.py``, doc/benchmarks.md).
+
+Layers of this package, each importing only those below it: the algorithm texts
+(``newton_euler.py``, ``crba.py``, ``aba.py``, ``spatial_inertia.py``, ``frames.py``,
+``stick_slip.py``; the friction law ``core/control/friction.py`` beside them), the drivers and
+the compiled module (``kernels.py``, ``compiled.py``, ``plain.py``), the checked paths
+(``checked.py``), this route, then the public functions (``rnea.py``, ``mass.py``,
+``forward_dynamics.py``, ``kinematics.py``, ...).  ``test/test_architecture.py`` checks it.
+
+What is left of a call besides the arithmetic is its toll in Python and numba; the closures
+below bind everything as local names and call the kernels' machine-code entries
+(``compiled.entry``) where one array of joint values comes in (``compiled.py`` says why).
+"""
+from __future__ import annotations
+
+from typing import Callable, NamedTuple
+
+import numpy as np
+
+from ..control.friction import adding_extra_friction, subtracting_extra_friction
+from ..inputs import joint_arrays
+from ..model.bodies import numeric_form
+from ..model.cache import model_constant
+from . import plain
+from .checked import aba_checked, gravity_in_base, mass_checked, rnea_checked
+from .compiled import constants, entry, kernel_array, kernels, singular, status
+from .frames import numpy_jacobian
+
+IMPLEMENTATIONS = ("compiled", "plain")
+PREFERENCES = ("fastest",) + IMPLEMENTATIONS
+FLOAT64 = np.dtype(np.float64)
+
+
+class Kernel(NamedTuple):
+    """
+    The dynamics functions of one model (immutable), as ``robot_dynamics_ros.core`` defines them.
+
+    ``rnea(q, qd, qdd)``, ``gravity_torques(q)``, ``nonlinear_effects(q, qd)``,
+    ``mass_matrix(q)``, ``forward_dynamics(q, qd, tau)`` and ``jacobian(q)`` (the tool frame's
+    geometric Jacobian, world axes), single (n,) or batched (N, n), the model's gravity, no
+    external wrench, rotors and the whole friction law included; arguments checked as the core
+    checks them (InputError naming one).  ``implementation`` names what computes them
+    ("compiled" or "plain"), ``reason`` why it is not the compiled kernels (empty if it is).
+    """
+
+    model: object
+    implementation: str
+    reason: str
+    rnea: Callable
+    gravity_torques: Callable
+    nonlinear_effects: Callable
+    mass_matrix: Callable
+    forward_dynamics: Callable
+    jacobian: Callable
+
+
+_LAST: list = [None, None]      # the last model and its Kernel: most calls repeat the model
+
+
+def bound(model) -> Kernel:
+    """Return the model's :class:`Kernel` on the route (built once per model)."""
+    last = _LAST
+    if last[0] is model:
+        return last[1]
+    functions = model_constant(model, "bound_kernels", _bind)
+    _LAST[:] = model, functions     # (another thread may see either pair: both are consistent)
+    return functions
+
+
+def select(model, prefer: str = "fastest") -> Kernel:
+    """
+    Return the dynamics of ``model``: :func:`bound` ("fastest", "compiled"), or "plain".
+
+    "plain" is the plain-Python texts whether or not numba works (the reference the compiled
+    kernels are tested against).  Raises ValueError for an unknown ``prefer``.
+    """
+    if prefer not in PREFERENCES:
+        raise ValueError(f"unknown dynamics implementation {prefer!r} "
+                         f"(available: {list(PREFERENCES)})")
+    return _plain(model) if prefer == "plain" else bound(model)
+
+
+def _kernel(model, implementation, reason, rnea, gravity, mass, forward, jacobian) -> Kernel:
+    """Return the :class:`Kernel` of these functions, with the friction law's further terms."""
+    def gravity_of(_, q, _gravity=gravity):     # (the law's g(q): this kernel's)
+        return _gravity(q)
+    full = adding_extra_friction(model, rnea, gravity_of)
+    return Kernel(model, implementation, reason, full, gravity,
+                  lambda q, qd: full(q, qd, np.zeros(np.shape(q))), mass,
+                  subtracting_extra_friction(model, forward, gravity_of), jacobian)
+
+
+def _bind(model) -> Kernel:
+    """Build the :class:`Kernel` of ``model``: closures with everything bound as local names."""
+    slow = (lambda q, qd, qdd: rnea_checked(model, q, qd, qdd, None, None),
+            lambda q: rnea_checked(model, q, None, None, None, None),
+            lambda q: mass_checked(model, q),
+            lambda q, qd, tau: aba_checked(model, q, qd, tau, None),
+            lambda q: numpy_jacobian(model, q, None, None, "world"))
+    m = kernels()
+    if m is None:
+        return _kernel(model, "plain", f"compiled kernels unavailable: {status()}", *slow)
+    plain_rows, newton_euler = constants(model, "plain"), constants(model, numeric_form(model))
+    return _kernel(
+        model, "compiled", "",
+        _vector(m.rnea_one, m.rnea_many, newton_euler, model.n, slow[0]),
+        _positions(entry(m.gravity_one), entry(m.gravity_many), newton_euler, slow[1]),
+        _matrix(entry(m.mass_one), entry(m.mass_many), plain_rows, (model.n, model.n),
+                slow[2]),
+        _accelerations(m.aba_one, m.aba_many, plain_rows, model, slow[3]),
+        _matrix(entry(m.jacobian_one), entry(m.jacobian_many), plain_rows, (6, model.n),
+                slow[4]))
+
+
+def _plain(model) -> Kernel:
+    """Return the core's algorithms as plain Python, whether or not numba is available."""
+    def gravity():
+        return kernel_array(gravity_in_base(model, None))[0]
+
+    def rnea(q, qd, qdd):
+        (q, qd, qdd), _ = joint_arrays(model, q=q, qd=qd, qdd=qdd)
+        return plain.rnea(model, q, qd, qdd, gravity(), np.zeros((1, 6)))
+
+    def mass_matrix(q):
+        (q,), _ = joint_arrays(model, q=q)
+        return plain.mass_matrix(model, q)
+
+    def forward_dynamics(q, qd, tau):
+        (q, qd, tau), _ = joint_arrays(model, q=q, qd=qd, tau=tau)
+        qdd, ok = plain.forward_dynamics(model, q, qd, tau, gravity(), np.zeros((1, 6)))
+        if not ok:
+            raise singular(model)
+        return qdd
+
+    return _kernel(model, "plain", "", rnea,
+                   lambda q: rnea(q, np.zeros(np.shape(q)), np.zeros(np.shape(q))),
+                   mass_matrix, forward_dynamics,
+                   lambda q: numpy_jacobian(model, q, None, None, "world"))
+
+
+def _vector(one, many, c, n, slow):
+    """Return f(q, qd, qdd) -> vector (n,) or (N, n) by the kernels ``one``/``many``, else slow."""
+    def call(q, qd, qdd, _one=one, _many=many, _c=c, _n=n, _empty=np.empty, _nd=np.ndarray,
+             _slow=slow):
+        if q.__class__ is _nd:
+            try:
+                if q.ndim == 1:
+                    out = _empty(_n)
+                    if _one(_c, q, qd, qdd, out):
+                        return out
+                else:
+                    out = _empty(q.shape)
+                    if _many(_c, q, qd, qdd, out):
+                        return out
+            except TypeError:       # (numba: no compiled version for these argument types)
+                pass
+        return _slow(q, qd, qdd)
+    return call
+
+
+def _positions(one, many, c, slow):
+    """Return f(q) -> vector (n,) or (N, n) by the kernels' entries ``one``/``many``, else slow."""
+    def call(q, _one=one, _many=many, _c=c, _empty=np.empty, _f64=FLOAT64, _slow=slow):
+        try:
+            if q.dtype is _f64:                 # (the kernels' entries need float64: entry)
+                out = _empty(q.shape)
+                ndim = q.ndim
+                if ndim == 1:
+                    if _one(_c, q, out):
+                        return out
+                elif ndim == 2 and _many(_c, q, out):
+                    return out
+        except (AttributeError, TypeError, ValueError):   # (not an array; a bad shape)
+            pass
+        return _slow(q)
+    return call
+
+
+def _matrix(one, many, c, shape, slow):
+    """Return f(q) -> array ``shape`` or (N,) + ``shape`` by the kernels' entries, else slow."""
+    rows, columns = shape
+
+    def call(q, _one=one, _many=many, _c=c, _shape=shape, _rows=rows, _columns=columns,
+             _empty=np.empty, _f64=FLOAT64, _slow=slow):
+        try:
+            if q.dtype is _f64:
+                ndim = q.ndim
+                if ndim == 1:
+                    out = _empty(_shape)
+                    if _one(_c, q, out):
+                        return out
+                elif ndim == 2:
+                    # (a literal tuple: q.shape[:1] + _shape cost 0.1 us, a tenth of the call)
+                    out = _empty((len(q), _rows, _columns))
+                    if _many(_c, q, out):
+                        return out
+        except (AttributeError, TypeError, ValueError):
+            pass
+        return _slow(q)
+    return call
+
+
+def _accelerations(one, many, c, model, slow):
+    """Return f(q, qd, tau) -> qdd by the ABA kernels (SingularityError if B is singular)."""
+    n = model.n
+
+    def call(q, qd, tau, _one=one, _many=many, _c=c, _n=n, _empty=np.empty, _nd=np.ndarray,
+             _slow=slow):
+        if q.__class__ is _nd:
+            try:
+                if q.ndim == 1:
+                    out = _empty(_n)
+                    status = _one(_c, q, qd, tau, out)
+                else:
+                    out = _empty(q.shape)
+                    status = _many(_c, q, qd, tau, out)
+            except TypeError:
+                status = 1
+            if status == 0:
+                return out
+            if status == 2:
+                raise singular(model)
+        return _slow(q, qd, tau)
+    return call
