@@ -40,25 +40,10 @@ def _writable(directory) -> bool:
     return os.access(directory, os.W_OK)
 
 
-def _generated_simulator(model_name: str = "puma560") -> str:
-    # The simulator node's generated forward dynamics are compiled per robot: the demo's robot
-    # here, so `make demo` finds it compiled.  (Goes with the generated route: issue 27.)
-    from ..core import RobotModel
-    from ..core.simulation.compiled import compilation
-    from ..core.simulation.dynamics import without_coulomb
-    from ..implementations import simulation_terms
-    model = RobotModel.named(model_name)
-    terms = simulation_terms(model)
-    if terms is None:
-        return "not generated"
-    return compilation(without_coulomb(model), terms)[1]
-
-
 def kernels():
-    """Return what this command compiles: the core's registry, then the transitional ones."""
-    from ..core.precompile import KERNELS, Kernel
-    return KERNELS + (Kernel("the demo robot's generated simulator dynamics (puma560)",
-                             "core/simulation/compiled.py", _generated_simulator),)
+    """Return what this command compiles: the core's registry (``core.precompile.KERNELS``)."""
+    from ..core.precompile import KERNELS
+    return KERNELS
 
 
 def run(args) -> int:

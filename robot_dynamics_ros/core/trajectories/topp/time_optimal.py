@@ -374,7 +374,7 @@ def time_optimal_scaling(model, path: JointTrajectory | JointPath, limits: Limit
     ``InputError`` for fewer than 2 points and options out of range (bounded: ``grid_steps`` at
     most MAX_GRID_STEPS, ``verify_density`` 100, ``max_levels`` 10, ``max_rounds`` 20).
     ``dynamics``: the batched inverse dynamics to evaluate (``rnea(q, qd, qdd)`` and
-    ``gravity_torques(q)`` of ``model``, e.g. ``implementations.select(model)``; default: the
+    ``gravity_torques(q)`` of ``model``, e.g. ``core.algorithms.route.select(model)``; default: the
     core's, the same torques, slower; see ``torques.py``).
     """
     limits = limits or Limits.from_model(model)

@@ -4,7 +4,7 @@ The inverse dynamics the time-optimal scaling evaluates: received from outside t
 The path data (3 rnea per collocation point) and the re-check of the output (rnea at 4 samples
 per output interval) are the scaling's largest costs, so the caller chooses the implementation
 and passes it in, the way toppra's ``JointTorqueConstraint(inv_dyn, ...)`` receives its inverse
-dynamics: ``time_optimal_scaling(..., dynamics=robot_dynamics_ros.implementations.select(model))``
+dynamics: ``time_optimal_scaling(..., dynamics=robot_dynamics_ros.core.algorithms.route.select(model))``
 (the core's Newton-Euler compiled by numba, or the generated straight-line model, Renaud 1987,
 where the model asks for it).  Without one, the core's ``rnea`` and ``gravity_torques`` are
 called: the same torques, the same kernel where numba is available.  The core never imports the
