@@ -36,9 +36,12 @@ def torque_functions(model, dynamics=None) -> Torques:
     Return the :class:`Torques` of ``model`` from ``dynamics``, or the core's (None).
 
     ``dynamics``: anything with ``rnea(q, qd, qdd)`` and ``gravity_torques(q)`` for batches of
-    ``model`` (e.g. an ``implementations.Kernel``); InputError if it carries another ``model``
+    ``model`` (e.g. an ``implementations.Kernel``), or a function of the model returning that
+    (``implementations.select``); InputError if it carries another ``model``
     (torques of another robot, or of the same robot with another payload, would be wrong).
     """
+    if dynamics is not None and not hasattr(dynamics, "rnea") and callable(dynamics):
+        dynamics = dynamics(model)          # a selector (``implementations.select``)
     other = getattr(dynamics, "model", model)
     if other is not model:
         raise InputError(f"dynamics: computes the robot '{getattr(other, 'name', other)}', "
