@@ -5,7 +5,8 @@ import pytest
 
 from locations import PUMA_PATH, REPO
 from robot_dynamics_ros.cli import main
-from robot_dynamics_ros.core import JointTrajectory, Limits, RobotModel, rnea, time_optimal_scaling
+from robot_dynamics_ros.core import (JointTrajectory, Limits, RobotModel, rnea,
+                                     time_optimal_scaling, tool_pose)
 
 
 WAYPOINTS = """joint_names: [joint1, joint2]
@@ -126,3 +127,25 @@ def test_joint_limits_of_another_robot_are_refused(tmp_path, capsys):
     assert main(["scale", "panda", str(tmp_path / "traj.yaml"), "--joint-limits",
                  str(fanuc)]) != 0
     assert "names none of the joints of robot 'panda'" in capsys.readouterr().err
+
+
+def test_tool_speed_and_payload_options(tmp_path, capsys):
+    path, out, load = tmp_path / "waypoints.yaml", tmp_path / "out.yaml", tmp_path / "load.yaml"
+    path.write_text(WAYPOINTS)
+    load.write_text("mass: 0.5\ncom: [0.05, 0.0, 0.0]\n")
+    assert main(["scale", "planar2", "--path", str(path), "--tool-speed", "0.4", "--payload",
+                 str(load), "--output", str(out)]) == 0
+    assert "frame 'tool' speed: linear 0.4 m/s" in capsys.readouterr().out
+    model = RobotModel.named("planar2")
+    carried = model.with_payload(0.5, (0.05, 0.0, 0.0))
+    written = JointTrajectory.from_yaml(out)
+    t = np.linspace(0.0, written.duration, 40 * written.num_points)
+    q, qd, qdd = written.sample(t)
+    h = 1e-6                    # the tool's speed by differences of its position (independent)
+    ahead, behind = written.sample(np.clip(t + h, 0, None))[0], written.sample(t - h)[0]
+    speed = np.linalg.norm(tool_pose(model, ahead)[:, :3, 3] - tool_pose(model, behind)[:, :3, 3],
+                           axis=1) / (2 * h)
+    assert 0.4 * 0.999 <= speed[1:-1].max() <= 0.4 * 1.001
+    assert (np.abs(rnea(carried, q, qd, qdd)) <= model.effort_limit * 1.001).all()
+    assert main(["scale", "planar2", "--path", str(path), "--jerk", "1", "2", "3"]) == 1
+    assert "--jerk: expected one value or 2" in capsys.readouterr().err
