@@ -21,7 +21,7 @@ from ..core.errors import InputError
 from ..core.files import write_atomically
 from ..core.trajectories.joint_limits_file import load_joint_limits
 from ..core.trajectories.limits import with_jerk
-from ..core.trajectories.topp.constraint_set import Payload, PathConstraint
+from ..core.trajectories.topp.constraint_set import Payload, PathConstraint, path_uniform_factor
 from ..core.trajectories.topp.from_parameters import constraint_list
 from ..implementations import select
 from .robot_argument import add_robot_argument, load_robot
@@ -59,9 +59,9 @@ def add_arguments(parser):
                              "where its has_* flag is true (jerk: uniform scaling only); "
                              "--velocity, --acceleration and --effort still override it")
     parser.add_argument("--tool-speed", type=float, metavar="V",
-                        help="time_optimal: limit of the tool frame's linear speed (m/s)")
+                        help="limit of the tool frame's linear speed (m/s)")
     parser.add_argument("--tool-angular-speed", type=float, metavar="W",
-                        help="time_optimal: limit of the tool frame's angular speed (rad/s)")
+                        help="limit of the tool frame's angular speed (rad/s)")
     parser.add_argument("--tool-frame", default="tool", metavar="FRAME",
                         help="the frame whose speed --tool-speed limits (default: the tool; a "
                              "joint name gives the frame of the link it moves)")
@@ -101,21 +101,20 @@ def run(args) -> int:
     payload = Payload.from_yaml(args.payload) if args.payload else None
     if payload is not None:
         model = payload.carried_by(model)        # every torque below: the robot carrying it
+    constraints = constraint_list(limits, args.tool_speed, args.tool_angular_speed,
+                                  frame=args.tool_frame)
     if method == "uniform":
-        if args.tool_speed is not None or args.tool_angular_speed is not None:
-            raise InputError("--tool-speed / --tool-angular-speed: use --method time_optimal")
         start = time.perf_counter()
-        result = uniform_scaling(model, source, limits)
+        result = uniform_scaling(model, source, limits,
+                                 min_scale=path_uniform_factor(model, source, constraints))
     else:
-        constraints = constraint_list(limits, args.tool_speed, args.tool_angular_speed,
-                                      frame=args.tool_frame)
         # the inverse dynamics the scaling evaluates, chosen where implementations are chosen
         dynamics = select(model)
         start = time.perf_counter()
         result = time_optimal_scaling(model, source, constraints, dynamics=dynamics)
     elapsed = time.perf_counter() - start
     print(f"{model.name}: {described}")
-    for item in constraints if method != "uniform" else ():
+    for item in constraints:
         if isinstance(item, PathConstraint):
             print(f"constraint: {item.describe()}")
     if method == "uniform":

@@ -31,6 +31,7 @@ import numpy as np
 from ...errors import InputError, RobotDescriptionError
 from ...yaml_loader import load_yaml_file
 from ..limits import Limits
+from ..uniform import dense_samples
 
 UNBOUNDED_EFFORT = 1e300        # a torque "limit" that never binds (Limits need finite ones)
 UNBOUNDED_VELOCITY = 1e150      # squared in the rows: still finite
@@ -217,3 +218,22 @@ def resolve(model, constraints) -> Resolved:
     payload = found.get(Payload)
     torque_model = model if payload is None else payload.carried_by(model)
     return Resolved(with_path(limits, path), torque_model, tuple(path), payload)
+
+
+UNIFORM_PATH_SAMPLES = 4000  # samples of a trajectory where path constraints bound its uniform c
+UNIFORM_MARGIN = 3.5e-4      # the samples bound the largest value from below: half the re-check's
+#                              tolerance (0.07 %) kept in hand
+
+
+def path_uniform_factor(model, traj, constraints) -> float:
+    """
+    Return the smallest uniform slowing c >= 1 of ``traj`` that keeps the path constraints.
+
+    ``uniform_scaling(..., min_scale=c)`` then keeps them with the joint limits.
+    """
+    constraints = [c for c in constraints if isinstance(c, PathConstraint)]
+    if not constraints:
+        return 1.0
+    _, q, qd, qdd = dense_samples(traj.reordered(model.joint_names), UNIFORM_PATH_SAMPLES)
+    factor = max(c.uniform_factor(model, q, qd, qdd) for c in constraints)
+    return factor * (1.0 + UNIFORM_MARGIN) if factor > 1.0 else 1.0

@@ -54,9 +54,9 @@ from ..limits import Limits, ScalingError, check_count, check_positions, static_
 from ..result import ScaledTrajectory
 from ..trajectory import JointTrajectory
 from ...control.friction import quadratic_viscous
-from ..uniform import admissible_inverse_scale, dense_samples, friction_torques, uniform_scaling
+from ..uniform import admissible_inverse_scale, friction_torques, uniform_scaling
 from .collocation import REFINED, REGULAR, Collocation, GridPoints
-from .constraint_set import resolve
+from .constraint_set import path_uniform_factor, resolve
 from .constraints import Tightening, step_rows
 from .law import law_points
 from .path import Grid, JointPath, TimedPath, grid_knots, initial_grid, rows_any
@@ -80,7 +80,6 @@ VERIFY_DENSITY = 3
 MAX_FAILED_LEVELS = 2   # converged grids whose law fails the verification before giving up
 MAX_GRID_STEPS = 20_000     # grid_steps beyond this are refused (bounds one request's work)
 MAX_TOTAL_STEPS = 200_000   # no grid finer than this (bisection stops; memory ~ steps x rows)
-UNIFORM_PATH_SAMPLES = 4000  # samples of a trajectory where path constraints bound its uniform c
 
 
 def _validate(model, path, points, s_pts, limits: Limits) -> None:
@@ -296,16 +295,6 @@ def _tighten_path(tight: Tightening, check, intervals, steps, N: int) -> None:
         np.minimum(amount, 0.5, out=amount)
 
 
-def _path_uniform_factor(model, traj: JointTrajectory, constraints) -> float:
-    """Return the smallest uniform slowing of ``traj`` that keeps the path constraints."""
-    if not constraints:
-        return 1.0
-    t, q, qd, qdd = dense_samples(traj, UNIFORM_PATH_SAMPLES)
-    factor = max(c.uniform_factor(model, q, qd, qdd) for c in constraints)
-    # the samples only bound the largest value from below: the margin of the re-check
-    return factor * (1.0 + 0.5 * TOLERANCE) if factor > 1.0 else 1.0
-
-
 def _refuse_positions_only(traj: JointTrajectory):
     """Raise ScalingError naming the waypoint where the linear velocity jumps most."""
     slopes = np.diff(traj.positions, axis=0) / np.diff(traj.times)[:, None]
@@ -462,7 +451,7 @@ def time_optimal_scaling(model, path: JointTrajectory | JointPath, constraints=N
     # slower (checked against its estimate from the collocation points, exactly when needed) and
     # never a refusal.
     uniform, timed = None, isinstance(path, TimedPath)
-    path_factor = _path_uniform_factor(model, path.trajectory, resolved.path) if timed else 1.0
+    path_factor = path_uniform_factor(model, path.trajectory, resolved.path) if timed else 1.0
     if timed and (found is None or found[1].t[-1] - t0 > original_duration * max(
             path_factor, 1.0 / math.sqrt(x_uniform)) * (1.0 + 1e-9)):
         uniform = uniform_scaling(model, path.trajectory, limits, min_scale=path_factor)
