@@ -23,6 +23,7 @@ from ..core.trajectories.joint_limits_file import load_joint_limits
 from ..core.trajectories.limits import with_jerk
 from ..core.trajectories.topp.constraint_set import Payload, PathConstraint, path_uniform_factor
 from ..core.trajectories.topp.from_parameters import constraint_list
+from ..core.trajectories.topp.jerk_limited import jerk_limited_scaling
 from ..implementations import select
 from .robot_argument import add_robot_argument, load_robot
 
@@ -56,7 +57,8 @@ def add_arguments(parser):
     parser.add_argument("--joint-limits", metavar="YAML",
                         help="a MoveIt joint_limits.yaml (<robot>_moveit_config/config/): its "
                              "velocity, acceleration, jerk and effort limits replace the robot's "
-                             "where its has_* flag is true (jerk: uniform scaling only); "
+                             "where its has_* flag is true (jerk: time_optimal then smooths "
+                             "its law to keep it); "
                              "--velocity, --acceleration and --effort still override it")
     parser.add_argument("--tool-speed", type=float, metavar="V",
                         help="limit of the tool frame's linear speed (m/s)")
@@ -112,6 +114,9 @@ def run(args) -> int:
         dynamics = select(model)
         start = time.perf_counter()
         result = time_optimal_scaling(model, source, constraints, dynamics=dynamics)
+        optimum = result.duration
+        if np.isfinite(limits.jerk).all():
+            result = jerk_limited_scaling(model, source, constraints, optimal=result)
     elapsed = time.perf_counter() - start
     print(f"{model.name}: {described}")
     for item in constraints:
@@ -120,6 +125,10 @@ def run(args) -> int:
     if method == "uniform":
         print(f"uniform scaling: c = {result.scale_factor:.6f}, "
               f"new duration {result.duration:.4f} s")
+    elif result.method == "jerk_limited":
+        print(f"jerk-limited: duration {result.duration:.4f} s, {result.scale_factor:.4f} x "
+              f"the time-optimal (jerk-free) {optimum:.4f} s, continuous acceleration "
+              f"({result.trajectory.num_points} points, quintic)")
     elif args.path:
         print(f"time-optimal: duration {result.duration:.4f} s, "
               f"{result.trajectory.num_points} points")
@@ -157,9 +166,6 @@ def command_limits(args, model, method: str) -> Limits:
         file = load_joint_limits(args.joint_limits)
         given = file.overrides(model)
         print(file.summary(model))
-        if given["jerk"] is not None and method == "time_optimal":
-            print("note: jerk limits are not applied by time_optimal (piecewise constant "
-                  "acceleration); --method uniform applies them")
     return with_jerk(Limits.from_model(
         model, args.effort_margin, args.velocity_margin, args.acceleration_margin,
         args.acceleration or given.get("acceleration"), args.velocity or given.get("velocity"),
