@@ -35,15 +35,18 @@ from ..trajectory import JointTrajectory
 from ..uniform import uniform_scaling
 from .constraint_set import path_uniform_factor, resolve
 from .path import JointPath, TimedPath
+from .reachability import TimeLaw
 from .time_optimal import time_optimal_scaling
 
-WINDOWS = (0.02, 0.05, 0.1, 0.2)   # window widths tried, as fractions of the optimal duration
+WINDOWS = (0.25, 0.5, 1.0)         # window widths tried, times the jerk's estimate (``_window``)
 POINTS = 300                       # output points (uniform in time), at least 3 per path knot:
 #   denser points make the quintic's jerk follow the arithmetic's rounding (position errors of
 #   1e-9 over (1 ms)^3 are 1e0 rad/s^3): on the Puma path, the quintics' jerk was 1.4 x the
 #   averaged law's at 300 points, 25-40 x at 1,300
 MARGIN = 2e-4                      # kept in hand for the controller's re-sampling
 MAX_ROUNDS = 4                     # re-checks of the output, each slowing it further if needed
+LOCAL_ROUNDS = 3                   # averages of the law, each slowing it where the last broke a
+#                                    limit (the last one is the output's)
 
 
 def law_antiderivative(law, t0: float):
@@ -133,12 +136,12 @@ def smoothed_points(path, law, t0: float, w: float, count: int, weights):
     q_sigma = dq / g
     q_sigma2 = (ddq - dq * g_dot / g) / g ** 2
     return (t - t[0] + t0, q, q_sigma * rate[:, None],
-            q_sigma * accel[:, None] + q_sigma2 * (rate ** 2)[:, None])
+            q_sigma * accel[:, None] + q_sigma2 * (rate ** 2)[:, None], s)
 
 
 def _scaled(model, names, points, limits, constraints, samples):
     """Return the uniform scaling of the averaged law (its trajectory given as points)."""
-    t, q, qd, qdd = points
+    t, q, qd, qdd = points[:4]
     traj = JointTrajectory(names, t, q, qd, qdd)
     return uniform_scaling(model, traj, limits, samples=samples,
                            min_scale=path_uniform_factor(model, traj, constraints))
@@ -195,9 +198,13 @@ def jerk_limited_scaling(model, path, constraints=None, dynamics=None,
         TimedPath(path.reordered(model.joint_names))
     T = optimal.duration - t0
     count = max(POINTS, 3 * grid_path.knots.size)
-    best = None
+    best, estimate = None, _window(optimal.trajectory, limits.jerk, T)
     for fraction in WINDOWS:
-        points = smoothed_points(grid_path, law, t0, fraction * T, count, 1.0 / limits.velocity)
+        w, weights, local = fraction * estimate, 1.0 / limits.velocity, law
+        points = smoothed_points(grid_path, local, t0, w, count, weights)
+        for _ in range(LOCAL_ROUNDS - 1):
+            local = _slowed_locally(carried, local, points, limits, w / T)
+            points = smoothed_points(grid_path, local, t0, w, count, weights)
         scaled = _scaled(carried, names, points, limits, resolved.path, 1000)
         if best is None or scaled.duration < best[1].duration:
             best = (fraction, scaled, points)
@@ -211,6 +218,45 @@ def jerk_limited_scaling(model, path, constraints=None, dynamics=None,
         scaled = _slower(carried, scaled, factor, limits)    # (effort: the slower one's)
     raise ScalingError("jerk_limited: the smoothed law still exceeds a limit after "
                        f"{MAX_ROUNDS} re-checks ({usage})")
+
+
+def _slowed_locally(model, law, points, limits, fraction: float):
+    """
+    Return ``law`` slowed where its average ``points`` break the torque or jerk limits.
+
+    At each point, the uniform slowing c it needs alone (torque, velocity, acceleration:
+    ``admissible_inverse_scale``; jerk, which scales as 1/c^3, by differences of the
+    acceleration) lowers x = sd^2 by 1/c^2 there, spread over the steps the window averages
+    (a minimum filter): the brief's "reduction of sdot where the smoothed law breaks a limit".
+    """
+    from scipy.ndimage import minimum_filter1d
+    from ..uniform import _torque_parts, admissible_inverse_scale
+    t, q, qd, qdd, s = points
+    tau_s, friction, g, coulomb = _torque_parts(model, q, qd, qdd)
+    x = admissible_inverse_scale(tau_s, friction - coulomb, g + coulomb, limits, qd,
+                                 qdd).min(axis=1)
+    jerk = (np.abs(np.diff(qdd, axis=0)) / np.diff(t)[:, None] / limits.jerk).max(axis=1)
+    jerk = np.maximum(np.append(jerk, 0.0), np.append(0.0, jerk))
+    with np.errstate(divide="ignore"):
+        f = np.clip(np.minimum(x ** 2, np.where(jerk > 1.0, jerk ** (-2.0 / 3.0), 1.0)),
+                    0.05, 1.0)
+    on_grid = np.interp(law.s, s, f)
+    on_grid = minimum_filter1d(on_grid, max(1, int(2 * fraction * law.u.size)) | 1)
+    x_new = law.x * on_grid
+    return TimeLaw(law.s, x_new, np.diff(x_new) / (2.0 * np.diff(law.s)))
+
+
+def _window(optimal: JointTrajectory, jerk, T: float) -> float:
+    """
+    Estimate the window: the time each joint needs to swing between its extreme accelerations.
+
+    A window w turns an acceleration step of height h into a ramp of slope h / w, so w >= h / J
+    keeps the jerk J on the step; the largest swing of the optimal law's acceleration stands in for
+    h (within 1 % and 50 % of the duration).
+    """
+    qdd = optimal.accelerations
+    swing = (qdd.max(axis=0) - qdd.min(axis=0)) / jerk
+    return float(np.clip(swing.max(), 0.01 * T, 0.5 * T))
 
 
 def _slower(model, scaled: ScaledTrajectory, factor: float, limits) -> ScaledTrajectory:
