@@ -303,7 +303,7 @@ def jerk_section(quick: bool, repeat: int) -> None:
           "duration: optimal / jerk-limited | re-check torque / velocity / jerk usage | "
           "ruckig duration | ruckig peak torque usage | ruckig max deviation (rad) |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-    for name, model, s, waypoints, limits in cases(quick):
+    for name, model, s, waypoints, limits in cases(quick)[:1 if quick else None]:
         path = JointPath(model.joint_names, waypoints, s)
         dynamics = select(model)
         optimal = time_optimal_scaling(model, path, limits, dynamics=dynamics)
