@@ -280,7 +280,7 @@ def ruckig_follow(model, reference: JointTrajectory, limits, acceleration, jerk,
 
 
 def usage(model, limits, q, qd, qdd):
-    """Return the largest torque, velocity, acceleration usage (fractions of the limits)."""
+    """Return the largest torque, velocity and acceleration used (fractions of the limits)."""
     tau = rnea(model, q, qd, qdd)
     effort = np.where(tau >= 0, tau / limits.effort_upper, tau / limits.effort_lower).max()
     acc = (np.abs(qdd) / limits.acceleration).max() if np.isfinite(limits.acceleration).all() \
