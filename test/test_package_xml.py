@@ -110,6 +110,7 @@ NOT_DECLARED = {
     "osrf-pycommon": "required by rosdoc2",
     "roboticstoolbox-python": "bench reference library (requirements/bench.txt)",
     "toppra": "bench reference library (requirements/bench.txt)",
+    "ruckig": "bench reference jerk-limited generator (requirements/bench.txt)",
     "mujoco": "bench reference simulator (requirements/bench.txt)",
 }
 # ROS packages without a wheel on the package index: the launch file needs a ROS installation.
