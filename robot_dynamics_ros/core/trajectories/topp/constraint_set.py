@@ -52,7 +52,7 @@ class JointTorqueConstraint:
 
 @dataclass(frozen=True)
 class JointVelocityConstraint:
-    """|qd| <= limit (one value or one per joint; None: the model's) times ``margin``."""
+    """abs(qd) <= limit (one value or one per joint; None: the model's) times ``margin``."""
 
     limit: object = None
     margin: float = 1.0
@@ -60,7 +60,7 @@ class JointVelocityConstraint:
 
 @dataclass(frozen=True)
 class JointAccelerationConstraint:
-    """|qdd| <= limit (one value or one per joint; None: the model's ``limits.acceleration``)."""
+    """abs(qdd) <= limit (one or one per joint; None: the model's ``limits.acceleration``)."""
 
     limit: object = None
     margin: float = 1.0
@@ -68,7 +68,7 @@ class JointAccelerationConstraint:
 
 @dataclass(frozen=True)
 class JointJerkConstraint:
-    """|dqdd/dt| <= limit (one value or one per joint, rad/s^3 or m/s^3)."""
+    """abs(d qdd / dt) <= limit (one value or one per joint, rad/s^3 or m/s^3)."""
 
     limit: object
 

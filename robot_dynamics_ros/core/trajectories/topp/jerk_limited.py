@@ -85,7 +85,7 @@ TIME_SAMPLES = 20   # samples of the law per output point, for the window's inte
 
 def arc_length(path, law, weights):
     """
-    Return (s, sigma) on a fine grid: sigma(s) = int |W q'(s)| ds, W = diag(``weights``).
+    Return (s, sigma) on a fine grid: sigma(s) = int norm(W q'(s)) ds, W = diag(``weights``).
 
     The parameter the law is averaged in: along it the path moves at unit (weighted) joint
     speed, so a law in sigma has the joints' speed and acceleration scale even where the path
@@ -107,7 +107,7 @@ def smoothed_points(path, law, t0: float, w: float, count: int, weights):
     integral of sigma(t) over the window, sigma_w' and sigma_w'' from sigma and its rate at
     t +- w/2 (module docstring); then q(s(sigma_w)), qd = q_sigma sigma_w', qdd = q_sigma
     sigma_w'' + q_sigmasigma sigma_w'^2, with q_sigma = q'/g, q_sigmasigma = (q'' - q' g'/g)/g^2
-    (g = |W q'|).
+    (g = norm(W q')).
     """
     law_at, t_grid = law_antiderivative(law, t0)
     s_f, sigma_f = arc_length(path, law, weights)
@@ -151,7 +151,7 @@ def recheck(model, traj: JointTrajectory, limits: Limits, constraints=(), densit
     """
     Return the largest usage of each limit kind on ``traj`` as the controller interpolates it.
 
-    {kind: largest |value| / limit} for torque (the model's rnea), velocity and acceleration at
+    {kind: largest abs(value) / limit} for torque (the model's rnea), velocity and acceleration at
     ``density`` samples per interval, jerk exactly per interval (``segment_jerk_max``), and each
     path constraint.
     """

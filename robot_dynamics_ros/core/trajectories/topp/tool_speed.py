@@ -5,10 +5,10 @@ What a collaborative application must respect (ISO/TS 15066's speed limits) and 
 Cartesian speed limit asks for.
 
 Along q(s) the frame's twist is J(q) q'(s) sd (Siciliano et al. 2009, eq. 3.4 with qd = q' sd),
-so |v| <= V is |J_v(q) q'|^2 sd^2 <= V^2: a velocity-type row in x = sd^2 (b = |J_v q'|^2,
-a = c = 0), exactly as toppra writes its joint velocity constraint; the same for the angular
-speed |w| <= W with J_w.  The output is re-checked with the twist computed from the sampled
-joint states (``kinematics.jacobian``).
+so norm(v) <= V is norm(J_v(q) q')^2 sd^2 <= V^2: a velocity-type row in x = sd^2
+(b = norm(J_v q')^2, a = c = 0), exactly as toppra writes its joint velocity constraint; the
+same for the angular speed norm(w) <= W with J_w.  The output is re-checked with the twist
+computed from the sampled joint states (``kinematics.jacobian``).
 """
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def _speed(value, name: str):
 
 class ToolSpeedConstraint(PathConstraint):
     """
-    |v| <= ``linear`` (m/s) and |w| <= ``angular`` (rad/s) for a frame (default the tool).
+    norm(v) <= ``linear`` (m/s) and norm(w) <= ``angular`` (rad/s) for a frame (default: tool).
 
     ``frame``: as ``kinematics.resolve_frame`` takes it (the tool, a joint name, an index);
     ``point``: a point of the frame (its coordinates in the frame; None: its origin).  Either
