@@ -26,9 +26,13 @@ output re-sampled at 10x its point density, uniformly in time:
   positions and velocities: ours' ``for_controller()``; toppra's output sampled at its grid times);
 * "exact": toppra's own ParametrizeConstAccel output evaluated directly (its recommended exact
   output, no controller interpolation).
-Also printed: uniform scaling on the Puma trajectory and a baseline (one batched rnea of 1,000
-Puma samples) so figures from a busy machine stay comparable; and (``--growth``) how the time and
-the output grow with the waypoints: the 6-via-point Panda path's spline sampled at 100 to 5,000
+Then the jerk-limited law (``topp/jerk_limited.py``) on the same paths, against the time-optimal
+one (duration and time) and against ruckig following the time-optimal output at 1 kHz (its
+duration, the torque it then needs, its deviation from the path's timing), and the Puma
+trajectory with a tool speed limit.  Also printed: uniform scaling on the Puma trajectory and a
+baseline (one batched rnea of 1,000 Puma samples) so figures from a busy machine stay comparable;
+and (``--growth``) how the time and the output grow with the waypoints: the 6-via-point Panda
+path's spline sampled at 100 to 5,000
 waypoints, each a JointPath (the spline through the samples: the same curve to interpolation
 accuracy), both solvers.
 """
@@ -229,9 +233,126 @@ def main() -> int:
               f"{100 * (r['ours_duration'] / r['reference'] - 1):+.2f} % | "
               f"{pct(r['toppra_exact'])} | {pct(r['toppra_jtc'])} | {pct(r['ours_jtc'])} |",
               flush=True)
+    jerk_section(args.quick, repeat)
+    tool_speed_line(repeat)
     if args.growth:
         growth(max(3, repeat // 2))
     return 0
+
+
+JERK_DIVISOR = 20     # bench jerk limits: each joint's peak acceleration in 1/20 of the motion
+
+
+def ruckig_follow(model, reference: JointTrajectory, limits, acceleration, jerk, dt=1e-3):
+    """
+    Follow ``reference`` with ruckig at 1 kHz (its target: the reference's next state).
+
+    What a user does to smooth a time-optimal trajectory after the fact: an online jerk-limited
+    generator (ruckig, Berscheid & Kroger 2021) tracking it within velocity, acceleration and
+    jerk limits.  Returns (duration, q, qd, qdd at every cycle, seconds taken).
+    """
+    from ruckig import InputParameter, OutputParameter, Result, Ruckig
+    n = model.n
+    otg, inp, out = Ruckig(n, dt), InputParameter(n), OutputParameter(n)
+    inp.max_velocity = limits.velocity.tolist()
+    inp.max_acceleration = acceleration.tolist()
+    inp.max_jerk = jerk.tolist()
+    inp.current_position = reference.positions[0].tolist()
+    inp.current_velocity, inp.current_acceleration = [0.0] * n, [0.0] * n
+    T, vmax, zero = reference.times[-1], limits.velocity, [0.0] * n
+    steps = int(np.ceil(T / dt))
+    targets = reference.sample(np.minimum(dt * np.arange(1, steps + 1), T))
+    states, start = [], timeit.default_timer()
+    for k in range(10 * steps):                       # bounded: at most 10 x the reference
+        i = min(k, steps - 1)
+        inp.target_position = targets[0][i].tolist()
+        inp.target_velocity = np.clip(targets[1][i], -vmax, vmax).tolist()   # (within 0.1 %)
+        inp.target_acceleration = zero       # (with the reference's, ruckig foresees overshoots
+        #                                       of its velocity limit and refuses)
+        result = otg.update(inp, out)
+        states.append((out.new_position, out.new_velocity, out.new_acceleration))
+        out.pass_to_input(inp)
+        if k >= steps - 1 and result == Result.Finished:
+            break
+    taken = timeit.default_timer() - start
+    q, qd, qdd = (np.array(v) for v in zip(*states))
+    return len(states) * dt, q, qd, qdd, taken, targets
+
+
+def usage(model, limits, q, qd, qdd):
+    """Return the largest torque, velocity and acceleration used (fractions of the limits)."""
+    tau = rnea(model, q, qd, qdd)
+    effort = np.where(tau >= 0, tau / limits.effort_upper, tau / limits.effort_lower).max()
+    acc = (np.abs(qdd) / limits.acceleration).max() if np.isfinite(limits.acceleration).all() \
+        else float("nan")
+    return float(effort), float((np.abs(qd) / limits.velocity).max()), float(acc)
+
+
+def jerk_section(quick: bool, repeat: int) -> None:
+    """Print the jerk-limited law against the time-optimal one and against ruckig."""
+    from robot_dynamics_ros.core.trajectories.limits import with_jerk
+    from robot_dynamics_ros.core.trajectories.topp import jerk_limited
+    try:
+        import ruckig  # noqa: F401
+    except ImportError:
+        ruckig = None
+    print(f"\njerk limits: each joint's peak acceleration of the time-optimal law reached in "
+          f"1/{JERK_DIVISOR} of its duration (binding); ruckig follows the time-optimal output "
+          "at 1 kHz within the same velocity, jerk and (its peak) acceleration limits")
+    print("\n| path | time-optimal ms | jerk-limited ms (with it) | x time-optimal time | "
+          "duration: optimal / jerk-limited | re-check torque / velocity / jerk usage | "
+          "ruckig duration | ruckig peak torque usage | ruckig max deviation (rad) |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for name, model, s, waypoints, limits in cases(quick)[:1 if quick else None]:
+        path = JointPath(model.joint_names, waypoints, s)
+        dynamics = select(model)
+        optimal = time_optimal_scaling(model, path, limits, dynamics=dynamics)
+        peak = np.abs(optimal.trajectory.accelerations).max(axis=0)
+        jerk_limits = with_jerk(limits, peak / (optimal.duration / JERK_DIVISOR))
+        smooth = jerk_limited.jerk_limited_scaling(model, path, jerk_limits,
+                                                   dynamics=dynamics, optimal=optimal)
+        opt_ms, both_ms = best_of_alternating_ms(
+            lambda: time_optimal_scaling(model, path, limits, dynamics=dynamics),
+            lambda: jerk_limited.jerk_limited_scaling(model, path, jerk_limits, dynamics=dynamics),
+            repeat)
+        check = jerk_limited.recheck(model, smooth.for_controller(), jerk_limits, density=20)
+        line = (f"| {name} | {opt_ms:.1f} | {both_ms:.1f} | {both_ms / opt_ms:.2f} x | "
+                f"{optimal.duration:.4f} s / {smooth.duration:.4f} s "
+                f"({100 * (smooth.duration / optimal.duration - 1):+.1f} %) | "
+                f"{check['torque']:.4f} / {check['velocity']:.4f} / {check['jerk']:.4f} |")
+        if ruckig is None:
+            print(line + " ruckig not installed | | |", flush=True)
+            continue
+        duration, q, qd, qdd, _, targets = ruckig_follow(
+            model, optimal.for_controller(), limits, peak, jerk_limits.jerk)
+        torque = usage(model, limits, q, qd, qdd)[0]
+        m = min(len(q), len(targets[0]))
+        deviation = float(np.abs(q[:m] - targets[0][:m]).max())
+        print(line + f" {duration:.4f} s | {torque:.3f} | {deviation:.4f} |", flush=True)
+
+
+def tool_speed_line(repeat: int) -> None:
+    """Print the Puma path with a tool speed limit (half its free peak): time and re-check."""
+    from robot_dynamics_ros.core.algorithms.kinematics import end_effector_twist
+    from robot_dynamics_ros.core.trajectories.topp.from_parameters import constraint_list
+    model = RobotModel.named("puma560")
+    traj = JointTrajectory.from_yaml(PUMA_PATH)
+    limits, dynamics = Limits.from_model(model), select(model)
+    free = time_optimal_scaling(model, traj, limits, dynamics=dynamics).for_controller()
+    q, qd, _ = resampled(free)
+    bound = 0.5 * np.linalg.norm(end_effector_twist(model, q, qd)[:, :3], axis=1).max()
+    constraints = constraint_list(limits, tool_speed=bound)
+    result = time_optimal_scaling(model, traj, constraints, dynamics=dynamics)
+    free_ms, ms = best_of_alternating_ms(
+        lambda: time_optimal_scaling(model, traj, limits, dynamics=dynamics),
+        lambda: time_optimal_scaling(model, traj, constraints, dynamics=dynamics), repeat)
+    out = result.for_controller()
+    q, qd, _ = out.sample(np.linspace(out.times[0], out.times[-1], 50 * out.num_points))
+    speed = np.linalg.norm(end_effector_twist(model, q, qd)[:, :3], axis=1).max()
+    print(f"\ntool speed limit {bound:.3f} m/s (half the free peak), Puma trajectory (full "
+          f"model): {ms:.1f} ms ({ms / free_ms:.2f} x without it, {free_ms:.1f} ms), duration "
+          f"{result.duration:.4f} s ({result.duration / free.duration:.3f} x), peak tool speed "
+          f"{100 * (speed / bound - 1):+.3f} % of the limit at 50 samples per interval")
 
 
 if __name__ == "__main__":

@@ -111,6 +111,7 @@ NOT_DECLARED = {
     "osrf-pycommon": "required by rosdoc2",
     "roboticstoolbox-python": "bench reference library (requirements/bench.txt)",
     "toppra": "bench reference library (requirements/bench.txt)",
+    "ruckig": "bench reference jerk-limited generator (requirements/bench.txt)",
     "mujoco": "bench reference simulator (requirements/bench.txt)",
     "cmeel-eigen": "Eigen's headers for bench/bench_codegen_cpp.py's C++ program against "
                    "Pinocchio (requirements/bench.txt; not imported)",

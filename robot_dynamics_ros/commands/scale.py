@@ -22,6 +22,9 @@ from ..core.files import write_atomically
 from ..core.trajectories.joint_limits_file import load_joint_limits
 from ..core.trajectories.limits import with_jerk
 from ..core.yaml_loader import dump_yaml
+from ..core.trajectories.topp.constraint_set import Payload, PathConstraint, path_uniform_factor
+from ..core.trajectories.topp.from_parameters import constraint_list
+from ..core.trajectories.topp.jerk_limited import jerk_limited_scaling
 from .robot_argument import add_robot_argument, load_robot
 
 HELP = ("retime a joint trajectory or time a geometric path so that no joint exceeds its "
@@ -54,8 +57,24 @@ def add_arguments(parser):
     parser.add_argument("--joint-limits", metavar="YAML",
                         help="a MoveIt joint_limits.yaml (<robot>_moveit_config/config/): its "
                              "velocity, acceleration, jerk and effort limits replace the robot's "
-                             "where its has_* flag is true (jerk: uniform scaling only); "
+                             "where its has_* flag is true (jerk: time_optimal then smooths "
+                             "its law to keep it); "
                              "--velocity, --acceleration and --effort still override it")
+    parser.add_argument("--tool-speed", type=float, metavar="V",
+                        help="limit of the tool frame's linear speed (m/s)")
+    parser.add_argument("--tool-angular-speed", type=float, metavar="W",
+                        help="limit of the tool frame's angular speed (rad/s)")
+    parser.add_argument("--tool-frame", default="tool", metavar="FRAME",
+                        help="the frame whose speed --tool-speed limits (default: the tool; a "
+                             "joint name gives the frame of the link it moves)")
+    parser.add_argument("--jerk", type=float, nargs="+", metavar="J",
+                        help="jerk limit(s), one value or one per joint (rad/s^3 or m/s^3); "
+                             "time_optimal: the output's acceleration is then continuous "
+                             "(jerk-limited, torque-feasible)")
+    parser.add_argument("--payload", metavar="YAML",
+                        help="a payload held by the tool (mass, com, inertia in the tool frame; "
+                             "or under 'payload:'): the torques are those of the robot "
+                             "carrying it")
     parser.add_argument("--plot", metavar="PNG",
                         help="write torques and velocities vs limits (before/after) and the time "
                              "law")
@@ -83,16 +102,35 @@ def run(args) -> int:
         described = (f"{source.num_points} points, {source.interpolation} interpolation, "
                      f"duration {source.duration:.4f} s")
     limits = command_limits(args, model, method)
-    # the inverse dynamics the scaling evaluates: the core's one route (route.select)
-    options = {} if method == "uniform" else {"dynamics": select(model)}
-    start = time.perf_counter()
-    result = (uniform_scaling if method == "uniform" else time_optimal_scaling)(model, source,
-                                                                                limits, **options)
+    payload = Payload.from_yaml(args.payload) if args.payload else None
+    if payload is not None:
+        model = payload.carried_by(model)        # every torque below: the robot carrying it
+    constraints = constraint_list(limits, args.tool_speed, args.tool_angular_speed,
+                                  frame=args.tool_frame)
+    if method == "uniform":
+        start = time.perf_counter()
+        result = uniform_scaling(model, source, limits,
+                                 min_scale=path_uniform_factor(model, source, constraints))
+    else:
+        # the inverse dynamics the scaling evaluates, the core's one route (route.select)
+        dynamics = select(model)
+        start = time.perf_counter()
+        result = time_optimal_scaling(model, source, constraints, dynamics=dynamics)
+        optimum = result.duration
+        if np.isfinite(limits.jerk).all():
+            result = jerk_limited_scaling(model, source, constraints, optimal=result)
     elapsed = time.perf_counter() - start
     print(f"{model.name}: {described}")
+    for item in constraints:
+        if isinstance(item, PathConstraint):
+            print(f"constraint: {item.describe()}")
     if method == "uniform":
         print(f"uniform scaling: c = {result.scale_factor:.6f}, "
               f"new duration {result.duration:.4f} s")
+    elif result.method == "jerk_limited":
+        print(f"jerk-limited: duration {result.duration:.4f} s, {result.scale_factor:.4f} x "
+              f"the time-optimal (jerk-free) {optimum:.4f} s, continuous acceleration "
+              f"({result.trajectory.num_points} points, quintic)")
     elif args.path:
         print(f"time-optimal: duration {result.duration:.4f} s, "
               f"{result.trajectory.num_points} points")
@@ -130,13 +168,20 @@ def command_limits(args, model, method: str) -> Limits:
         file = load_joint_limits(args.joint_limits)
         given = file.overrides(model)
         print(file.summary(model))
-        if given["jerk"] is not None and method == "time_optimal":
-            print("note: jerk limits are not applied by time_optimal (piecewise constant "
-                  "acceleration); --method uniform applies them")
     return with_jerk(Limits.from_model(
         model, args.effort_margin, args.velocity_margin, args.acceleration_margin,
         args.acceleration or given.get("acceleration"), args.velocity or given.get("velocity"),
-        args.effort or given.get("effort")), given.get("jerk"))
+        args.effort or given.get("effort")), _jerk(args, model, given.get("jerk")))
+
+
+def _jerk(args, model, from_file):
+    """Return the jerk limits: --jerk (one or one per joint) over the joint_limits file's."""
+    if not args.jerk:
+        return from_file
+    if len(args.jerk) not in (1, model.n):
+        raise InputError(f"--jerk: expected one value or {model.n} (one per joint), "
+                         f"got {len(args.jerk)}")
+    return np.broadcast_to(np.asarray(args.jerk, dtype=float), (model.n,))
 
 
 def usage(limits: Limits, tau, qd, qdd) -> dict:

@@ -23,9 +23,11 @@ absent), > 0 to override it for every joint; ``joint_limits``: a MoveIt ``joint_
 whose velocity, acceleration, jerk and effort limits replace the robot's
 (``core.trajectories.joint_limits_file``; jerk: uniform only); ``include_effort``; ``samples``
 (uniform: samples of the original trajectory); ``grid_steps`` (time_optimal: steps of the path
-grid).  Each is bounded, and so is the size of a trajectory (``MAX_POINTS``), so that no single
-request can take the node's memory or minutes of its time: on the topic the size is read from
-the serialized message, for the service from the C message rmw filled
+grid); ``tool_speed`` / ``tool_angular_speed`` (> 0: limits of the speed of ``tool_frame``,
+``core.trajectories.topp.tool_speed``); ``payload`` (a file: the torques are those of the robot
+carrying it).  Each is bounded, and so is the size of a trajectory (``MAX_POINTS``), so that no
+single request can take the node's memory or minutes of its time: on the topic the size is read
+from the serialized message, for the service from the C message rmw filled
 (``nodes/bounded_requests.py``), in both cases before rclpy would convert it to Python objects.
 After a large input the node gives the freed memory back to the system (``nodes/memory.py``).
 
@@ -52,6 +54,8 @@ from ..core import InputError, Limits, time_optimal_scaling, uniform_scaling
 from ..core.algorithms.route import select
 from ..core.trajectories.joint_limits_file import load_joint_limits
 from ..core.trajectories.limits import with_jerk
+from ..core.trajectories.topp.constraint_set import Payload, path_uniform_factor
+from ..core.trajectories.topp.from_parameters import constraint_list
 from ..messages.conversions import MAX_MESSAGE_JOINTS, trajectory_from_msg
 from ..messages.ros import trajectory_to_msg
 from .base import DynamicsNode, main_for
@@ -74,6 +78,9 @@ class ScalerSettings(NamedTuple):
     samples: int
     grid_steps: int
     include_effort: bool
+    tool_speed: float
+    tool_angular_speed: float
+    tool_frame: str
 
 
 class TrajectoryScalerNode(DynamicsNode):
@@ -86,6 +93,9 @@ class TrajectoryScalerNode(DynamicsNode):
         super().__init__(node_name, **node_kwargs)
         self.params.add_hook(self._scaler_parameters)
         self.joint_limits = self._joint_limits(self.get_parameter("joint_limits").value)
+        payload = self.get_parameter("payload").value
+        self.payload = Payload.from_yaml(payload) if payload else None    # a bad one: stops
+        self._carried = None
         self._said_jerk = False
         self.publisher = self.advertise(JointTrajectoryMsg, "scaled_trajectory", QoSProfile(
             depth=1, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
@@ -105,7 +115,9 @@ class TrajectoryScalerNode(DynamicsNode):
                                   float(values["velocity_margin"]),
                                   float(values["acceleration_margin"]),
                                   float(values["acceleration_limit"]), int(values["samples"]),
-                                  int(values["grid_steps"]), bool(values["include_effort"]))
+                                  int(values["grid_steps"]), bool(values["include_effort"]),
+                                  float(values["tool_speed"]),
+                                  float(values["tool_angular_speed"]), str(values["tool_frame"]))
 
         def apply():
             self.settings = settings
@@ -143,9 +155,23 @@ class TrajectoryScalerNode(DynamicsNode):
                                           "constant); method uniform applies them")
         return limits
 
+    def _carrying(self, model):
+        """Return ``model`` carrying the ``payload`` (built once per model)."""
+        if self.payload is None:
+            return model
+        if self._carried is None or self._carried[0] is not model:
+            self._carried = (model, self.payload.carried_by(model))
+        return self._carried[1]
+
+    def constraints(self, limits: Limits, settings: ScalerSettings) -> list:
+        """Return the constraint list of the parameters (the payload is in the model)."""
+        return constraint_list(limits, settings.tool_speed or None,
+                               settings.tool_angular_speed or None, frame=settings.tool_frame)
+
     def scale(self, msg: JointTrajectoryMsg, method: str = "", what: str = "trajectory"):
         """Scale ``msg``: (result, output in the joint_names order); raises with the reason."""
-        settings, model = self.settings, self.require_model().model
+        settings = self.settings
+        model = self._carrying(self.require_model().model)
         method = method or settings.method
         if method not in METHODS:
             raise InputError(f"method: expected one of {list(METHODS)} (or empty), got '{method}'")
@@ -157,10 +183,13 @@ class TrajectoryScalerNode(DynamicsNode):
         # would be dropped from the answer without the sender knowing.
         traj = trajectory_from_msg(msg, self.input_order, allow_extra=False, what=what)
         limits = self.limits(model, settings, method)
+        constraints = self.constraints(limits, settings)
         if method == "uniform":
-            result = uniform_scaling(model, traj, limits, samples=settings.samples)
+            result = uniform_scaling(model, traj, limits, samples=settings.samples,
+                                     min_scale=path_uniform_factor(model, traj, constraints))
         else:
-            result = time_optimal_scaling(model, traj, limits, grid_steps=settings.grid_steps,
+            result = time_optimal_scaling(model, traj, constraints,
+                                          grid_steps=settings.grid_steps,
                                           dynamics=self._kernel(model))
         return result, result.for_controller().reordered(self.joint_names)
 

@@ -12,7 +12,7 @@ import pytest
 from ros_fixtures import *  # noqa: F401,F403
 from ros_fixtures import TIMEOUT, NodeProcess, private_namespace
 
-from robot_dynamics_ros.core import RobotModel, rnea
+from robot_dynamics_ros.core import RobotModel, jacobian, rnea
 from robot_dynamics_ros.core import Limits, uniform_scaling
 from robot_dynamics_ros.core import JointTrajectory
 from robot_dynamics_ros.messages.conversions import JointOrder, trajectory_from_msg
@@ -239,5 +239,32 @@ def test_moveit_joint_limits_parameter(ros_env, ros_client, tmp_path):
         assert (np.abs(qdd) <= np.array([3.75, 1.875, 2.5, 3.125, 3.75, 5.0, 5.0]) * 1.001).all()
         assert jerk >= 0.999 * 300.0 or (np.abs(qdd).max(axis=0) >= 0.99 * np.array(
             [3.75, 1.875, 2.5, 3.125, 3.75, 5.0, 5.0])).any()       # one limit binds
+    finally:
+        proc.stop()
+
+
+def test_tool_speed_and_payload_parameters(ros_env, ros_client, tmp_path):
+    """tool_speed and payload build the constraint list: both methods keep the tool's speed."""
+    load = tmp_path / "load.yaml"
+    load.write_text("mass: 2.0\ncom: [0.0, 0.0, 0.1]\n")
+    proc = NodeProcess.node("robot_dynamics_ros.nodes.trajectory_scaler", ros_env, tmp_path,
+                            "tool_scaler", NS, {"robot_description": "puma560",
+                                                "tool_speed": 1.5, "payload": str(load)})
+    try:
+        srv = ros_client.node.create_client(ScaleTrajectory, f"{NS}/tool_scaler/scale_trajectory")
+        assert srv.wait_for_service(timeout_sec=TIMEOUT), proc.log_text()
+        carried = MODEL.with_payload(2.0, (0.0, 0.0, 0.1))
+        for method in ("uniform", "time_optimal"):
+            answer = ros_client.call(srv, request(trajectory_to_msg(REFERENCE), method))
+            assert answer.success, answer.message
+            out, effort = received(answer.trajectory)
+            t = np.linspace(0.0, out.duration, 20 * out.num_points)
+            q, qd, qdd = out.sample(t)
+            speed = np.linalg.norm((jacobian(MODEL, q) @ qd[..., None])[:, :3, 0], axis=1)
+            assert 1.5 * 0.99 <= speed.max() <= 1.5 * 1.001, method
+            assert (np.abs(rnea(carried, q, qd, qdd)) <= MODEL.effort_limit * 1.001).all()
+            if method == "uniform":            # its points keep their accelerations
+                np.testing.assert_allclose(np.array(effort), rnea(
+                    carried, out.positions, out.velocities, out.accelerations), atol=1e-4)
     finally:
         proc.stop()

@@ -44,6 +44,6 @@ class ScaledTrajectory:
         its accelerations are left out: the cubic through positions and velocities follows the law.
         """
         t = self.trajectory
-        if self.method == "uniform":
+        if self.method in ("uniform", "jerk_limited"):     # (continuous accelerations: kept)
             return t
         return JointTrajectory(t.joint_names, t.times, t.positions, t.velocities, None, t.effort)

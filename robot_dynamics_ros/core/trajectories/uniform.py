@@ -130,14 +130,15 @@ def _jerk_inverse_scale(traj: JointTrajectory, limits: Limits) -> float:
 
 
 def uniform_scaling(model, traj: JointTrajectory, limits: Limits | None = None,
-                    samples: int = 1000) -> ScaledTrajectory:
+                    samples: int = 1000, min_scale: float = 1.0) -> ScaledTrajectory:
     """
     Smallest uniform time scaling q(t / c), c >= 1, within ``limits`` (default: the model's).
 
     See the module docstring (Siciliano et al. 2009, eqs. 7.117-7.126).  Raises ``ScalingError``
     naming joint and time when gravity alone breaks a limit or the path leaves the position limits,
     ``TrajectoryError`` for joints the model does not know and ``InputError`` for fewer than 2
-    points or ``samples`` outside [2, ``MAX_SAMPLES``].
+    points or ``samples`` outside [2, ``MAX_SAMPLES``].  ``min_scale``: c is at least this (what
+    the time-optimal scaling's path constraints, e.g. a tool speed, need of a uniform slowing).
     """
     traj = traj.reordered(model.joint_names)
     limits = limits or Limits.from_model(model)
@@ -163,7 +164,7 @@ def uniform_scaling(model, traj: JointTrajectory, limits: Limits | None = None,
     x_local = admissible_inverse_scale(tl_s, fl - cl, gl + cl, limits, qdl, qddl)
 
     x_min = min(float(x.min()), float(x_local.min()) if x_local.size else 1.0,
-                _jerk_inverse_scale(traj, limits))
+                _jerk_inverse_scale(traj, limits), 1.0 / max(1.0, float(min_scale)))
     if not x_min > 0.0:
         k, j = np.unravel_index(np.argmin(x), x.shape)
         raise ScalingError(f"joint '{model.joint_names[j]}' at t = {t[k]:.6g} s: no finite time "

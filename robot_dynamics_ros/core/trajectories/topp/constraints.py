@@ -20,7 +20,7 @@ each limit, which the verification sets where the output breaks one.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -33,12 +33,18 @@ VELOCITY_FLOOR = 1e-300        # a tightened velocity limit never reaches zero (
 
 @dataclass(frozen=True)
 class Tightening:
-    """Amounts (N, n) removed from each limit on each grid step (all >= 0)."""
+    """
+    Amounts (N, n) removed from each limit on each grid step (all >= 0).
+
+    ``path``: {index of a path constraint: (N, k) fraction of its limits removed}, filled where
+    the output breaks one (empty: none).
+    """
 
     effort_upper: np.ndarray
     effort_lower: np.ndarray
     velocity: np.ndarray
     acceleration: np.ndarray
+    path: dict = field(default_factory=dict)
 
     @classmethod
     def none(cls, steps: int, n: int) -> "Tightening":
@@ -46,7 +52,7 @@ class Tightening:
 
     def at(self, steps: np.ndarray) -> "Tightening":
         return Tightening(self.effort_upper[steps], self.effort_lower[steps], self.velocity[steps],
-                          self.acceleration[steps])
+                          self.acceleration[steps], {i: a[steps] for i, a in self.path.items()})
 
 
 @dataclass(frozen=True)
@@ -147,6 +153,35 @@ def acceleration_rows(col: Collocation, limits: Limits,
                             np.broadcast_to(np.maximum(acc, 0.0)[:, None], p.dq.shape))
 
 
+def path_rows(col: Collocation, constraints, tight: Tightening) -> list:
+    """
+    Return the (upper, lower) row blocks of the path constraints, each array (S, m, k).
+
+    A canonical row a sdd + b sd^2 + c in [lower, upper] at the collocation point
+    s_k + theta Delta_k is (a + 2 theta Delta b) u + b x + c (x(theta) = x_k + 2 theta Delta u_k).
+    The coefficients at full limits are computed once per collocation (kept on it).
+    """
+    if not constraints:
+        return []
+    p = col.by_step
+    S, m, n = p.q.shape
+    flat = tuple(v.reshape(-1, n) for v in (p.q, p.dq, p.ddq))
+    cache = col.__dict__.setdefault("path_coefficients", {})
+    theta_delta = col.theta_delta.T[..., None]
+    blocks = []
+    for i, constraint in enumerate(constraints):
+        if i in tight.path:
+            fraction = np.repeat(1.0 - tight.path[i], m, axis=0)          # (S m, k)
+            rows = constraint.coefficients(col._model, *flat, fraction)
+        else:
+            if i not in cache:
+                cache[i] = constraint.coefficients(col._model, *flat, np.ones(S * m))
+            rows = cache[i]
+        a, b, c, lower, upper = (v.reshape(S, m, -1) for v in rows)
+        blocks.append(_two_sided(a + 2.0 * theta_delta * b, b, c, c, lower, upper))
+    return blocks
+
+
 def _two_sided(A, B, const_up, const_lo, lower, upper):
     """
     Split a two-sided row into an upper-bound row and a lower-bound row on u.
@@ -167,7 +202,8 @@ def step_rows(col: Collocation, grid: Grid, limits: Limits, xbar, tight: Tighten
     All rows of each step of ``col`` as half-planes.
 
     All rows of each step of ``col`` as half-planes (S, R); ``tight``: the tightening of the
-    steps of ``col`` (``Tightening.at(col.steps)``).
+    steps of ``col`` (``Tightening.at(col.steps)``); the path constraints of ``limits``
+    (``constraint_set.PathLimits``) add theirs.
     """
     S = col.steps.size
     torque = torque_rows(col, limits, xbar, tight)
@@ -182,10 +218,15 @@ def step_rows(col: Collocation, grid: Grid, limits: Limits, xbar, tight: Tighten
                             -acceleration.bound, acceleration.bound)
         ups.append(up)
         los.append(lo)
+    for up, lo in path_rows(col, getattr(limits, "path", ()), tight):
+        ups.append(up)
+        los.append(lo)
     shape = torque.coef_u.shape
 
-    def full(v):                # (S, m, n)
-        return v if getattr(v, "shape", None) == shape else np.broadcast_to(v, shape)
+    def full(v):                # (S, m, n), or a path constraint's (S, m, k)
+        if getattr(v, "ndim", 0) == 3 and v.shape[:2] == shape[:2]:
+            return v
+        return np.broadcast_to(v, shape)
 
     def stack(blocks, extra):   # (S, m, n) blocks -> (S, R), plus one extra row per step
         return HalfPlanes(*(np.concatenate([full(blk[i]).reshape(S, -1) for blk in blocks]

@@ -56,12 +56,13 @@ from ..trajectory import JointTrajectory
 from ...control.friction import quadratic_viscous
 from ..uniform import admissible_inverse_scale, friction_torques, uniform_scaling
 from .collocation import REFINED, REGULAR, Collocation, GridPoints
+from .constraint_set import path_uniform_factor, resolve
 from .constraints import Tightening, step_rows
 from .law import law_points
 from .path import Grid, JointPath, TimedPath, grid_knots, initial_grid, rows_any
 from .reachability import TimeLaw, solve_law
 from .torques import torque_functions
-from .verify import verify
+from .verify import check_path_constraints, verify
 
 DENSE_OUTPUT = 8      # output points per step where fewer do not follow the law closely enough
 NEAR_FLAT_OUTPUT = 4  # output points per step near a point where the path is at rest
@@ -171,7 +172,11 @@ def _verified_law(model, grid, regular, limits, viscous, x_first, t0, verify_den
                        regular.torques)
         previous = (output, check, out.s)
         efforts[1][fresh] = check.extra_torques[:-1]
-        if check.passed:
+        path_check = check_path_constraints(model, output, getattr(limits, "path", ()),
+                                            tolerance)
+        path_failing = (np.zeros(0, int) if path_check is None
+                        else np.flatnonzero(path_check.failing))
+        if check.passed and not path_failing.size:
             p = regular.points
             original = np.concatenate([p.b[0] + p.c[0] + friction_torques(model, p.dq[0], p.q[0])
                                        - quadratic_viscous(model, p.dq[0]),     # (in b)
@@ -183,7 +188,8 @@ def _verified_law(model, grid, regular, limits, viscous, x_first, t0, verify_den
         after = out.step[np.minimum(check.interval + 1, out.step.size - 1)]
         after[-1] = N - 1
         failing = check.failing
-        bad_steps = np.unique(step[failing])
+        path_steps = (out.step[path_failing], np.minimum(out.step[path_failing + 1], N - 1))
+        bad_steps = np.union1d(step[failing], path_steps[0])
         if rnd == 0 and np.all(per_step[bad_steps] < DENSE_OUTPUT):
             # First remedy where every failing step has few output points: more of them, the same
             # law (the cubic between few points is the likelier culprit).  Only the intervals of
@@ -200,7 +206,10 @@ def _verified_law(model, grid, regular, limits, viscous, x_first, t0, verify_den
         if new.size:                     # (later groups override earlier ones on their steps)
             refined_steps = np.union1d(refined_steps, new)
             groups = groups + [Collocation(model, grid, new, REFINED, torques=regular.torques)]
-        _tighten(tight, check.excess, (step, after), limits)
+        if failing.any():
+            _tighten(tight, check.excess, (step, after), limits)
+        if path_failing.size:
+            _tighten_path(tight, path_check, path_failing, path_steps, N)
         law = _solve_groups(grid, groups, limits, viscous, law.x, law, tight)
     return raw, None
 
@@ -264,6 +273,26 @@ def _tighten(tight: Tightening, excess, steps, limits: Limits) -> None:
                               value[rows, joints] + allowed[joints])
             amount += increase
             np.minimum(amount, cap, out=amount)
+
+
+def _tighten_path(tight: Tightening, check, intervals, steps, N: int) -> None:
+    """
+    Tighten each path constraint on the steps of the ``intervals`` where the output breaks it.
+
+    By its excess (a fraction of the limit) plus the tolerance, never below half the limit;
+    ``steps``: the step of each interval's start and of its end.
+    """
+    for i, usage in enumerate(check.usage):
+        excess = usage[intervals] - 1.0                          # (I, k)
+        rows, parts = np.nonzero(excess > check.tolerance)
+        if not rows.size:
+            continue
+        amount = tight.path.setdefault(i, np.zeros((N, usage.shape[1])))
+        increase = np.zeros_like(amount)
+        for step in steps:
+            np.maximum.at(increase, (step[rows], parts), excess[rows, parts] + check.tolerance)
+        amount += increase
+        np.minimum(amount, 0.5, out=amount)
 
 
 def _refuse_positions_only(traj: JointTrajectory):
@@ -344,13 +373,18 @@ def _converged_law(model, path, points, regular, limits, viscous, x_first, optio
     return None
 
 
-def time_optimal_scaling(model, path: JointTrajectory | JointPath, limits: Limits | None = None,
+def time_optimal_scaling(model, path: JointTrajectory | JointPath, constraints=None,
                          grid_steps: int = 150, verify_density: int = VERIFY_DENSITY,
                          tolerance: float = TOLERANCE, max_rounds: int = 6,
                          points_per_step: int = 1, convergence: float = CONVERGED,
                          max_levels: int = MAX_LEVELS, dynamics=None) -> ScaledTrajectory:
     """
-    Minimum-time replay of ``path`` within ``limits`` (default: the model's).
+    Minimum-time replay of ``path`` within ``constraints`` (default: the model's limits).
+
+    ``constraints``: a list of constraint objects (``constraint_set``: joint torque, velocity,
+    acceleration, jerk, a payload, path constraints such as ``ToolSpeedConstraint``), or a
+    :class:`Limits` (its torque, velocity and acceleration limits).  The joint jerk limits are
+    not kept by this law (piecewise-constant acceleration): ``jerk_limited.smooth_law`` keeps them.
 
     ``path``: a timed JointTrajectory (its path in its own time, as the controller interpolates
     it; the output starts at its first time) or a :class:`JointPath` (waypoints through which a
@@ -374,10 +408,13 @@ def time_optimal_scaling(model, path: JointTrajectory | JointPath, limits: Limit
     ``InputError`` for fewer than 2 points and options out of range (bounded: ``grid_steps`` at
     most MAX_GRID_STEPS, ``verify_density`` 100, ``max_levels`` 10, ``max_rounds`` 20).
     ``dynamics``: the batched inverse dynamics to evaluate (``rnea(q, qd, qdd)`` and
-    ``gravity_torques(q)`` of ``model``, e.g. ``core.algorithms.route.select(model)``; default: the
-    core's, the same torques, slower; see ``torques.py``).
+    ``gravity_torques(q)`` of ``model``, e.g. ``route.select(model)``, or a function
+    returning them for a model, e.g. ``route.select`` itself, needed with a payload:
+    the dynamics are those of the model carrying it; default: the core's, the same torques,
+    slower; see ``torques.py``).
     """
-    limits = limits or Limits.from_model(model)
+    resolved = resolve(model, constraints)
+    limits, model = resolved.limits, resolved.torque_model
     if isinstance(path, JointPath):
         path, t0, original_duration = path.reordered(model.joint_names), 0.0, math.nan
     elif isinstance(path, JointTrajectory):
@@ -413,10 +450,11 @@ def time_optimal_scaling(model, path: JointTrajectory | JointPath, limits: Limit
     # The uniform scaling of a timed trajectory is a feasible law, so a bound: the answer is never
     # slower (checked against its estimate from the collocation points, exactly when needed) and
     # never a refusal.
-    uniform = None
-    if isinstance(path, TimedPath) and (found is None or found[1].t[-1] - t0 > original_duration
-                                        / math.sqrt(x_uniform) * (1.0 + 1e-9)):
-        uniform = uniform_scaling(model, path.trajectory, limits)
+    uniform, timed = None, isinstance(path, TimedPath)
+    path_factor = path_uniform_factor(model, path.trajectory, resolved.path) if timed else 1.0
+    if timed and (found is None or found[1].t[-1] - t0 > original_duration * max(
+            path_factor, 1.0 / math.sqrt(x_uniform)) * (1.0 + 1e-9)):
+        uniform = uniform_scaling(model, path.trajectory, limits, min_scale=path_factor)
         if found is None or uniform.duration <= found[1].t[-1] - t0:
             return uniform
     if found is None:

@@ -4,9 +4,8 @@ The inverse dynamics the time-optimal scaling evaluates: received from outside t
 The path data (3 rnea per collocation point) and the re-check of the output (rnea at 4 samples
 per output interval) are the scaling's largest costs, so the caller chooses the implementation
 and passes it in, the way toppra's ``JointTorqueConstraint(inv_dyn, ...)`` receives its inverse
-dynamics: ``time_optimal_scaling(..., dynamics=robot_dynamics_ros.core.algorithms.route.select(model))``
-(the core's Newton-Euler compiled by numba, or the generated straight-line model, Renaud 1987,
-where the model asks for it).  Without one, the core's ``rnea`` and ``gravity_torques`` are
+dynamics: ``time_optimal_scaling(..., dynamics=route.select(model))`` (``core.algorithms.route``:
+the core's Newton-Euler compiled by numba, plain Python where numba cannot serve).  Without one, the core's ``rnea`` and ``gravity_torques`` are
 called: the same torques, the same kernel where numba is available.  The core never imports the
 code generator (issue 22).
 """
@@ -36,9 +35,12 @@ def torque_functions(model, dynamics=None) -> Torques:
     Return the :class:`Torques` of ``model`` from ``dynamics``, or the core's (None).
 
     ``dynamics``: anything with ``rnea(q, qd, qdd)`` and ``gravity_torques(q)`` for batches of
-    ``model`` (e.g. an ``implementations.Kernel``); InputError if it carries another ``model``
+    ``model`` (e.g. a ``core.algorithms.route.Kernel``), or a function of the model returning that
+    (``core.algorithms.route.select``); InputError if it carries another ``model``
     (torques of another robot, or of the same robot with another payload, would be wrong).
     """
+    if dynamics is not None and not hasattr(dynamics, "rnea") and callable(dynamics):
+        dynamics = dynamics(model)          # a selector (``route.select``)
     other = getattr(dynamics, "model", model)
     if other is not model:
         raise InputError(f"dynamics: computes the robot '{getattr(other, 'name', other)}', "

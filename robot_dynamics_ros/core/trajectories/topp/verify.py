@@ -230,3 +230,44 @@ def verify(model, out: JointTrajectory, limits: Limits, density: int, tolerance:
             np.maximum(first, out.segment_speed_max(), out=first)
     return Verification(times, interval, tau, qd, qdd, speed, limits, tolerance,
                         tau_fresh[fresh.size * F + 1:])
+
+
+PATH_DENSITY = 8      # samples per output interval (and its end) checked for path constraints
+
+
+@dataclass(frozen=True, eq=False)
+class PathCheck:
+    """
+    The path constraints' usage on the output: per constraint, its largest (K-1, k) per interval.
+
+    ``failing``: (K-1,) intervals where some usage exceeds 1 + ``tolerance``.
+    """
+
+    usage: tuple
+    tolerance: float
+
+    @cached_property
+    def failing(self) -> np.ndarray:
+        bad = np.zeros(self.usage[0].shape[0], bool) if self.usage else np.zeros(0, bool)
+        for u in self.usage:
+            bad |= rows_any(u > 1.0 + self.tolerance)
+        return bad
+
+
+def check_path_constraints(model, out: JointTrajectory, constraints, tolerance: float,
+                           density: int = PATH_DENSITY) -> PathCheck | None:
+    """
+    Check the path constraints on ``out`` as the controller interpolates it (None: none given).
+
+    Each interval is sampled at ``density`` fractions and its end (the constraint's value is not
+    polynomial in time, unlike the joint velocity), and each constraint's :meth:`usage` computed
+    from the sampled joint states.
+    """
+    if not constraints:
+        return None
+    fractions = check_fractions(density)
+    q, qd, qdd = (v.reshape(-1, out.n) for v in out.sample_segments(fractions))
+    K, F = out.num_points, fractions.size
+    usage = tuple(c.usage(model, q, qd, qdd).reshape(K - 1, F, -1).max(axis=1)
+                  for c in constraints)
+    return PathCheck(usage, tolerance)
