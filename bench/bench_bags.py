@@ -101,7 +101,8 @@ def command_line(path: Path, out: Path) -> float:
     started = time.perf_counter()
     subprocess.run([sys.executable, "-m", "robot_dynamics_ros.commands.cli", "bag", "process",
                     str(path), str(out), "--robot", "puma560", "--reference",
-                    "/reference_trajectory", "--overwrite", "--no-progress"], env=env, check=True, capture_output=True)
+                    "/reference_trajectory", "--overwrite", "--no-progress"],
+                   env=env, check=True, capture_output=True)
     return time.perf_counter() - started
 
 

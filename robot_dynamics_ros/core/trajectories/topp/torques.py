@@ -5,8 +5,9 @@ The path data (3 rnea per collocation point) and the re-check of the output (rne
 per output interval) are the scaling's largest costs, so the caller chooses the implementation
 and passes it in, the way toppra's ``JointTorqueConstraint(inv_dyn, ...)`` receives its inverse
 dynamics: ``time_optimal_scaling(..., dynamics=route.select(model))`` (``core.algorithms.route``:
-the core's Newton-Euler compiled by numba, plain Python where numba cannot serve).  Without one, the core's ``rnea`` and ``gravity_torques`` are
-called: the same torques, the same kernel where numba is available.  The core never imports the
+the core's Newton-Euler compiled by numba, plain Python where numba cannot serve).  Without one,
+the core's ``rnea`` and ``gravity_torques`` are called: the same torques, the same kernel where
+numba is available.  The core never imports the
 code generator (issue 22).
 """
 from __future__ import annotations
