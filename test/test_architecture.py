@@ -19,9 +19,9 @@ ROS_MODULES = {"rclpy", "rosbags", "sensor_msgs", "std_msgs", "trajectory_msgs",
 RULES = {
     "core": (ROS_MODULES, {"codegen", "implementations", "bags", "nodes", "commands", "bringup",
                            "ros_messages", "serialized_messages", "joint_state_cdr",
-                           "joint_state_checks", "cli"}),
+                           "joint_state_checks", "cli", "ros_distro"}),
     "codegen": (ROS_MODULES, {"implementations", "bags", "nodes", "commands", "bringup",
-                              "ros_messages", "serialized_messages", "cli"}),
+                              "ros_messages", "serialized_messages", "cli", "ros_distro"}),
     "nodes": (set(), {"commands", "cli"}),
     "bags": (set(), {"nodes", "commands", "cli"}),
 }

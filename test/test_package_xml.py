@@ -21,6 +21,7 @@ import re
 import sys
 from pathlib import Path
 
+import pytest
 from catkin_pkg.package import parse_package
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -116,6 +117,8 @@ NOT_DECLARED = {
 NOT_ON_PYPI = {"launch", "launch_ros"}
 RUN_DEPENDENCY_FILES = ("base.txt",)
 REQUIREMENT_FILES = ("base.txt", "test.txt", "doc.txt", "bench.txt")
+# The ROS wheels of each supported distribution (tools/setup_venv.sh, ROS_DISTRO).
+ROS_FILES = ("ros-kilted.txt", "ros-jazzy.txt")
 
 
 def imported_modules(paths):
@@ -215,10 +218,12 @@ def test_the_keys_rosdistro_lacks_are_in_the_package_rosdep_file():
             assert rule == {"pip": {"packages": [PIP_NAMES[key]]}}, (key, platform)
 
 
-def test_requirement_files_and_package_xml_agree():
+@pytest.mark.parametrize("ros_file", ROS_FILES)
+def test_requirement_files_and_package_xml_agree(ros_file):
+    # Each distribution's ROS wheels (requirements/ros-<distro>.txt) with the common pins.
     _, run, test, _ = declared()
-    pinned = pins(REQUIREMENT_FILES + ("ros.txt",))
-    ros_wheels = pins(("ros.txt", "test.txt"))
+    pinned = pins(REQUIREMENT_FILES + (ros_file,))
+    ros_wheels = pins((ros_file, "test.txt"))
     expected = set()
     for key in sorted((run | test) - OWN_PACKAGES):
         if key in PIP_NAMES:

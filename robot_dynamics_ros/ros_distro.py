@@ -1,0 +1,133 @@
+"""
+The ROS 2 distributions the package runs on, and the one place where the code differs by them.
+
+Two are supported, each with its own venv (``make venv ROS_DISTRO=...``, requirements/ros-*.txt)
+or as an installed ROS (``/opt/ros/<distro>``, doc/distributions.md):
+
+* **Kilted** (rclpy 9.x, the default: the newest supported),
+* **Jazzy** (rclpy 7.x, the long-term release, supported to May 2029).
+
+Which one is running is read from rclpy's own ``package.xml`` beside the rclpy that Python imports
+(:func:`current`), not from the ``ROS_DISTRO`` variable, which a shell may carry from another
+installation.  Each :class:`Distribution` says which behaviour that distribution gets where rclpy,
+rosidl or rosbag2 differ, and the code asks here instead of testing versions itself:
+
+============================  ==========================================  ======================
+behaviour                      Jazzy (rclpy 7.1)                           Kilted (rclpy 9.1)
+============================  ==========================================  ======================
+lifecycle ``change_state``    rclpy raises RCLError in the service        rclpy answers
+for a transition not          callback, which stops the node: guarded     ``success: false``
+available in the state        here (:func:`lifecycle_node_class`) to
+                              answer ``success: false`` as Kilted does
+bags: rosbags' type store     ``ros2_jazzy``                              ``ros2_kilted``
+bags: metadata version        9 (rosbag2 0.26, Jazzy's)                   9 (rosbag2 0.32)
+============================  ==========================================  ======================
+
+The type hashes (RIHS01) of every message type the package uses are the same in the two stores,
+and both write metadata version 9, so a bag recorded under one is read under the other
+(test/bags/test_distributions.py).  doc/distributions.md has the table a user sees.
+"""
+from __future__ import annotations
+
+import importlib.util
+import xml.etree.ElementTree as ElementTree
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """One supported ROS 2 distribution and the behaviours that differ in it."""
+
+    name: str
+    rclpy_major: int               # rclpy's major version in it (how it is recognised)
+    rosbags_store: str             # rosbags.typesys.Stores value of its message types
+    bag_version: int               # rosbag2's metadata.yaml version of its ``ros2 bag record``
+    # rclpy's LifecycleNode answers ``success: false`` to a transition that is not available in
+    # the current state (Kilted); Jazzy's raises RCLError from the service callback instead.
+    lifecycle_refuses_unavailable_transition: bool
+
+
+DISTRIBUTIONS = {
+    "jazzy": Distribution("jazzy", 7, "ros2_jazzy", 9, False),
+    "kilted": Distribution("kilted", 9, "ros2_kilted", 9, True),
+}
+DEFAULT = "kilted"                 # tools/setup_venv.sh's and the Makefile's default
+
+
+def rclpy_version(origin: str | None = None) -> str:
+    """
+    Return the version of rclpy from its package.xml (``<prefix>/share/rclpy/package.xml``).
+
+    ``origin``: the file of the rclpy package (default: the rclpy Python would import), under
+    ``<prefix>/lib/pythonX.Y/site-packages/rclpy/`` in a venv and in ``/opt/ros/<distro>``.
+    """
+    if origin is None:
+        spec = importlib.util.find_spec("rclpy")
+        if spec is None or spec.origin is None:
+            raise RuntimeError("ROS 2: rclpy is not installed (make venv, or source "
+                               "/opt/ros/<distro>/setup.bash)")
+        origin = spec.origin
+    prefix = Path(origin).resolve().parents[4]
+    manifest = prefix / "share" / "rclpy" / "package.xml"
+    try:
+        return ElementTree.parse(manifest).getroot().findtext("version").strip()
+    except (OSError, ElementTree.ParseError, AttributeError) as exc:
+        raise RuntimeError(f"ROS 2: cannot read rclpy's version from {manifest}: "
+                           f"{exc}") from None
+
+
+def distribution_of(rclpy_version_text: str) -> Distribution:
+    """Return the distribution whose rclpy has this version; refuse an unsupported one."""
+    major = int(rclpy_version_text.split(".")[0])
+    for distribution in DISTRIBUTIONS.values():
+        if distribution.rclpy_major == major:
+            return distribution
+    known = ", ".join(f"{d.name} (rclpy {d.rclpy_major}.x)" for d in DISTRIBUTIONS.values())
+    raise RuntimeError(f"ROS 2: rclpy {rclpy_version_text} is of no supported "
+                       f"distribution; supported: {known}")
+
+
+@lru_cache(maxsize=1)
+def current() -> Distribution:
+    """Return the distribution of the rclpy this process imports (see the module docstring)."""
+    return distribution_of(rclpy_version())
+
+
+def lifecycle_node_class():
+    """
+    Return the LifecycleNode class the managed nodes derive from, the same behaviour on each.
+
+    On Kilted, rclpy's own.  On Jazzy, rclpy's with its transition step guarded: a requested
+    transition that the state machine does not have from the current state (``activate`` while
+    unconfigured) makes rclpy 7.1 raise RCLError from the ``~/change_state`` service callback,
+    which stops the executor and the node; here it is logged and answered ``success: false``,
+    what rclpy 9 does (its ``LifecycleNodeMixin.__change_state``).
+    """
+    from rclpy.lifecycle import LifecycleNode
+    if current().lifecycle_refuses_unavailable_transition:
+        return LifecycleNode
+    return _guarded_lifecycle_node(LifecycleNode)
+
+
+@lru_cache(maxsize=1)
+def _guarded_lifecycle_node(base):
+    from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
+    from rclpy.lifecycle import TransitionCallbackReturn
+    change_state = base._LifecycleNodeMixin__change_state
+
+    def guarded(self, transition_id: int):
+        if self._state_machine.initialized and transition_id not in {
+                t[0] for t in self._state_machine.available_transitions}:
+            self.get_logger().error(f"Unable to start transition {transition_id} from current "
+                                    f"state {self._state_machine.current_state}")
+            return TransitionCallbackReturn.ERROR
+        try:
+            return change_state(self, transition_id)
+        except _rclpy.RCLError as exc:
+            self.get_logger().error(f"transition {transition_id} failed: {exc}")
+            return TransitionCallbackReturn.ERROR
+
+    return type("LifecycleNode", (base,), {"_LifecycleNodeMixin__change_state": guarded,
+                                           "__doc__": base.__doc__})
