@@ -8,9 +8,9 @@ numbers), the independent readers (foxglove's mcap, plain sqlite3), and rosbag2'
 conventions of the writing distribution (rosbag2_storage's yaml.hpp on its jazzy and kilted
 branches: version 9, QoS profiles as a YAML list, a type hash per topic, ros_distro).
 
-The other distribution's venv is the repository's ``.venv`` or ``.venv-<distro>`` whose
-``.ros-distro`` names it (tools/setup_venv.sh writes it), or one of ROBOT_DYNAMICS_VENVS
-(os.pathsep-separated); without one the cross-distribution tests skip with the reason.  CI
+The other distribution's venv is the repository's ``.venv`` or ``.venv-<distro>`` whose rclpy is
+of it (ros_distro.py), or one of ROBOT_DYNAMICS_VENVS (os.pathsep-separated); without one the
+cross-distribution tests skip with the reason.  CI
 builds both venvs before either suite, so there they run.
 """
 import json
@@ -25,7 +25,7 @@ import yaml
 
 from independent_readers import independent_messages
 from locations import REPO
-from robot_dynamics_ros.ros_distro import DISTRIBUTIONS, current
+from robot_dynamics_ros.ros_distro import DISTRIBUTIONS, current, distribution_of, rclpy_version
 from ros_fixtures import ros_environment
 
 pytestmark = pytest.mark.ros          # starts DDS (see test/conftest.py)
@@ -40,9 +40,13 @@ def venvs() -> dict:
     candidates = sorted(REPO.glob(".venv*")) + [
         Path(p) for p in os.environ.get("ROBOT_DYNAMICS_VENVS", "").split(os.pathsep) if p]
     for prefix in candidates:
-        marker = prefix / ".ros-distro"
-        if marker.is_file() and (prefix / "bin" / "python").is_file():
-            found.setdefault(marker.read_text().strip(), prefix)
+        modules = sorted(prefix.glob("lib/python3*/site-packages/rclpy/__init__.py"))
+        if modules and (prefix / "bin" / "python").is_file():
+            try:
+                distro = distribution_of(rclpy_version(str(modules[0]))).name
+            except RuntimeError:
+                continue                      # not a venv of a supported distribution
+            found.setdefault(distro, prefix)
     return found
 
 
