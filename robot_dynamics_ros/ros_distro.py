@@ -12,16 +12,13 @@ Which one is running is read from rclpy's own ``package.xml`` beside the rclpy t
 installation.  Each :class:`Distribution` says which behaviour that distribution gets where rclpy,
 rosidl or rosbag2 differ, and the code asks here instead of testing versions itself:
 
-============================  ==========================================  ======================
-behaviour                      Jazzy (rclpy 7.1)                           Kilted (rclpy 9.1)
-============================  ==========================================  ======================
-lifecycle ``change_state``    rclpy raises RCLError in the service        rclpy answers
-for a transition not          callback, which stops the node: guarded     ``success: false``
-available in the state        here (:func:`lifecycle_node_class`) to
-                              answer ``success: false`` as Kilted does
-bags: rosbags' type store     ``ros2_jazzy``                              ``ros2_kilted``
-bags: metadata version        9 (rosbag2 0.26, Jazzy's)                   9 (rosbag2 0.32)
-============================  ==========================================  ======================
+* **lifecycle** ``~/change_state`` for a transition not available in the current state (activate
+  while unconfigured): Kilted's rclpy answers ``success: false``; Jazzy's (7.1) raises RCLError
+  from the service callback, which stops the node, so :func:`lifecycle_node_class` guards it to
+  answer as Kilted does;
+* **bags**: rosbags' type store of the distribution's messages (``ros2_jazzy``, ``ros2_kilted``);
+  rosbag2's metadata version is 9 in both (rosbag2_storage's ``bag_metadata.hpp`` on its
+  jazzy branch and in its later releases; ``bags/storage.py``'s BAG_VERSION).
 
 The type hashes (RIHS01) of every message type the package uses are the same in the two stores,
 and both write metadata version 9, so a bag recorded under one is read under the other

@@ -27,7 +27,8 @@ from catkin_pkg.package import parse_package
 ROOT = Path(__file__).resolve().parents[1]
 
 # Import name -> rosdep key, where they differ.  Keys checked against ros/rosdistro's
-# rosdep/python.yaml and kilted/distribution.yaml (commit 8468e88, 2026-08-22): a "-pip" key is
+# rosdep/python.yaml and jazzy/ and kilted/distribution.yaml (commit 8468e88, 2026-08-22; every
+# ROS package below is released in both distributions): a "-pip" key is
 # used only where rosdep has no system package.  No key exists there (yet) for dask,
 # distributed or clarabel (clarabel comes with cvxpy; mcap with mcap-ros2-support).
 IMPORT_KEYS = {
@@ -53,7 +54,7 @@ IMPORT_KEYS = {
     "tqdm": "python3-tqdm",
     "yaml": "python3-yaml",
 }
-# ROS packages (import name = rosdep key = package name in kilted/distribution.yaml).
+# ROS packages (import name = rosdep key = package name in jazzy/ and kilted/distribution.yaml).
 ROS_PACKAGES = {
     "ament_flake8", "ament_index_python", "ament_pep257", "builtin_interfaces", "diagnostic_msgs",
     "geometry_msgs", "launch", "launch_ros", "lifecycle_msgs", "rcl_interfaces", "rclpy",
