@@ -1,7 +1,8 @@
 """
 The ROS 2 distributions the package runs on, and the one place where the code differs by them.
 
-Two are supported, each with its own venv (``make venv ROS_DISTRO=...``, requirements/ros-*.txt)
+Two are supported, each with its own venv (``make venv ROS_DISTRO=...``,
+``requirements/ros-<distro>.txt``)
 or as an installed ROS (``/opt/ros/<distro>``, doc/distributions.md):
 
 * **Kilted** (rclpy 9.x, the default: the newest supported),
