@@ -1,6 +1,11 @@
-# robot_dynamics_ros: developer entry points.  `make test` is what CI runs.
-VENV := .venv
+# robot_dynamics_ros: developer entry points.  `make test` is what CI runs (on each distribution).
+# ROS_DISTRO chooses the ROS 2 distribution: kilted (the default, the newest supported) or jazzy
+# (the LTS), e.g. `make test ROS_DISTRO=jazzy`.  Each has its own venv (.venv for kilted,
+# .venv-<distro> for the others) built from requirements/ros-<distro>.txt, side by side.
+ROS_DISTRO ?= kilted
+VENV := $(if $(filter kilted,$(ROS_DISTRO)),.venv,.venv-$(ROS_DISTRO))
 PY   := $(VENV)/bin/python
+export ROS_DISTRO
 
 # Every process that may start DDS: loopback only, own domain, writable log dir.
 export ROS_AUTOMATIC_DISCOVERY_RANGE := LOCALHOST
@@ -14,10 +19,10 @@ export AMENT_PREFIX_PATH := $(CURDIR)/$(VENV)$(if $(AMENT_PREFIX_PATH),:$(AMENT_
 .PHONY: venv bench-venv demo test bench colcon-check clean lint doc
 
 venv:
-	bash tools/setup_venv.sh
+	VENV=$(CURDIR)/$(VENV) bash tools/setup_venv.sh
 
 bench-venv:
-	bash tools/setup_venv.sh --bench
+	VENV=$(CURDIR)/$(VENV) bash tools/setup_venv.sh --bench
 
 demo: venv
 	$(VENV)/bin/robot-dynamics demo
@@ -36,7 +41,7 @@ doc: venv
 	  --cross-reference-directory doc_output/.cross_reference
 
 colcon-check: venv
-	bash tools/colcon_check.sh
+	VENV=$(CURDIR)/$(VENV) bash tools/colcon_check.sh
 
 clean:
 	rm -rf $(VENV) doc_output

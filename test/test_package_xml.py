@@ -21,12 +21,14 @@ import re
 import sys
 from pathlib import Path
 
+import pytest
 from catkin_pkg.package import parse_package
 
 ROOT = Path(__file__).resolve().parents[1]
 
 # Import name -> rosdep key, where they differ.  Keys checked against ros/rosdistro's
-# rosdep/python.yaml and kilted/distribution.yaml (commit 8468e88, 2026-08-22): a "-pip" key is
+# rosdep/python.yaml and jazzy/ and kilted/distribution.yaml (commit 8468e88, 2026-08-22; every
+# ROS package below is released in both distributions): a "-pip" key is
 # used only where rosdep has no system package.  No key exists there (yet) for dask,
 # distributed or clarabel (clarabel comes with cvxpy; mcap with mcap-ros2-support).
 IMPORT_KEYS = {
@@ -53,7 +55,7 @@ IMPORT_KEYS = {
     "tqdm": "python3-tqdm",
     "yaml": "python3-yaml",
 }
-# ROS packages (import name = rosdep key = package name in kilted/distribution.yaml).
+# ROS packages (import name = rosdep key = package name in jazzy/ and kilted/distribution.yaml).
 ROS_PACKAGES = {
     "ament_flake8", "ament_index_python", "ament_pep257", "builtin_interfaces", "diagnostic_msgs",
     "geometry_msgs", "launch", "launch_ros", "lifecycle_msgs", "rcl_interfaces", "rclpy",
@@ -120,6 +122,8 @@ NOT_DECLARED = {
 NOT_ON_PYPI = {"launch", "launch_ros"}
 RUN_DEPENDENCY_FILES = ("base.txt",)
 REQUIREMENT_FILES = ("base.txt", "test.txt", "doc.txt", "bench.txt")
+# The ROS wheels of each supported distribution (tools/setup_venv.sh, ROS_DISTRO).
+ROS_FILES = ("ros-kilted.txt", "ros-jazzy.txt")
 
 
 def imported_modules(paths):
@@ -219,10 +223,12 @@ def test_the_keys_rosdistro_lacks_are_in_the_package_rosdep_file():
             assert rule == {"pip": {"packages": [PIP_NAMES[key]]}}, (key, platform)
 
 
-def test_requirement_files_and_package_xml_agree():
+@pytest.mark.parametrize("ros_file", ROS_FILES)
+def test_requirement_files_and_package_xml_agree(ros_file):
+    # Each distribution's ROS wheels (requirements/ros-<distro>.txt) with the common pins.
     _, run, test, _ = declared()
-    pinned = pins(REQUIREMENT_FILES + ("ros.txt",))
-    ros_wheels = pins(("ros.txt", "test.txt"))
+    pinned = pins(REQUIREMENT_FILES + (ros_file,))
+    ros_wheels = pins((ros_file, "test.txt"))
     expected = set()
     for key in sorted((run | test) - OWN_PACKAGES):
         if key in PIP_NAMES:

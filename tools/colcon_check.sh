@@ -4,7 +4,8 @@
 # robot_dynamics_ros package folder, where colcon does not look on its own, so it
 # is named as an extra base path) and `colcon test` passes.
 #
-# What a ROS user runs (the venv plays the role of /opt/ros/kilted):
+# What a ROS user runs (the venv plays the role of /opt/ros/kilted; VENV=.venv-jazzy, or
+# `make colcon-check ROS_DISTRO=jazzy`, that of /opt/ros/jazzy):
 #   source .venv/setup.bash
 #   cd ws && colcon build --base-paths src src/robot_dynamics_ros/robot_dynamics_interfaces
 #   source install/setup.bash
@@ -38,7 +39,7 @@ PKG="$WS/src/robot_dynamics_ros"
 mkdir -p "$PKG"
 # A copy (not a symlink) so that colcon never writes into the repository.
 tar -C "$ROOT" \
-  --exclude=./.venv --exclude=./.git --exclude=./build --exclude=./install --exclude=./log \
+  --exclude='./.venv*' --exclude=./.git --exclude=./build --exclude=./install --exclude=./log \
   --exclude='*.egg-info' --exclude=__pycache__ --exclude=.pytest_cache \
   -cf - . | tar -C "$PKG" -xf -
 

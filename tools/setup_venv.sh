@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Create/refresh .venv in the repository root: ROS 2 Kilted (pip wheels), the
-# pinned Python dependencies, robot_dynamics_interfaces (built with CMake into
-# the venv prefix) and this project (editable install).
+# Create/refresh a venv in the repository root: one ROS 2 distribution (pip
+# wheels of requirements/ros-$ROS_DISTRO.txt), the pinned Python dependencies,
+# robot_dynamics_interfaces (built with CMake into the venv prefix) and this
+# project (editable install).
 #
 # Idempotent: .venv/.setup-stamp holds hashes of the inputs; when nothing
 # changed the script exits at once, and when only the project's packaging files
@@ -11,11 +12,20 @@
 # Usage: tools/setup_venv.sh [--bench] [--force]
 #   --bench   also install requirements/bench.txt (roboticstoolbox, toppra)
 #   --force   ignore the stamp
-# Env: PYTHON (interpreter, must be CPython 3.11), VENV (default <repo>/.venv)
+# Env: PYTHON (interpreter, must be CPython 3.11),
+#      ROS_DISTRO (kilted, the default and newest supported, or jazzy, the LTS),
+#      VENV (default <repo>/.venv for kilted, <repo>/.venv-<distro> for the others)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-VENV="${VENV:-$ROOT/.venv}"
+# The supported distributions: each has requirements/ros-<distro>.txt and its own venv, so two
+# can live side by side (robot_dynamics_ros/messages/distro.py says what differs between them).
+ROS_DISTRO="${ROS_DISTRO:-kilted}"
+case "$ROS_DISTRO" in
+  kilted) VENV="${VENV:-$ROOT/.venv}" ;;
+  jazzy) VENV="${VENV:-$ROOT/.venv-$ROS_DISTRO}" ;;
+  *) echo "error: ROS_DISTRO=$ROS_DISTRO is not supported (kilted or jazzy)" >&2; exit 2 ;;
+esac
 STAMP="$VENV/.setup-stamp"
 BENCH=0
 FORCE=0
@@ -38,7 +48,7 @@ pip_install() {
   "$PY" -m pip install -q "$@" 2> >(grep -v "^WARNING: Location '.*' is ignored" >&2)
 }
 
-REQS=(requirements/ros.txt requirements/base.txt requirements/test.txt requirements/doc.txt)
+REQS=("requirements/ros-$ROS_DISTRO.txt" requirements/base.txt requirements/test.txt requirements/doc.txt)
 # A venv once set up with --bench stays a bench venv.
 [[ -f "$VENV/.bench" ]] && BENCH=1
 [[ $BENCH == 1 ]] && REQS+=(requirements/bench.txt)
@@ -49,7 +59,7 @@ hash_files() {  # hash_files PATH... (relative to ROOT; missing paths are skippe
     | sha256sum | cut -d' ' -f1
 }
 # Environment = interpreter + pins + interface package; project = its packaging files.
-ENV_HASH="bench=$BENCH,$(hash_files tools/setup_venv.sh "${REQS[@]}" robot_dynamics_interfaces)"
+ENV_HASH="distro=$ROS_DISTRO,bench=$BENCH,$(hash_files tools/setup_venv.sh "${REQS[@]}" robot_dynamics_interfaces)"
 PROJ_HASH="$(hash_files setup.py setup.cfg pyproject.toml resource package.xml launch config)"
 OLD_ENV="" OLD_PROJ=""
 if [[ $FORCE == 0 && -x "$VENV/bin/python" && -f "$STAMP" ]]; then
@@ -70,7 +80,7 @@ create_venv() {
     if command -v python3.11 >/dev/null; then PYTHON=python3.11; else PYTHON=python3; fi
   fi
   if [[ "$(pyver "$PYTHON")" != 3.11 ]]; then
-    echo "error: $PYTHON is not Python 3.11; the ROS 2 Kilted wheels need CPython 3.11 (set PYTHON=...)" >&2
+    echo "error: $PYTHON is not Python 3.11; the ROS 2 $ROS_DISTRO wheels need CPython 3.11 (set PYTHON=...)" >&2
     exit 1
   fi
   if [[ -x "$PY" && "$(pyver "$PY")" != 3.11 ]]; then
@@ -88,6 +98,8 @@ install_pins() {
   for r in "${REQS[@]}"; do args+=(-r "$ROOT/$r"); done
   log "installing pinned requirements: ${REQS[*]}"
   pip_install "${args[@]}"
+  # Which distribution this venv holds (the cross-distribution tests find the other venv by it).
+  echo "$ROS_DISTRO" >"$VENV/.ros-distro"
   if [[ $BENCH == 1 ]]; then touch "$VENV/.bench"; fi
   # The unrelated PyPI package 'launch' would shadow ROS's launch module (ROS's own, installed
   # by hand from source for the ros2 command line, has the same name and is kept).

@@ -38,6 +38,7 @@ from typing import Callable, NamedTuple
 
 from ..core.errors import BagError, RobotDynamicsError, error_summary
 from ..messages.cdr import JOINT_STATE
+from ..messages.distro import current
 from .engine import Engine, TaskFailure
 from .process import ProcessOptions, ProcessReport, process_bag, read_figures
 from .reader import STORAGE_IDS
@@ -45,7 +46,8 @@ from .reader import STORAGE_IDS
 SUMMARY_NAME = "process_summary"
 # what process_bag imports when first called (rosbags' type store, the reference's message
 # conversion): imported once by the local workers' server rather than by every worker
-WORKER_MODULES = ("rosbags.typesys.stores.ros2_kilted", "robot_dynamics_ros.messages.conversions")
+WORKER_MODULES = (f"rosbags.typesys.stores.{current().rosbags_store}",
+                  "robot_dynamics_ros.messages.conversions")
 _GLOB = set("*?[")
 
 

@@ -1,12 +1,13 @@
 """
 Message types of bags: rosbags' type store for (de)serialising, rclpy classes for DDS.
 
-rosbags needs each message's definition.  :func:`typestore` is rosbags' store of the ROS 2
-Kilted types (std_msgs, sensor_msgs, trajectory_msgs, rosgraph_msgs, ...); a type it does not
-know (a package's own messages) is registered on demand from its ``.msg`` file in the ament index
-(``share/<package>/msg/<Name>.msg`` under AMENT_PREFIX_PATH, where colcon and this package's
-venv install them), with the types it uses.  :func:`message_class` is the rclpy class of a type,
-for subscribing and publishing.
+rosbags needs each message's definition.  :func:`typestore` is rosbags' store of the types of the
+ROS 2 distribution running (std_msgs, sensor_msgs, trajectory_msgs, rosgraph_msgs, ...: Jazzy's
+or Kilted's, chosen in ``messages/distro.py``, the same type hashes for all of them); a type it
+does not know (a package's own messages) is registered on demand from its ``.msg`` file in the
+ament index (``share/<package>/msg/<Name>.msg`` under AMENT_PREFIX_PATH, where colcon and this
+package's venv install them), with the types it uses.  :func:`message_class` is the rclpy class
+of a type, for subscribing and publishing.
 """
 from __future__ import annotations
 
@@ -19,14 +20,15 @@ from pathlib import Path
 from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 
 from ..core.errors import BagError
+from ..messages.distro import current
 
 _LOCK = threading.Lock()
 
 
 @lru_cache(maxsize=1)
 def typestore():
-    """Return rosbags' type store of ROS 2 Kilted (custom types are added by ensure_type)."""
-    return get_typestore(Stores.ROS2_KILTED)
+    """Return rosbags' type store of the running distribution (ensure_type adds custom types)."""
+    return get_typestore(Stores(current().rosbags_store))
 
 
 def _msg_file(msgtype: str) -> Path | None:
@@ -52,9 +54,9 @@ def ensure_type(msgtype: str, what: str = "") -> str:
             seen.add(name)
             path = _msg_file(name) if name.count("/") == 2 else None
             if path is None:
-                raise BagError(f"{what}unknown message type '{name}': neither a ROS 2 Kilted type "
-                               "nor a .msg file in the ament index (source the workspace that "
-                               "provides it)")
+                raise BagError(f"{what}unknown message type '{name}': neither a ROS 2 "
+                               f"{current().name} type nor a .msg file in the ament index "
+                               "(source the workspace that provides it)")
             types = get_types_from_msg(path.read_text(), name)
             missing = [t for fields in types.values() for t in _referenced(fields)
                        if t not in store.fielddefs and t not in types]

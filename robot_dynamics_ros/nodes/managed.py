@@ -24,9 +24,10 @@ from __future__ import annotations
 
 from collections import Counter
 
-from rclpy.lifecycle import LifecycleNode, TransitionCallbackReturn
+from rclpy.lifecycle import TransitionCallbackReturn
 
 from ..core import InputError
+from .lifecycle import lifecycle_node_class
 from .base import OVERRIDABLE, DynamicsNodeBase
 from .diagnostics import Extra
 from .errors import describe
@@ -34,7 +35,7 @@ from .errors import describe
 SUCCESS = TransitionCallbackReturn.SUCCESS
 
 
-class ManagedDynamicsNode(DynamicsNodeBase, LifecycleNode):
+class ManagedDynamicsNode(DynamicsNodeBase, lifecycle_node_class()):
     """A dynamics node with the ROS 2 lifecycle (see the module docstring)."""
 
     PARAMETER_TABLES = ("common", "managed")
