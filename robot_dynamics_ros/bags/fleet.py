@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import csv
 import glob
+import multiprocessing
 import os
 import shutil
 import traceback
@@ -47,6 +48,7 @@ SUMMARY_NAME = "process_summary"
 # conversion): imported once by the local workers' server rather than by every worker
 WORKER_MODULES = ("rosbags.typesys.stores.ros2_kilted", "robot_dynamics_ros.ros_messages")
 _GLOB = set("*?[")
+TEST_EXIT = "ROBOT_DYNAMICS_ROS_TEST_WORKER_EXIT"     # the tests' killed worker (_test_exit)
 
 
 @dataclass(frozen=True)
@@ -158,6 +160,7 @@ def _process_one(job: _Job, count: Callable) -> BagOutcome:
     result was gathered: the output that first run completed (renamed only when complete)
     exists then, and is this bag's result, with the figures it stored.
     """
+    _test_exit(job)
     if not job.options.overwrite and Path(job.target).exists():
         report = read_figures(job.target)
         if report is not None:
@@ -170,6 +173,25 @@ def _process_one(job: _Job, count: Callable) -> BagOutcome:
         text = "".join(traceback.format_exception_only(exc)).strip()
         return BagOutcome(job.source, job.target, "failed", None, f"internal error: {text}")
     return BagOutcome(job.source, job.target, "done", report)
+
+
+def _test_exit(job: _Job):
+    """
+    Die here as a killed worker would, if the tests ask it for this bag (``TEST_EXIT``).
+
+    ``NAME`` dies on bag NAME every time; ``NAME@FILE`` only while FILE does not exist (it is
+    created first: the retry then finishes).  Only in a worker process, never the caller's.
+    """
+    wanted = os.environ.get(TEST_EXIT, "")
+    name, _, marker = wanted.partition("@")
+    if not name or name != Path(job.target).name or \
+            multiprocessing.parent_process() is None:
+        return
+    if marker:
+        if Path(marker).exists():
+            return
+        Path(marker).touch()
+    os._exit(70)
 
 
 def process_fleet(sources, out_dir, model, options: ProcessOptions = ProcessOptions(),
@@ -210,8 +232,8 @@ def process_fleet(sources, out_dir, model, options: ProcessOptions = ProcessOpti
             engine.run(_process_one, jobs, finished, progress.count, preload=WORKER_MODULES)
         finally:
             progress.close()
-    for target in targets:
-        _remove_partials(target)
+            for target in targets:              # also after Ctrl-C: killed workers' files
+                _remove_partials(target)
     return outcomes
 
 

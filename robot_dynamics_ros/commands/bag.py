@@ -244,7 +244,15 @@ def _process_fleet(args) -> int:
         f"{Engine(args.workers).workers} local process(es)"
     print(f"{len(sources)} bag(s) into {Path(args.output)}/ on {where}", file=sys.stderr,
           flush=True)
-    outcomes = process_fleet(sources, args.output, model, options, fleet)
+    finished = []
+    try:
+        outcomes = process_fleet(sources, args.output, model, options, fleet,
+                                 on_done=finished.append)
+    except KeyboardInterrupt:       # the workers are stopped, partial outputs removed
+        done = [o.name for o in finished if o.status in ("done", "skipped")]
+        print(f"robot-dynamics bag: interrupted; {len(done)} finished output(s) kept in "
+              f"{Path(args.output)}/ ({', '.join(done) or 'none'}), no other", file=sys.stderr)
+        return 130
     print(format_summary(outcomes, model.joint_names))
     paths = write_summary(outcomes, model.joint_names, args.output)
     counts = {s: sum(o.status == s for o in outcomes) for s in ("done", "skipped", "failed")}
