@@ -278,7 +278,8 @@ class _Pool:
                         except (BrokenPipeError, ConnectionResetError):
                             pass                        # it died: found below, as lost
                 busy = [w for w in self.workers if w.item is not None]
-                ready = set(wait([w.connection for w in busy] + [w.process.sentinel for w in busy]))
+                ready = set(wait([w.connection for w in busy]
+                                 + [w.process.sentinel for w in busy]))
                 for worker in busy:
                     if worker.connection in ready or worker.process.sentinel in ready:
                         self._hear(worker, results, on_done, on_count)
@@ -305,7 +306,7 @@ class _Pool:
             pass                                # it died: _lost says what became of its item
 
     def _lost(self, worker, attempts, todo, results, on_done):
-        """A worker died running its item: run the item again once, else report it alone."""
+        """Run a dead worker's item again once, else report it alone; replace the worker."""
         index, code = worker.item, worker.process.exitcode
         worker.stop(kill=True)
         self.workers[self.workers.index(worker)] = _Worker(self.context)
