@@ -44,9 +44,11 @@ from .process import ProcessOptions, ProcessReport, process_bag, read_figures
 from .reader import STORAGE_IDS
 
 SUMMARY_NAME = "process_summary"
-# what process_bag imports when first called (rosbags' type store, the reference's message
-# conversion): imported once by the local workers' server rather than by every worker
-WORKER_MODULES = ("rosbags.typesys.stores.ros2_kilted", "robot_dynamics_ros.ros_messages")
+# what process_bag imports and loads when first called (rosbags' type store, the reference's
+# message conversion, the compiled kernels): once, by the local workers' server, rather than by
+# every worker
+WORKER_MODULES = ("rosbags.typesys.stores.ros2_kilted", "robot_dynamics_ros.ros_messages",
+                  "robot_dynamics_ros.bags.warm_worker")
 _GLOB = set("*?[")
 TEST_EXIT = "ROBOT_DYNAMICS_ROS_TEST_WORKER_EXIT"     # the tests' killed worker (_test_exit)
 
