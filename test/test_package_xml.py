@@ -34,6 +34,7 @@ IMPORT_KEYS = {
     "dask": "python3-dask-pip",
     "defusedxml": "python3-defusedxml",
     "distributed": "python3-distributed-pip",
+    "hypothesis": "python3-hypothesis",
     "matplotlib": "python3-matplotlib",
     "mcap": "mcap-ros2-support",       # the mcap reader comes with it (its dependency)
     "mcap_ros2": "mcap-ros2-support",
@@ -83,7 +84,7 @@ USED_WITHOUT_IMPORT = {
 PIP_NAMES = {
     "python3-catkin-pkg": "catkin-pkg", "python3-cvxpy-pip": "cvxpy",
     "python3-dask-pip": "dask", "python3-defusedxml": "defusedxml",
-    "python3-distributed-pip": "distributed",
+    "python3-distributed-pip": "distributed", "python3-hypothesis": "hypothesis",
     "python3-matplotlib": "matplotlib", "mcap-ros2-support": "mcap-ros2-support",
     "python3-mujoco-pip": "mujoco", "python3-myst-parser-pip": "myst-parser",
     "python3-numba": "numba", "python3-numpy": "numpy", "pinocchio": "pin",
