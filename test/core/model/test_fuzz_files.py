@@ -13,7 +13,8 @@ import numpy as np
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from robot_dynamics_ros.core import RobotDynamicsError, RobotModel, mass_matrix, rnea
+from robot_dynamics_ros.core import (RobotDynamicsError, RobotModel, mass_matrix,
+                                     resolve_robot_path, rnea)
 from robot_dynamics_ros.core.model.urdf_export import urdf_text
 
 # no shrinking: a failure is reported as found (bounded time; the seed is fixed)
@@ -57,10 +58,8 @@ def check_file(path):
     assert np.isfinite(tau).all() and np.isfinite(inertia).all(), (tau, inertia)
 
 
-
-
 def robot_yaml():
-    from robot_dynamics_ros.core import resolve_robot_path
+    """Return the text of the shipped Puma 560 robot file."""
     return resolve_robot_path("puma560").read_text()
 
 
