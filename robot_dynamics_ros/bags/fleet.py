@@ -6,17 +6,18 @@ Fleets of bags: ``bag process`` on many bags in parallel on Dask, one output bag
 
 Inputs are bag directories, bare ``.mcap`` / ``.db3`` files, directories holding bags, or glob
 patterns (quoted, so that the shell leaves them; :func:`find_bags`); bag ``NAME`` (a bare file's
-stem) becomes ``OUT_DIR/NAME``.  Every bag is one task of :class:`~.engine.Engine` (Dask's local
-scheduler, or a cluster), running ``process.process_bag`` exactly as the single-bag command does,
+stem) becomes ``OUT_DIR/NAME``.  Every bag is one task of :class:`~.engine.Engine` (local worker
+processes, or a Dask cluster), running ``process.process_bag`` exactly as the single-bag command does,
 so each output is the one that command writes, bit for bit.
 
 * **One bad bag fails alone**: its error (the single-bag command's one line) is its outcome and
   the others finish; the command then exits 1 and lists the failures.
 * **Nothing half-written**: ``process_bag`` writes each output under a temporary name and
   renames it when complete, so an interrupted run (Ctrl-C, a worker killed) leaves finished
-  outputs complete and no other; the temporary directories a killed worker could not remove
-  (``.NAME.partial-PID``) are removed by the next run that ends over the same outputs (runs into
-  one output directory at the same time are not supported).
+  outputs complete and no other; the temporary directories of killed workers are removed when
+  the run ends, also after Ctrl-C (runs into one output directory at the same time are not
+  supported).  Ctrl-C kills the local workers at once (``engine.py``); a local worker that dies
+  has its bag run again once, then reported failed for that bag alone.
 * **Reruns**: an existing output counts as finished and is skipped (``--overwrite`` redoes it);
   its figures are read back from its metadata (``process.read_figures``), so the summary of a
   rerun covers every bag.
