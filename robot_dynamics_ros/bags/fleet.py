@@ -6,9 +6,9 @@ Fleets of bags: ``bag process`` on many bags in parallel on Dask, one output bag
 
 Inputs are bag directories, bare ``.mcap`` / ``.db3`` files, directories holding bags, or glob
 patterns (quoted, so that the shell leaves them; :func:`find_bags`); bag ``NAME`` (a bare file's
-stem) becomes ``OUT_DIR/NAME``.  Every bag is one task of :class:`~.engine.Engine` (local worker
-processes, or a Dask cluster), running ``process.process_bag`` exactly as the single-bag command does,
-so each output is the one that command writes, bit for bit.
+stem) becomes ``OUT_DIR/NAME``.  Every bag is one task of :class:`~.engine.Engine` (local
+worker processes, or a Dask cluster), running ``process.process_bag`` exactly as the
+single-bag command does, so each output is the one that command writes, bit for bit.
 
 * **One bad bag fails alone**: its error (the single-bag command's one line) is its outcome and
   the others finish; the command then exits 1 and lists the failures.

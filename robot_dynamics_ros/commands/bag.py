@@ -60,7 +60,8 @@ def add_arguments(parser):
         "process", help="offline: what the nodes would publish for a bag, or for many in parallel",
         description="BAG OUTPUT: one bag into the new bag OUTPUT.  BAG... OUT_DIR (several bags, "
                     "a directory of bags or a quoted glob): each bag NAME into OUT_DIR/NAME, in "
-                    "parallel (local processes or a Dask cluster), with a summary (also OUT_DIR/process_summary.csv); "
+                    "parallel (local processes or a Dask cluster), with a summary (also "
+                    "OUT_DIR/process_summary.csv); "
                     "outputs already there are skipped (--overwrite redoes them).")
     process.add_argument("inputs", nargs="+", metavar="BAG",
                          help="bag directory or .mcap/.db3 file; several, a directory of bags or "
