@@ -5,8 +5,8 @@ Speed of ``bag process`` on fleets of bags (Dask) against one process doing them
                                                         [--bags N] [--no-growth]
 
 * **Speed-up**: 4 bags (``--bags``) of 100,000 Puma 560 joint states at 1 kHz with a reference
-  (MCAP, all three outputs; ``bench_bags.make_bag``) processed (a) by ``process_bag`` called for one bag
-  after the other in this process, the reference; (b) by ``process_fleet`` with one worker
+  (MCAP, all three outputs; ``bench_bags.make_bag``) processed (a) by ``process_bag`` called
+  for one bag after the other in this process, the reference; (b) by ``process_fleet`` with one worker
   (a plain loop in this process: the fleet's own cost); (c) with ``--workers`` processes
   (the engine's local worker processes, default: the cores; their start included); with
   ``--cluster`` also (d) a
