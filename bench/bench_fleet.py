@@ -11,8 +11,8 @@ Speed of ``bag process`` on fleets of bags (Dask) against one process doing them
   engine's local worker processes, default: the cores; their start included); with ``--cluster``
   also (d) a dask.distributed LocalCluster of that many worker processes on loopback, started
   before the timing.  Reference and fleets timed in turns, best of the repeats.  Also the CPU
-  seconds per wall second of this process and its workers (how many cores the run really had) and of the
-  whole machine (what the other work took), and the load.
+  seconds per wall second of this process and its workers (how many cores the run really had)
+  and of the whole machine (what the other work took), and the load.
 * **Growth**: 1, 2, 4, ..., 64 bags of 5,000 joint states with ``--workers`` processes: wall time
   against the number of bags, and the least-squares line a + b N (start-up, seconds per bag).
 
