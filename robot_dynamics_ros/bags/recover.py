@@ -82,7 +82,10 @@ def recover(source, output=None, overwrite: bool = False) -> RecoverReport:
             for path in files:
                 for topic, timestamp, data in _salvage(path, work, notes):
                     if topic not in connections:
-                        connections[topic] = _add_connection(writer, topic)
+                        try:
+                            connections[topic] = _add_connection(writer, topic)
+                        except BagError as exc:     # a type without its definition
+                            raise BagError(f"bag {directory}: {exc}") from None
                         topics[topic] = connections[topic]
                         counts[topic.name] = 0
                     if data[:4] == ZSTD_MAGIC:
@@ -228,9 +231,14 @@ def _salvage_mcap(path: Path, notes: list):
         else:
             records = [(op, data[body:body + length])]
         for inner_op, record in records:
-            for item in _mcap_record(inner_op, record, schemas, channels):
-                count += 1
-                yield item
+            try:
+                items = list(_mcap_record(inner_op, record, schemas, channels))
+            except Exception as exc:  # noqa: BLE001 -- damaged bytes: struct, UTF-8, rosbags
+                notes.append(f"{path.name}: a damaged record near byte {offset} skipped "
+                             f"({type(exc).__name__}: {exc})")
+                continue
+            count += len(items)
+            yield from items
         offset = body + length
         if problem is not None and offset >= len(data):
             break                                               # the chunk was cut off

@@ -294,3 +294,18 @@ def test_a_file_with_nothing_to_keep_is_an_error_and_leaves_no_output(
     error = capsys.readouterr().err.strip().splitlines()
     assert len(error) == 1 and "nothing to recover" in error[0] and name in error[0], error
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bag"]        # nothing written
+
+
+def test_a_schema_record_with_damaged_text_is_skipped_not_a_traceback(tmp_path):
+    """Found by the fuzz suite: invalid UTF-8 in a schema's text raised UnicodeDecodeError."""
+    source = joint_state_bag(tmp_path / "bag", "mcap", 20, 2)
+    data = bytearray(source.read_bytes())
+    start = data.index(b"std_msgs/Header header")
+    data[start:start + 4] = b"\xff\xfe\xff\xfe"            # not UTF-8
+    damaged = tmp_path / "damaged"
+    damaged.mkdir()
+    (damaged / source.name).write_bytes(bytes(data))
+    expected = r"bag .*damaged: topic '/joint_states': the file has no definition of its type"
+    with pytest.raises(BagError, match=expected):
+        recover(damaged)                                   # the schema is lost with its text
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bag", "damaged"]
