@@ -2,16 +2,17 @@
 Speed of ``bag process`` on fleets of bags (Dask) against one process doing them in turn.
 
     flock /work/bench.lock python3 bench/bench_fleet.py [--quick] [--cluster] [--workers N]
+                                                        [--bags N] [--no-growth]
 
-* **Speed-up**: 8 bags of 100,000 Puma 560 joint states at 1 kHz with a reference (MCAP, all
-  three outputs; ``bench_bags.make_bag``) processed (a) by ``process_bag`` called for one bag
-  after the other in this process, the reference; (b) by ``process_fleet`` with one worker
-  (dask's synchronous scheduler: the engine's own cost); (c) with ``--workers`` processes
-  (dask's multiprocessing scheduler, default: the cores); with ``--cluster`` also (d) a
-  dask.distributed LocalCluster of that many worker processes on loopback, started before the
-  timing.  Reference and fleets timed in turns, best of the repeats.  Also the CPU seconds per
-  wall second of this process and its workers (how many cores the run really had) and of the
-  whole machine (what the other work took), and the load.
+* **Speed-up**: 4 bags (``--bags``) of 100,000 Puma 560 joint states at 1 kHz with a reference
+  (MCAP, all three outputs; ``bench_bags.make_bag``) processed (a) by ``process_bag`` called for
+  one bag after the other in this process, the reference; (b) by ``process_fleet`` with one worker
+  (a plain loop in this process: the fleet's own cost); (c) with ``--workers`` processes (the
+  engine's local worker processes, default: the cores; their start included); with ``--cluster``
+  also (d) a dask.distributed LocalCluster of that many worker processes on loopback, started
+  before the timing.  Reference and fleets timed in turns, best of the repeats.  Also the CPU
+  seconds per wall second of this process and its workers (how many cores the run really had)
+  and of the whole machine (what the other work took), and the load.
 * **Growth**: 1, 2, 4, ..., 64 bags of 5,000 joint states with ``--workers`` processes: wall time
   against the number of bags, and the least-squares line a + b N (start-up, seconds per bag).
 
@@ -205,15 +206,19 @@ def main(argv=None) -> int:
     parser.add_argument("--cluster", action="store_true",
                         help="also a dask.distributed LocalCluster (loopback)")
     parser.add_argument("--repeat", type=int, default=None)
+    parser.add_argument("--bags", type=int, default=None, help="bags of the speed-up (4)")
+    parser.add_argument("--no-growth", action="store_true", help="the speed-up alone")
     args = parser.parse_args(argv)
-    count, small, bags = (2_000, 500, 4) if args.quick else (100_000, 5_000, 8)
+    count, small, bags = (2_000, 500, 4) if args.quick else (100_000, 5_000, 4)
+    bags = args.bags or bags
     sizes = (1, 2) if args.quick else (1, 2, 4, 8, 16, 32, 64)
     repeat = args.repeat or (1 if args.quick else 2)
     print(f"{os.cpu_count()} cores, {default_workers()} usable by this process")
     workdir = Path(tempfile.mkdtemp(prefix="bench-fleet-"))
     try:
         speed_up(workdir, count, bags, args.workers, repeat, args.cluster)
-        growth(workdir, small, sizes, args.workers)
+        if not args.no_growth:
+            growth(workdir, small, sizes, args.workers)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     return 0

@@ -35,8 +35,8 @@ IMPORT_KEYS = {
     "cvxpy": "python3-cvxpy-pip",
     "dask": "python3-dask-pip",
     "defusedxml": "python3-defusedxml",
-    "hypothesis": "python3-hypothesis",
     "distributed": "python3-distributed-pip",
+    "hypothesis": "python3-hypothesis",
     "matplotlib": "python3-matplotlib",
     "mcap": "mcap-ros2-support",       # the mcap reader comes with it (its dependency)
     "mcap_ros2": "mcap-ros2-support",

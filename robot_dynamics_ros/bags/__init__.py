@@ -24,8 +24,8 @@ Public API (ROS-free: rosbags and numpy only):
   reference trajectories, plus the effort residual.
 * ``recover.recover(directory)`` -- a readable bag from what a killed recording left.
 * ``fleet.process_fleet(bags, out_dir, model, ProcessOptions(...), FleetOptions(...))`` -- many
-  bags processed in parallel on Dask (``engine.Engine``: its local scheduler or a
-  dask.distributed cluster), one output per bag, a summary of per-bag figures.
+  bags processed in parallel (``engine.Engine``: local worker processes or a dask.distributed
+  cluster), one output per bag, a summary of per-bag figures.
 
 Every bag problem is a ``BagError`` naming the bag and what is wrong; outputs are written to a
 temporary directory and renamed when complete (``storage.output_bag``), so nothing half-written

@@ -1,9 +1,9 @@
 """
-The engine that runs one task per bag in parallel: Dask, locally or on a dask.distributed cluster.
+The engine that runs one task per bag in parallel: worker processes here, or a Dask cluster.
 
 Usage::
 
-    with Engine(workers=4) as engine:                          # dask's local scheduler
+    with Engine(workers=4) as engine:                          # local worker processes
     with Engine(scheduler="tcp://10.0.0.5:8786") as engine:    # a dask.distributed cluster
         results = engine.run(function, items, on_done=..., on_count=...)
 
@@ -13,13 +13,17 @@ tells the caller's ``on_count(index, n)`` how much of the item is done (messages
 bar (some may come after the item's ``on_done``), and ``on_done(index, result)`` is called as
 each item finishes.
 
-* **Local** (no address): dask's multiprocessing scheduler with ``workers`` processes (default:
-  the cores this process may use).  Processes, not threads: decoding and writing messages is
-  Python code that holds the interpreter lock; started from a forkserver that has imported the
-  package once.  One worker, or one item, runs in this process (dask's synchronous scheduler),
-  which is a plain loop.  Counts travel through a multiprocessing queue given to each worker
-  process when it starts.  A worker process that dies (killed, out of memory) ends the
-  pool: what finished is kept and the rest is returned as :class:`TaskFailure`.
+* **Local** (no address): ``workers`` processes (default: the cores this process may use),
+  forked from a forkserver that has imported the package once, started with the engine's first
+  run and kept for its life; each runs one item at a time, sent through its pipe, and sends back
+  counts and the result through it.  Processes, not threads: decoding and writing messages is
+  Python code that holds the interpreter lock.  (Dask's multiprocessing scheduler did this
+  before: it cost a third more CPU per message than a plain loop, and after Ctrl-C its pool
+  waited for its workers forever.)  One worker, or one item, runs in this process: a plain loop.
+  The engine knows which item each worker runs: a worker process that dies (killed, out of
+  memory) is replaced and its item run again once, then returned as :class:`TaskFailure` for
+  that item alone.  Ctrl-C (KeyboardInterrupt in this process) kills the workers at once and
+  is raised again; workers ignore SIGINT themselves (a terminal sends it to the whole group).
 * **Cluster** (``scheduler`` address, e.g. ``tcp://host:8786`` of ``dask scheduler``): a
   ``distributed.Client``.  A task whose worker dies is retried elsewhere by the scheduler and,
   after ``distributed.scheduler.allowed-failures`` deaths, returned as :class:`TaskFailure` for
@@ -28,18 +32,19 @@ each item finishes.
 """
 from __future__ import annotations
 
+import collections
 import multiprocessing
 import os
-import queue
+import signal
 import socket
-import threading
 import uuid
-from concurrent.futures import ProcessPoolExecutor
 from typing import Callable, NamedTuple
 
 from ..core.errors import InputError, RobotDynamicsError
 
 CONNECT_TIMEOUT = 10.0              # s for a scheduler to answer
+STOP_TIMEOUT = 1.0                  # s for a worker process to end when asked, then killed
+ATTEMPTS = 2                        # runs of an item whose worker process died, in all
 ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
@@ -67,7 +72,6 @@ class Engine:
         self.address = scheduler
         self.client = None
         self._pool = None               # local worker processes, kept for the engine's life
-        self._channel = None            # their queue of counts
 
     def __enter__(self) -> "Engine":
         if self.address is not None:
@@ -79,18 +83,8 @@ class Engine:
             self.client.close()
             self.client = None
         if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool.close()
             self._pool = None
-
-    def _local_pool(self, modules: list):
-        """Return the local worker processes (started on first use; ``modules`` preloaded)."""
-        if self._pool is None:
-            context = _context(modules)
-            self._channel = context.Queue()
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=context,
-                                             initializer=_set_channel,
-                                             initargs=(self._channel,))
-        return self._pool, self._channel
 
     def run(self, function: Callable, items: list, on_done: Callable | None = None,
             on_count: Callable | None = None, preload: tuple = ()) -> list:
@@ -107,14 +101,14 @@ class Engine:
         if self.client is not None:
             return _run_cluster(self.client, function, items, on_done, on_count)
         if self.workers == 1 or len(items) == 1:
-            return _run_local(None, queue.Queue(), function, items, on_done, on_count)
-        pool, channel = self._local_pool([function.__module__, *preload])
+            return _run_here(function, items, on_done, on_count)
+        if self._pool is None:
+            self._pool = _Pool(self.workers, [function.__module__, *preload])
         try:
-            return _run_local(pool, channel, function, items, on_done, on_count)
-        finally:
-            if self._pool is not None and getattr(pool, "_broken", False):
-                self._pool.shutdown(wait=False, cancel_futures=True)
-                self._pool = None       # a dead worker broke it: a new one next time
+            return self._pool.run(function, items, on_done, on_count)
+        except BaseException:
+            self._pool = None                   # it killed its workers
+            raise
 
     def map(self, function: Callable, items) -> list:
         """
@@ -168,56 +162,166 @@ def _connect(address: str):
                          f"({type(exc).__name__}: {exc})") from None
 
 
-# -- local: dask's synchronous or multiprocessing scheduler -----------------------------------
-_WORKER_CHANNEL = None              # in a local worker process: the queue of counts
+# -- local: a plain loop here, or worker processes of this engine ------------------------------
+def _run_here(function, items, on_done, on_count) -> list:
+    """Run the items one after the other in this process (one worker, or one item)."""
+    results = []
+    for i, item in enumerate(items):
+        results.append(function(item, _LocalCount(on_count, i)))
+        on_done(i, results[-1])
+    return results
 
 
-def _set_channel(channel):
-    """Keep the queue of counts in a new worker process (the pool's initializer)."""
-    global _WORKER_CHANNEL
-    _WORKER_CHANNEL = channel
+class _LocalCount:
+    """``count(n)`` of item ``index`` run in this process."""
 
-
-class _QueueCount:
-    """``count(n)`` of item ``index`` of run ``run``, put on ``channel`` or the worker's queue."""
-
-    def __init__(self, run: str, index: int, channel=None):
-        self.run, self.index, self.channel = run, index, channel
+    def __init__(self, on_count, index: int):
+        self.on_count, self.index = on_count, index
 
     def __call__(self, count: int):
-        (self.channel or _WORKER_CHANNEL).put((self.run, self.index, int(count)))
+        self.on_count(self.index, int(count))
 
 
-def _run_local(pool, channel, function, items, on_done, on_count) -> list:
-    """Run the items on ``pool`` (None: here, dask's synchronous scheduler), in item order."""
-    import dask
-    from dask.callbacks import Callback
-    options = {"scheduler": "sync"} if pool is None else \
-        {"scheduler": "processes", "pool": pool, "chunksize": 1}      # one bag at a time each
-    own = channel if pool is None else None         # workers: the channel they were given
-    run = uuid.uuid4().hex                          # the pool's channel outlives a run
-    tasks = [dask.delayed(function, pure=False)(item, _QueueCount(run, i, own))
-             for i, item in enumerate(items)]
-    index = {task.key: i for i, task in enumerate(tasks)}
-    results: dict = {}
-    drain = _Drain(channel, run, on_count)
+class _PipeCount:
+    """``count(n)`` of item ``index`` in a worker process: a message to the engine."""
 
-    def posttask(key, result, *_):
-        if key in index:
-            results[index[key]] = result
-            on_done(index[key], result)
-    try:
-        with Callback(posttask=posttask):
-            dask.compute(*tasks, **options)
-    except Exception as exc:  # noqa: BLE001 -- a dead worker process breaks the whole pool
-        failure = TaskFailure(f"the local engine stopped ({type(exc).__name__}: {exc})")
-        for i in range(len(items)):
-            if i not in results:
-                results[i] = failure
-                on_done(i, failure)
-    finally:
-        drain.stop()
-    return [results[i] for i in range(len(items))]
+    def __init__(self, connection, index: int):
+        self.connection, self.index = connection, index
+
+    def __call__(self, count: int):
+        self.connection.send(("count", self.index, int(count)))
+
+
+def _worker_main(connection):
+    """
+    Run the tasks the engine sends, one at a time, until it sends None or goes away.
+
+    SIGINT is ignored: a terminal's Ctrl-C reaches the whole process group, and the engine
+    stops its workers itself (a worker interrupted on its own would leave a half-done task).
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    while True:
+        try:
+            task = connection.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        function, index, item = task
+        try:
+            result = function(item, _PipeCount(connection, index))
+        except Exception as exc:  # noqa: BLE001 -- the item's outcome, not the worker's end
+            result = TaskFailure(f"{type(exc).__name__}: {exc}")
+        try:
+            connection.send(("done", index, result))
+        except Exception as exc:  # noqa: BLE001 -- a result that does not pickle
+            connection.send(("done", index, TaskFailure(f"its result was not sent back "
+                                                        f"({type(exc).__name__}: {exc})")))
+
+
+class _Worker:
+    """A worker process, its end of the pipe and the item it runs (None: idle)."""
+
+    def __init__(self, context):
+        self.connection, child = context.Pipe()
+        self.process = context.Process(target=_worker_main, args=(child,), daemon=True,
+                                       name="robot-dynamics-worker")
+        self.process.start()
+        child.close()
+        self.item = None
+
+    def stop(self, kill: bool):
+        """End the process: asked to (it finishes nothing: it is idle) or killed outright."""
+        if self.process.is_alive() and not kill:
+            try:
+                self.connection.send(None)
+            except OSError:
+                pass
+            self.process.join(STOP_TIMEOUT)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join(STOP_TIMEOUT)
+        self.connection.close()
+
+
+class _Pool:
+    """
+    ``workers`` processes forked from the forkserver, one item at a time each.
+
+    The engine knows which item each worker runs, so a worker that dies costs that item one
+    attempt (:data:`ATTEMPTS` in all), and stopping (Ctrl-C, an error here) kills the workers
+    at once instead of waiting for their items.
+    """
+
+    def __init__(self, workers: int, modules: list):
+        self.size = workers
+        self.context = _context(modules)
+        self.workers: list = []
+
+    def run(self, function, items, on_done, on_count) -> list:
+        from multiprocessing.connection import wait
+        todo = collections.deque(range(len(items)))
+        attempts, results = [0] * len(items), {}
+        while len(self.workers) < min(self.size, len(items)):
+            self.workers.append(_Worker(self.context))
+        try:
+            while len(results) < len(items):
+                for k, worker in enumerate(self.workers):
+                    if worker.item is None and todo:
+                        if not worker.process.is_alive():       # died between two items
+                            worker.stop(kill=True)
+                            worker = self.workers[k] = _Worker(self.context)
+                        worker.item = todo.popleft()
+                        attempts[worker.item] += 1
+                        try:
+                            worker.connection.send((function, worker.item, items[worker.item]))
+                        except (BrokenPipeError, ConnectionResetError):
+                            pass                        # it died: found below, as lost
+                busy = [w for w in self.workers if w.item is not None]
+                ready = set(wait([w.connection for w in busy]
+                                 + [w.process.sentinel for w in busy]))
+                for worker in busy:
+                    if worker.connection in ready or worker.process.sentinel in ready:
+                        self._hear(worker, results, on_done, on_count)
+                    if worker.item is not None and not worker.process.is_alive():
+                        self._lost(worker, attempts, todo, results, on_done)
+        except BaseException:
+            self.close(kill=True)               # Ctrl-C: the workers' items are abandoned
+            raise
+        return [results[i] for i in range(len(items))]
+
+    @staticmethod
+    def _hear(worker, results, on_done, on_count):
+        """Take what ``worker`` sent: counts, and its item's result (then it is idle)."""
+        try:
+            while worker.item is not None and worker.connection.poll():
+                kind, index, value = worker.connection.recv()
+                if kind == "count":
+                    on_count(index, value)
+                else:
+                    worker.item = None
+                    results[index] = value
+                    on_done(index, value)
+        except (EOFError, OSError):
+            pass                                # it died: _lost says what became of its item
+
+    def _lost(self, worker, attempts, todo, results, on_done):
+        """Run a dead worker's item again once, else report it alone; replace the worker."""
+        index, code = worker.item, worker.process.exitcode
+        worker.stop(kill=True)
+        self.workers[self.workers.index(worker)] = _Worker(self.context)
+        if attempts[index] < ATTEMPTS:
+            todo.appendleft(index)
+            return
+        why = f"signal {-code}" if code is not None and code < 0 else f"exit code {code}"
+        results[index] = TaskFailure(f"its worker process died ({why}), {attempts[index]} "
+                                     "times; nothing of it is kept")
+        on_done(index, results[index])
+
+    def close(self, kill: bool = False):
+        for worker in self.workers:
+            worker.stop(kill)
+        self.workers = []
 
 
 def _context(modules: list):
@@ -245,35 +349,6 @@ def _context(modules: list):
             else:
                 os.environ[name] = value
     return context
-
-
-class _Drain:
-    """
-    A thread that hands the counts on a queue to ``on_count`` while the tasks run.
-
-    Counts may come after their item's ``on_done`` (the caller ignores those, as for a cluster).
-    """
-
-    def __init__(self, channel, run: str, on_count):
-        self.channel, self.run, self.on_count = channel, run, on_count
-        self.stopping = threading.Event()
-        self.thread = threading.Thread(target=self._loop, name="fleet-counts", daemon=True)
-        self.thread.start()
-
-    def _loop(self):
-        while not self.stopping.is_set():
-            try:
-                run, index, count = self.channel.get(timeout=0.1)
-            except queue.Empty:
-                continue
-            except (EOFError, OSError, ValueError):     # the queue was closed
-                return
-            if run == self.run:                         # not a late count of an earlier run
-                self.on_count(index, count)
-
-    def stop(self):
-        self.stopping.set()
-        self.thread.join()
 
 
 # -- a dask.distributed cluster ---------------------------------------------------------------

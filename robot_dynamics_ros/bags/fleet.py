@@ -6,17 +6,18 @@ Fleets of bags: ``bag process`` on many bags in parallel on Dask, one output bag
 
 Inputs are bag directories, bare ``.mcap`` / ``.db3`` files, directories holding bags, or glob
 patterns (quoted, so that the shell leaves them; :func:`find_bags`); bag ``NAME`` (a bare file's
-stem) becomes ``OUT_DIR/NAME``.  Every bag is one task of :class:`~.engine.Engine` (Dask's local
-scheduler, or a cluster), running ``process.process_bag`` exactly as the single-bag command does,
-so each output is the one that command writes, bit for bit.
+stem) becomes ``OUT_DIR/NAME``.  Every bag is one task of :class:`~.engine.Engine` (local
+worker processes, or a Dask cluster), running ``process.process_bag`` exactly as the
+single-bag command does, so each output is the one that command writes, bit for bit.
 
 * **One bad bag fails alone**: its error (the single-bag command's one line) is its outcome and
   the others finish; the command then exits 1 and lists the failures.
 * **Nothing half-written**: ``process_bag`` writes each output under a temporary name and
   renames it when complete, so an interrupted run (Ctrl-C, a worker killed) leaves finished
-  outputs complete and no other; the temporary directories a killed worker could not remove
-  (``.NAME.partial-PID``) are removed by the next run that ends over the same outputs (runs into
-  one output directory at the same time are not supported).
+  outputs complete and no other; the temporary directories of killed workers are removed when
+  the run ends, also after Ctrl-C (runs into one output directory at the same time are not
+  supported).  Ctrl-C kills the local workers at once (``engine.py``); a local worker that dies
+  has its bag run again once, then reported failed for that bag alone.
 * **Reruns**: an existing output counts as finished and is skipped (``--overwrite`` redoes it);
   its figures are read back from its metadata (``process.read_figures``), so the summary of a
   rerun covers every bag.
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import csv
 import glob
+import multiprocessing
 import os
 import shutil
 import traceback
@@ -44,11 +46,13 @@ from .process import ProcessOptions, ProcessReport, process_bag, read_figures
 from .reader import STORAGE_IDS
 
 SUMMARY_NAME = "process_summary"
-# what process_bag imports when first called (rosbags' type store, the reference's message
-# conversion): imported once by the local workers' server rather than by every worker
+# what process_bag imports and loads when first called (rosbags' type store, the reference's
+# message conversion, the compiled kernels): once, by the local workers' server, rather than by
+# every worker
 WORKER_MODULES = (f"rosbags.typesys.stores.{current().rosbags_store}",
-                  "robot_dynamics_ros.messages.conversions")
+                  "robot_dynamics_ros.messages.conversions", "robot_dynamics_ros.bags.warm_worker")
 _GLOB = set("*?[")
+TEST_EXIT = "ROBOT_DYNAMICS_ROS_TEST_WORKER_EXIT"     # the tests' killed worker (_test_exit)
 
 
 @dataclass(frozen=True)
@@ -160,6 +164,7 @@ def _process_one(job: _Job, count: Callable) -> BagOutcome:
     result was gathered: the output that first run completed (renamed only when complete)
     exists then, and is this bag's result, with the figures it stored.
     """
+    _test_exit(job)
     if not job.options.overwrite and Path(job.target).exists():
         report = read_figures(job.target)
         if report is not None:
@@ -172,6 +177,25 @@ def _process_one(job: _Job, count: Callable) -> BagOutcome:
         text = "".join(traceback.format_exception_only(exc)).strip()
         return BagOutcome(job.source, job.target, "failed", None, f"internal error: {text}")
     return BagOutcome(job.source, job.target, "done", report)
+
+
+def _test_exit(job: _Job):
+    """
+    Die here as a killed worker would, if the tests ask it for this bag (``TEST_EXIT``).
+
+    ``NAME`` dies on bag NAME every time; ``NAME@FILE`` only while FILE does not exist (it is
+    created first: the retry then finishes).  Only in a worker process, never the caller's.
+    """
+    wanted = os.environ.get(TEST_EXIT, "")
+    name, _, marker = wanted.partition("@")
+    if not name or name != Path(job.target).name or \
+            multiprocessing.parent_process() is None:
+        return
+    if marker:
+        if Path(marker).exists():
+            return
+        Path(marker).touch()
+    os._exit(70)
 
 
 def process_fleet(sources, out_dir, model, options: ProcessOptions = ProcessOptions(),
@@ -212,8 +236,8 @@ def process_fleet(sources, out_dir, model, options: ProcessOptions = ProcessOpti
             engine.run(_process_one, jobs, finished, progress.count, preload=WORKER_MODULES)
         finally:
             progress.close()
-    for target in targets:
-        _remove_partials(target)
+            for target in targets:              # also after Ctrl-C: killed workers' files
+                _remove_partials(target)
     return outcomes
 
 

@@ -9,11 +9,15 @@ journal) or pages still in its write-ahead log.  ``bag record`` writes into
 directory holds everything but the last half second; rosbag2's recorder leaves the same kind of
 directory under the bag's own name.
 
-:func:`recover` reads every complete record of each storage file -- MCAP: the records before the
-first one cut off, chunks checked against their CRC; SQLite3: a copy of the database with its
-journal or log, which SQLite rolls back or replays on opening, read until the first damaged
-page -- and writes them, with their topics, types, QoS profiles and message definitions, as a new
-bag (same storage) through ``output_bag``.  Messages compressed one by one with zstd (rosbag2's
+:func:`recover` keeps every whole message that reached the disk -- MCAP: every whole record,
+a chunk cut off by the end of the file read record by record up to the cut (decompressed as far
+as its zstd stream goes; a cut lz4 chunk is lost whole), whole chunks checked against their CRC;
+SQLite3: a copy of the database with its journal or log, which SQLite rolls back or replays on
+opening, read by SQLite until the first damaged or missing page, then the rest of the messages
+table from every table page still in the file (``sqlite_pages.py``) -- and writes them, with
+their topics, types, QoS profiles and message definitions, as a new bag (same storage) through
+``output_bag``.  A directory whose files hold no whole message is an error (BagError), and no
+output is written.  Messages compressed one by one with zstd (rosbag2's
 ``--compression-mode message``) are stored decompressed; whole files compressed with zstd are
 decompressed first.  The new bag is read back and compared with what was salvaged before the
 recorder's partial directory is removed.
@@ -26,6 +30,7 @@ import shutil
 import sqlite3
 import struct
 import tempfile
+import zlib
 from contextlib import ExitStack
 from io import BytesIO
 from pathlib import Path
@@ -33,6 +38,7 @@ from typing import NamedTuple
 
 from ..core.errors import BagError
 from .reader import STORAGE_IDS, open_bag
+from .sqlite_pages import SqliteFile
 from .storage import output_bag
 from .types import ensure_type, typestore
 
@@ -76,13 +82,19 @@ def recover(source, output=None, overwrite: bool = False) -> RecoverReport:
             for path in files:
                 for topic, timestamp, data in _salvage(path, work, notes):
                     if topic not in connections:
-                        connections[topic] = _add_connection(writer, topic)
+                        try:
+                            connections[topic] = _add_connection(writer, topic)
+                        except BagError as exc:     # a type without its definition
+                            raise BagError(f"bag {directory}: {exc}") from None
                         topics[topic] = connections[topic]
                         counts[topic.name] = 0
                     if data[:4] == ZSTD_MAGIC:
                         data = _zstd(data)
                     writer.write(connections[topic], timestamp, data)
                     counts[topic.name] += 1
+            if not sum(counts.values()):            # raised inside: no output left behind
+                why = "; ".join(notes) or f"{', '.join(p.name for p in files)}: no message"
+                raise BagError(f"bag {directory}: nothing to recover ({why})")
     _check_written(output, counts)
     if staging is not None:
         shutil.rmtree(staging)
@@ -185,59 +197,112 @@ def _check_written(output: Path, counts: dict):
 
 
 # ----------------------------------------------------------------------------------------- MCAP
+# Records a chunk may hold (MCAP specification, "Chunk"): schema, channel, message.
+_CHUNK_OPCODES = (0x03, 0x04, 0x05)
+
+
 def _salvage_mcap(path: Path, notes: list):
-    """Messages of every complete record of an MCAP file (summary and footer not needed)."""
-    from rosbags.rosbag2.storage_mcap import decompress
+    """
+    Messages of every whole record of an MCAP file (summary and footer not needed).
+
+    A chunk is read record by record: a chunk cut off by the end of the file (a recorder killed
+    while writing it, a file cut short) gives every whole record before the cut -- decompressed
+    as far as the compressed bytes go (zstd and lz4 frames stream block by block).
+    """
     data = path.read_bytes()
     if not data.startswith(MCAP_MAGIC):
         notes.append(f"{path.name}: not an MCAP file (no magic); skipped")
         return
     schemas, channels = {}, {}
-    offset, count = len(MCAP_MAGIC), 0
+    offset, count, problem = len(MCAP_MAGIC), 0, None
     while offset + _RECORD.size <= len(data):
         op, length = _RECORD.unpack_from(data, offset)
         body = offset + _RECORD.size
-        if op in (0x02, 0x0F) or body + length > len(data):     # footer, data end, cut off
+        if op in (0x02, 0x0F):                                  # data end, footer: done
             break
-        record = data[body:body + length]
+        if op == 0x00:
+            problem = f"no record at byte {offset} (zeros)"
+            break
+        if op != 0x06 and body + length > len(data):
+            problem = f"a record cut off at byte {offset}"
+            break
+        if op == 0x06:                                          # a chunk of records
+            records, problem = _chunk_records(data[body:body + length], length, offset)
+        else:
+            records = [(op, data[body:body + length])]
+        for inner_op, record in records:
+            try:
+                items = list(_mcap_record(inner_op, record, schemas, channels))
+            except Exception as exc:  # noqa: BLE001 -- damaged bytes: struct, UTF-8, rosbags
+                notes.append(f"{path.name}: a damaged record near byte {offset} skipped "
+                             f"({type(exc).__name__}: {exc})")
+                continue
+            count += len(items)
+            yield from items
         offset = body + length
-        if op != 0x06:
-            for item in _mcap_record(op, record, schemas, channels):
-                count += 1
-                yield item
-            continue
-        try:                                                    # a chunk of records
-            inner = _chunk_records(record, decompress)
-        except Exception as exc:  # noqa: BLE001 -- CRC, size or compression error
-            notes.append(f"{path.name}: a damaged chunk at byte {offset - length} skipped "
-                         f"({type(exc).__name__}: {exc})")
-            continue
-        for op, record in inner:
-            for item in _mcap_record(op, record, schemas, channels):
-                count += 1
-                yield item
-    if offset + _RECORD.size <= len(data) and data[offset] not in (0x02, 0x0F):
-        notes.append(f"{path.name}: ends in a record cut off at byte {offset} of {len(data)} "
-                     f"(after {count} messages): the part never written is lost")
+        if problem is not None and offset >= len(data):
+            break                                               # the chunk was cut off
+        if problem is not None:                                 # a damaged chunk: go on
+            notes.append(f"{path.name}: {problem}")
+            problem = None
+    else:
+        if offset < len(data):
+            problem = f"a record cut off at byte {offset}"
+    if problem is not None:
+        notes.append(f"{path.name}: {problem} of {len(data)} (after {count} messages): "
+                     "the part never written is lost")
 
 
-def _chunk_records(record: bytes, decompress):
-    """Return the (opcode, body) records inside an MCAP chunk, decompressed, CRC checked."""
-    _, _, size, crc = struct.unpack_from("<QQQI", record, 0)
-    (name_length,) = struct.unpack_from("<I", record, 28)
-    compression = record[32:32 + name_length].decode()
-    position = 32 + name_length
+def _chunk_records(record: bytes, length: int, where: int):
+    """Return (the whole (opcode, body) records of an MCAP chunk, what was wrong or None)."""
+    head = struct.Struct("<QQQI")
+    if len(record) < head.size + 4:
+        return [], f"a chunk cut off in its header at byte {where}"
+    _, _, size, crc = head.unpack_from(record, 0)
+    (name_length,) = struct.unpack_from("<I", record, head.size)
+    position = head.size + 4 + name_length
+    if len(record) < position + 8:
+        return [], f"a chunk cut off in its header at byte {where}"
+    compression = record[head.size + 4:position].decode(errors="replace")
     (compressed_size,) = struct.unpack_from("<Q", record, position)
     compressed = record[position + 8:position + 8 + compressed_size]
-    if len(compressed) != compressed_size:
-        raise ValueError("compressed records cut off")
-    plain = decompress(compressed, compression, size, crc)
+    whole = len(record) == length and len(compressed) == compressed_size
+    try:
+        plain = _decompress(compressed, compression, whole)[:size]
+    except Exception as exc:  # noqa: BLE001 -- a corrupt stream: nothing of it is trusted
+        return [], f"a damaged chunk at byte {where} skipped ({type(exc).__name__}: {exc})"
+    if whole and len(plain) == size and crc and zlib.crc32(plain) != crc:
+        return [], f"a chunk at byte {where} skipped (its CRC does not match)"
+    problem = None if whole and len(plain) == size else f"a chunk cut off at byte {where}"
     out, offset = [], 0
     while offset + _RECORD.size <= len(plain):
-        op, length = _RECORD.unpack_from(plain, offset)
-        out.append((op, plain[offset + _RECORD.size:offset + _RECORD.size + length]))
-        offset += _RECORD.size + length
-    return out
+        op, record_length = _RECORD.unpack_from(plain, offset)
+        end = offset + _RECORD.size + record_length
+        if op not in _CHUNK_OPCODES or end > len(plain):
+            problem = problem or f"a chunk at byte {where} damaged after {len(out)} records"
+            break
+        out.append((op, plain[offset + _RECORD.size:end]))
+        offset = end
+    return out, problem
+
+
+def _decompress(compressed: bytes, compression: str, whole: bool) -> bytes:
+    """Decompress a chunk's records, or as much as a cut-off stream holds (``whole`` False)."""
+    if compression == "":
+        return compressed
+    if compression == "zstd":
+        from rosbags.rosbag2.reader import zstd     # rosbags' binding (PEP 784's API)
+        if whole:
+            return zstd.decompress(compressed)
+        return zstd.ZstdDecompressor().decompress(compressed)
+    if compression == "lz4":
+        # rosbags' lz4 binding decompresses whole frames: a cut-off lz4 chunk is lost whole
+        # (streaming it would need lz4's own module, a dependency of rosbags, not of this package)
+        from rosbags.rosbag2.storage_mcap import lz4_decompress
+        if not whole:
+            raise ValueError("an lz4 chunk cut off is not read (only whole lz4 chunks are)")
+        return lz4_decompress(compressed)
+    raise ValueError(f"unknown chunk compression '{compression}'")
 
 
 def _mcap_record(op: int, record: bytes, schemas: dict, channels: dict):
@@ -272,36 +337,112 @@ def _metadata_value(metadata: bytes, key: str) -> str | None:
 
 # -------------------------------------------------------------------------------------- SQLite3
 def _salvage_sqlite(path: Path, work: Path, notes: list):
-    """Messages of a SQLite3 file, from a copy that SQLite rolls back or replays on opening."""
-    from rosbags.rosbag2.metadata import parse_qos
+    """
+    Yield the messages of a SQLite3 file.
+
+    SQLite's own reading of a copy first (it rolls back a hot journal or replays a write-ahead
+    log on opening), then, where SQLite finds the file damaged or cut off, every later row of
+    the pages still there (``sqlite_pages.py``).
+    """
     copy = work / f"{len(list(work.iterdir()))}_{path.name}"
     for suffix in ("", "-journal", "-wal", "-shm"):
         if Path(f"{path}{suffix}").exists():
             shutil.copyfile(f"{path}{suffix}", f"{copy}{suffix}")
-    count, connection = 0, None
+    count, last, topics, connection, damage = 0, None, {}, None, None
     try:
         connection = sqlite3.connect(copy)
-        columns = {row[1] for row in connection.execute("PRAGMA table_info(topics)")}
-        definitions = {}
-        if connection.execute("SELECT name FROM sqlite_master WHERE type='table' AND "
-                              "name='message_definitions'").fetchone():
-            definitions = {row[0]: row[1] for row in connection.execute(
-                "SELECT topic_type, encoded_message_definition FROM message_definitions")}
-        wanted = [c if c in columns else "''" for c in ("offered_qos_profiles",
-                                                        "type_description_hash")]
-        topics = {}
-        for key, name, msgtype, fmt, qos, digest in connection.execute(
-                f"SELECT id, name, type, serialization_format, {wanted[0]}, {wanted[1]} "
-                "FROM topics"):
-            topics[key] = Topic(name, msgtype, fmt, tuple(parse_qos(qos or "")),
-                                definitions.get(msgtype, ""), digest or "")
-        for key, timestamp, data in connection.execute(
-                "SELECT topic_id, timestamp, data FROM messages ORDER BY timestamp, id"):
+        topics = _sqlite_topics(connection)
+        for key, rowid, timestamp, data in connection.execute(
+                "SELECT topic_id, id, timestamp, data FROM messages ORDER BY id"):
+            last = rowid
             if key in topics:
                 count += 1
                 yield topics[key], timestamp, bytes(data)
     except sqlite3.DatabaseError as exc:
-        notes.append(f"{path.name}: damaged after {count} messages ({exc}); the rest is lost")
+        damage = exc
     finally:
         if connection is not None:
             connection.close()
+    if damage is None:
+        return
+    try:
+        pages = SqliteFile(copy.read_bytes())
+    except ValueError as exc:
+        notes.append(f"{path.name}: {exc}")
+        return
+    topics = topics or _page_topics(pages)
+    rows = _page_messages(pages, last)
+    kept = 0
+    for rowid in sorted(rows):
+        key, timestamp, data = rows[rowid]
+        if key in topics:
+            kept += 1
+            yield topics[key], timestamp, data
+    notes.append(f"{path.name}: SQLite read {count} messages, then stopped ({damage}); "
+                 f"{kept} more read page by page from its {pages.pages} whole pages")
+
+
+def _sqlite_topics(connection) -> dict:
+    """Return {topic id: Topic} of a bag's SQLite3 file."""
+    from rosbags.rosbag2.metadata import parse_qos
+    columns = {row[1] for row in connection.execute("PRAGMA table_info(topics)")}
+    definitions = {}
+    if connection.execute("SELECT name FROM sqlite_master WHERE type='table' AND "
+                          "name='message_definitions'").fetchone():
+        definitions = {row[0]: row[1] for row in connection.execute(
+            "SELECT topic_type, encoded_message_definition FROM message_definitions")}
+    wanted = [c if c in columns else "''" for c in ("offered_qos_profiles",
+                                                    "type_description_hash")]
+    topics = {}
+    for key, name, msgtype, fmt, qos, digest in connection.execute(
+            f"SELECT id, name, type, serialization_format, {wanted[0]}, {wanted[1]} "
+            "FROM topics"):
+        topics[key] = Topic(name, msgtype, fmt, tuple(parse_qos(qos or "")),
+                            definitions.get(msgtype, ""), digest or "")
+    return topics
+
+
+def _page_tables(pages: SqliteFile) -> dict:
+    """Return {table name: (root page, [column names])} from the schema's pages."""
+    tables = {}
+    for values in pages.table(1).values():
+        if len(values) == 5 and values[0] == "table" and isinstance(values[3], int):
+            inside = str(values[4]).partition("(")[2].rpartition(")")[0]
+            tables[values[1]] = (values[3], [c.split()[0] for c in inside.split(",")
+                                             if c.split()])
+    return tables
+
+
+def _page_topics(pages: SqliteFile) -> dict:
+    """Return {topic id: Topic} read page by page (what of the topics table is there)."""
+    from rosbags.rosbag2.metadata import parse_qos
+    tables = _page_tables(pages)
+    definitions = {}
+    if "message_definitions" in tables:
+        root, names = tables["message_definitions"]
+        for values in pages.table(root).values():
+            row = dict(zip(names, values))
+            definitions[row.get("topic_type")] = row.get("encoded_message_definition") or ""
+    topics = {}
+    if "topics" in tables:
+        root, names = tables["topics"]
+        for rowid, values in pages.table(root).items():
+            row = dict(zip(names, values))
+            topics[rowid] = Topic(row.get("name"), row.get("type"),
+                                  row.get("serialization_format"),
+                                  tuple(parse_qos(row.get("offered_qos_profiles") or "")),
+                                  definitions.get(row.get("type"), ""),
+                                  row.get("type_description_hash") or "")
+    return topics
+
+
+def _page_messages(pages: SqliteFile, after) -> dict:
+    """Return {id: (topic id, time, data)} of the messages rows after id ``after``, by page."""
+    rows = {}
+    for number in pages.leaves():
+        for rowid, values in pages.leaf_rows(number).items():
+            if (after is None or rowid > after) and rowid not in rows and len(values) == 4 \
+                    and isinstance(values[1], int) and isinstance(values[2], int) \
+                    and isinstance(values[3], bytes) and values[0] in (None, rowid):
+                rows[rowid] = (values[1], values[2], values[3])
+    return rows

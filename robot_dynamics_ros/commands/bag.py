@@ -61,7 +61,8 @@ def add_arguments(parser):
         "process", help="offline: what the nodes would publish for a bag, or for many in parallel",
         description="BAG OUTPUT: one bag into the new bag OUTPUT.  BAG... OUT_DIR (several bags, "
                     "a directory of bags or a quoted glob): each bag NAME into OUT_DIR/NAME, in "
-                    "parallel on Dask, with a summary (also OUT_DIR/process_summary.csv); "
+                    "parallel (local processes or a Dask cluster), with a summary (also "
+                    "OUT_DIR/process_summary.csv); "
                     "outputs already there are skipped (--overwrite redoes them).")
     process.add_argument("inputs", nargs="+", metavar="BAG",
                          help="bag directory or .mcap/.db3 file; several, a directory of bags or "
@@ -245,7 +246,15 @@ def _process_fleet(args) -> int:
         f"{Engine(args.workers).workers} local process(es)"
     print(f"{len(sources)} bag(s) into {Path(args.output)}/ on {where}", file=sys.stderr,
           flush=True)
-    outcomes = process_fleet(sources, args.output, model, options, fleet)
+    finished = []
+    try:
+        outcomes = process_fleet(sources, args.output, model, options, fleet,
+                                 on_done=finished.append)
+    except KeyboardInterrupt:       # the workers are stopped, partial outputs removed
+        done = [o.name for o in finished if o.status in ("done", "skipped")]
+        print(f"robot-dynamics bag: interrupted; {len(done)} finished output(s) kept in "
+              f"{Path(args.output)}/ ({', '.join(done) or 'none'}), no other", file=sys.stderr)
+        return 130
     print(format_summary(outcomes, model.joint_names))
     paths = write_summary(outcomes, model.joint_names, args.output)
     counts = {s: sum(o.status == s for o in outcomes) for s in ("done", "skipped", "failed")}

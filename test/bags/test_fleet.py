@@ -8,6 +8,7 @@ report the same figures; the residual RMS is checked against the residuals the o
 A bad bag fails alone with the single-bag command's error; a bag failing mid-way, an interrupted
 driver and a killed worker leave no partial output; a rerun skips what is finished.
 """
+import glob
 import os
 import shutil
 import signal
@@ -331,3 +332,96 @@ def test_the_summary_table_and_csv_hold_the_figures(tmp_path, puma, fleet):
             assert row[f"residual_rms_{name}"] == ("" if value is None else repr(value))
             assert value is None or float(row[f"residual_rms_{name}"]) == value   # exact
     assert paths == [out / "process_summary.csv"] and not list(out.glob(".process_summary*"))
+
+
+# ------------------------------------------------------------------- Ctrl-C and dead workers
+def fleet_command(inputs, out, *extra, env=None):
+    """Start ``robot-dynamics bag process INPUTS OUT`` on 2 local workers, in its own process."""
+    import subprocess
+    import sys
+    command = [sys.executable, "-m", "robot_dynamics_ros.commands.cli", "bag", "process", str(inputs),
+               str(out), "--robot", "puma560", "--workers", "2", "--no-progress", *extra]
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, **(env or {})})
+
+
+def test_ctrl_c_stops_a_fleet_at_once_keeping_only_finished_outputs(tmp_path, puma):
+    import time
+    inputs, out = tmp_path / "in", tmp_path / "out"
+    inputs.mkdir()
+    write_joint_states(inputs / "a_small", puma.joint_names, *motion(puma, 200, 1))
+    for k, name in enumerate(("b_big", "c_big", "d_big")):
+        write_joint_states(inputs / name, puma.joint_names, *motion(puma, 40_000, k))
+    run = fleet_command(inputs, out)
+    try:
+        deadline = time.monotonic() + 300                  # a bound, for a loaded machine
+        while time.monotonic() < deadline and run.poll() is None and not (
+                (out / "a_small").is_dir() and list(out.glob(".*_big.partial-*"))):
+            time.sleep(0.05)
+        assert run.poll() is None, run.communicate()
+        family = descendants(run.pid)                      # the forkserver and the workers
+        assert len(family) >= 3, family
+        run.send_signal(signal.SIGINT)
+        interrupted = time.monotonic()
+        run.wait(10)                                       # the aim is 2 s; 10 s: loaded CI
+        stopped = time.monotonic() - interrupted
+    finally:
+        run.kill()
+        run.wait()
+    assert run.returncode == 130 and stopped < 10, (run.returncode, stopped)
+    error = run.stderr.read()
+    assert "Traceback" not in error and "interrupted;" in error, error
+    left = sorted(p.name for p in out.iterdir())
+    assert "a_small" in left and not [n for n in left if "partial" in n], left
+    (tmp_path / "sequential").mkdir()
+    options = ProcessOptions()
+    for name in left:                                     # finished: complete, as one bag's
+        process_bag(inputs / name, tmp_path / "sequential" / name, puma, options)
+        assert same_bag(out / name, tmp_path / "sequential" / name), name
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and [p for p in family if alive(p)]:
+        time.sleep(0.05)
+    assert not [p for p in family if alive(p)]            # no worker left behind
+
+
+def descendants(pid):
+    """Return the process ids under ``pid`` (Linux /proc)."""
+    found, todo = [], [pid]
+    while todo:
+        parent = todo.pop()
+        for children in glob.glob(f"/proc/{parent}/task/*/children"):
+            with open(children) as stream:
+                todo += [int(c) for c in stream.read().split()]
+        found += [] if parent == pid else [parent]
+    return found
+
+
+def alive(pid):
+    """Tell whether process ``pid`` runs (a zombie does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stream:
+            return stream.read().rpartition(")")[2].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.parametrize("once", [True, False])
+def test_a_killed_worker_process_is_retried_once_then_reported_for_its_bag_alone(
+        tmp_path, fleet, once):
+    import csv
+    out, marker = tmp_path / "out", tmp_path / "died_once"
+    run = fleet_command(fleet[0], out, "--namespace", "", env={
+        fleet_module.TEST_EXIT: "delta" + (f"@{marker}" if once else "")})
+    stdout, stderr = run.communicate(timeout=600)
+    with open(out / "process_summary.csv", newline="") as stream:
+        rows = {os.path.basename(r["output"]): r for r in csv.DictReader(stream)}
+    assert rows["delta"]["status"] == ("done" if once else "failed"), stderr
+    assert marker.exists() == once
+    if not once:
+        assert "its worker process died (exit code 70), 2 times" in rows["delta"]["error"]
+        assert f"{fleet[0] / 'delta'}: its worker process died" in stderr
+    assert {n: r["status"] for n, r in rows.items() if n != "delta"} == {
+        "alpha": "done", "beta": "done", "gamma": "done", "broken": "failed"}
+    assert run.returncode == 1                           # the broken bag, and delta if lost
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        [n for n, r in rows.items() if r["status"] == "done"] + ["process_summary.csv"])
