@@ -68,11 +68,12 @@ def _print_error(text: str) -> None:
 
     A tqdm bar draws with carriage returns and no newline; a message written behind it shares
     its line (on a terminal the next redraw cuts it, in a log it follows the bar's text).  tqdm's
-    ``external_write_mode`` clears the live bars around the write; the newline first ends a bar
-    line that a closed bar left behind.
+    ``external_write_mode`` clears the live bars around the write, and a newline first ends the
+    line a live bar was drawing (in a log, where clearing is no more than a carriage return).
     """
     tqdm = sys.modules.get("tqdm")
-    if tqdm is None:                 # no bar was ever drawn in this process
+    live = list(getattr(tqdm.tqdm, "_instances", ())) if tqdm is not None else []
+    if not live:                     # no bar on the screen: a line of its own already
         print(text, file=sys.stderr)
         return
     with tqdm.tqdm.external_write_mode(file=sys.stderr):

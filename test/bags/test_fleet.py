@@ -339,8 +339,9 @@ def fleet_command(inputs, out, *extra, env=None):
     """Start ``robot-dynamics bag process INPUTS OUT`` on 2 local workers, in its own process."""
     import subprocess
     import sys
-    command = [sys.executable, "-m", "robot_dynamics_ros.commands.cli", "bag", "process", str(inputs),
-               str(out), "--robot", "puma560", "--workers", "2", "--no-progress", *extra]
+    command = [sys.executable, "-m", "robot_dynamics_ros.commands.cli", "bag", "process",
+               str(inputs), str(out), "--robot", "puma560", "--workers", "2", "--no-progress",
+               *extra]
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, **(env or {})})
 
