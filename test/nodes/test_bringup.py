@@ -109,17 +109,24 @@ def _launch_stand_ins():
     return mods
 
 
-def test_launch_file_builds_the_same_node_list(monkeypatch, tmp_path):
+def _launch_file(monkeypatch, tmp_path):
+    """Run the launch file with the stand-ins: (its entities, its arguments' defaults, a URDF)."""
+    import runpy
+
     from robot_dynamics_ros.core.model.urdf_export import urdf_text
     urdf = tmp_path / "arm.urdf"
     urdf.write_text(urdf_text(MODEL))
     for name, module in _launch_stand_ins().items():
         monkeypatch.setitem(sys.modules, name, module)
-    import runpy
     launch = runpy.run_path(str(ROOT / "launch" / "robot_dynamics.launch.py"))
     entities = launch["generate_launch_description"]()
     arguments = {e.args[0]: e.kwargs["default_value"]
                  for e in entities if e.kind == "DeclareLaunchArgument"}
+    return entities, arguments, urdf
+
+
+def test_launch_file_builds_the_same_node_list(monkeypatch, tmp_path):
+    entities, arguments, urdf = _launch_file(monkeypatch, tmp_path)
     assert set(arguments) == {"robot", "namespace", "nodes", "use_sim_time", "params_file",
                               "root_link", "tip_link", "xacro_arguments", "strict_inertia",
                               "autostart", "split", *TOPIC_ARGUMENTS}
@@ -303,18 +310,9 @@ def test_bringup_rejects_bad_arguments(ros_env):
 def test_launch_file_runs_the_nodes_in_one_bringup_process_by_default(monkeypatch, tmp_path):
     """split:=false (the default): one `robot-dynamics bringup`, the same node list."""
     import argparse
-    import runpy
 
     from robot_dynamics_ros.commands import bringup as bringup_command
-    from robot_dynamics_ros.core.model.urdf_export import urdf_text
-    urdf = tmp_path / "arm.urdf"
-    urdf.write_text(urdf_text(MODEL))
-    for name, module in _launch_stand_ins().items():
-        monkeypatch.setitem(sys.modules, name, module)
-    launch = runpy.run_path(str(ROOT / "launch" / "robot_dynamics.launch.py"))
-    entities = launch["generate_launch_description"]()
-    arguments = {e.args[0]: e.kwargs["default_value"]
-                 for e in entities if e.kind == "DeclareLaunchArgument"}
+    entities, arguments, urdf = _launch_file(monkeypatch, tmp_path)
     opaque, = [e for e in entities if e.kind == "OpaqueFunction"]
     parser = argparse.ArgumentParser()
     bringup_command.add_arguments(parser)
