@@ -40,7 +40,7 @@ from typing import Callable, NamedTuple
 
 from ..core.errors import BagError, RobotDynamicsError, error_summary
 from ..messages.cdr import JOINT_STATE
-from ..messages.distro import current
+from ..messages.distro import bag_distribution
 from .engine import Engine, TaskFailure
 from .process import ProcessOptions, ProcessReport, process_bag, read_figures
 from .reader import STORAGE_IDS
@@ -49,7 +49,7 @@ SUMMARY_NAME = "process_summary"
 # what process_bag imports and loads when first called (rosbags' type store, the reference's
 # message conversion, the compiled kernels): once, by the local workers' server, rather than by
 # every worker
-WORKER_MODULES = (f"rosbags.typesys.stores.{current().rosbags_store}",
+WORKER_MODULES = (f"rosbags.typesys.stores.{bag_distribution().rosbags_store}",
                   "robot_dynamics_ros.messages.conversions", "robot_dynamics_ros.bags.warm_worker")
 _GLOB = set("*?[")
 TEST_EXIT = "ROBOT_DYNAMICS_ROS_TEST_WORKER_EXIT"     # the tests' killed worker (_test_exit)

@@ -20,7 +20,7 @@ from pathlib import Path
 from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 
 from ..core.errors import BagError
-from ..messages.distro import current
+from ..messages.distro import bag_distribution
 
 _LOCK = threading.Lock()
 
@@ -28,7 +28,7 @@ _LOCK = threading.Lock()
 @lru_cache(maxsize=1)
 def typestore():
     """Return rosbags' type store of the running distribution (ensure_type adds custom types)."""
-    return get_typestore(Stores(current().rosbags_store))
+    return get_typestore(Stores(bag_distribution().rosbags_store))
 
 
 def _msg_file(msgtype: str) -> Path | None:
@@ -55,7 +55,7 @@ def ensure_type(msgtype: str, what: str = "") -> str:
             path = _msg_file(name) if name.count("/") == 2 else None
             if path is None:
                 raise BagError(f"{what}unknown message type '{name}': neither a ROS 2 "
-                               f"{current().name} type nor a .msg file in the ament index "
+                               f"{bag_distribution().name} type nor a .msg file in the ament index "
                                "(source the workspace that provides it)")
             types = get_types_from_msg(path.read_text(), name)
             missing = [t for fields in types.values() for t in _referenced(fields)

@@ -91,3 +91,18 @@ def distribution_of(rclpy_version_text: str) -> Distribution:
 def current() -> Distribution:
     """Return the distribution of the rclpy this process imports (see the module docstring)."""
     return distribution_of(rclpy_version())
+
+
+def bag_distribution() -> Distribution:
+    """
+    Return the distribution whose message types the bag tools use.
+
+    The installed rclpy's; where no rclpy can be imported (reading and processing bags needs no
+    ROS), the default's: the two stores give the same type hashes for every message type the
+    package uses (test/messages/test_distro.py), so a bag reads the same either way.
+    """
+    try:
+        found = importlib.util.find_spec("rclpy")
+    except ImportError:
+        found = None
+    return current() if found is not None else DISTRIBUTIONS[DEFAULT]

@@ -34,7 +34,8 @@ def test_a_command_imports_its_own_module_only_and_help_lists_every_command():
                          timeout=300)
     assert out.returncode == 0, out.stderr
     modules, others = out.stdout.splitlines()[-2:]
-    assert modules.split() == ["robot_dynamics_ros.commands.check",
+    assert modules.split() == ["robot_dynamics_ros.commands.check",       # (and the CLI's own
+                               "robot_dynamics_ros.commands.cli",         # module)
                                "robot_dynamics_ros.commands.robot_argument"]
     assert others == "False False"
     shown = subprocess.run([sys.executable, "-m", "robot_dynamics_ros.commands.cli", "--help"],

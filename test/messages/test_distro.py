@@ -93,3 +93,19 @@ def test_lifecycle_refuses_an_unavailable_transition_and_keeps_running():
         node.destroy_node()
     finally:
         rclpy.shutdown(context=context)
+
+
+def test_the_bag_tools_use_the_default_distribution_without_rclpy(monkeypatch):
+    # bag processing needs no ROS: without an importable rclpy the bag tools read with the
+    # default distribution's types (the same hashes as the other's), instead of failing
+    import importlib.util
+    real = importlib.util.find_spec
+
+    def blocked(name, *args, **kwargs):
+        if name == "rclpy":
+            raise ModuleNotFoundError("No module named 'rclpy' (blocked by the test)")
+        return real(name, *args, **kwargs)
+    monkeypatch.setattr(importlib.util, "find_spec", blocked)
+    assert ros_distro.bag_distribution() == DISTRIBUTIONS[ros_distro.DEFAULT]
+    monkeypatch.setattr(importlib.util, "find_spec", real)
+    assert ros_distro.bag_distribution() == current()
