@@ -55,8 +55,8 @@ def ensure_type(msgtype: str, what: str = "") -> str:
             path = _msg_file(name) if name.count("/") == 2 else None
             if path is None:
                 raise BagError(f"{what}unknown message type '{name}': neither a ROS 2 "
-                               f"{bag_distribution().name} type nor a .msg file in the ament index "
-                               "(source the workspace that provides it)")
+                               f"{bag_distribution().name} type nor a .msg file in the ament "
+                               "index (source the workspace that provides it)")
             types = get_types_from_msg(path.read_text(), name)
             missing = [t for fields in types.values() for t in _referenced(fields)
                        if t not in store.fielddefs and t not in types]
