@@ -149,6 +149,17 @@ def role_harness(args):
     for _ in range(5):
         reference.publish(traj)
         executor.spin_once(timeout_sec=0.1)
+    # The graph lists a node's endpoints before the middleware has matched them, and a node may
+    # still be loading its model: publish until every output has answered once (bounded), so
+    # that the counted window measures the running nodes, not their start.
+    probe = JointState(name=JOINT_NAMES, position=Q, velocity=QD)
+    deadline = time.monotonic() + 60.0
+    while time.monotonic() < deadline and not all(records.values()):
+        probe.header.stamp = node.get_clock().now().to_msg()
+        states.publish(probe)
+        executor.spin_once(timeout_sec=0.01)
+    for store in records.values():
+        store.clear()
     result = {"sent": [], "rate": 0.0}
     done = threading.Event()
 
