@@ -305,6 +305,12 @@ def test_effort_from_the_command_topic(ros_env, ros_client, tmp_path):
         commands.publish(Float64MultiArray(data=[1.0] * 5))
         commands.publish(Float64MultiArray(
             data=(gravity_torques(model, q) - tau_ext)[::-1].tolist()))
+        # the node takes messages once it is active (after its warm-up in on_configure): the
+        # refusal of the first command says it is, and the second (same topic, in order) is
+        # then taken before any joint state is sent
+        assert ros_client.spin_until(
+            lambda: "effort_command: expected 6 efforts" in node.log_text(), timeout=30.0), \
+            node.log_text()
         ros_client.spin_for(0.5)
         for k in range(60):
             msg = JointState()
