@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from .newton_euler import (A, COS_ALPHA, COULOMB, D0, E, GEAR, KXX, KXY, KXZ, KYY, KYZ, KZZ, MASS,
                            PRISMATIC, PX, PY, PZ, ROTOR, SIN_ALPHA, UX, UY, UZ, VISCOUS)
-from .spatial_inertia import force_to_parent, to_parent
+from .spatial_inertia import force_to_parent, joint_velocity, motion_to_child, to_parent
 
 # Columns of a joint's row of the ABA workspace.
 (AW_WX, AW_WY, AW_WZ, AW_VX, AW_VY, AW_VZ, AW_PWX, AW_PWY, AW_CT, AW_ST, AW_R) = range(11)
@@ -72,22 +72,19 @@ def velocities(c, q, qd, ct, st, ws):
     for i in range(len(q)):                  # (c may hold more rows than joints: compiled.py)
         row, w = c[i], ws[i]
         ca, sa, cq, sq, qdi = row[COS_ALPHA], row[SIN_ALPHA], ct[i], st[i], qd[i]
-        r, px, py, pz = row[D0], row[PX], row[PY], row[PZ]  # O_i in frame i-1: v += w x p
-        if row[PRISMATIC] != 0.0:   # p = p0 + q (0, -sin alpha, cos alpha) (newton_euler doc)
+        r, px, py, pz = row[D0], row[PX], row[PY], row[PZ]  # O_i in frame i-1
+        prismatic = row[PRISMATIC] != 0.0
+        if prismatic:               # p = p0 + q (0, -sin alpha, cos alpha) (newton_euler doc)
             r, py, pz = r + q[i], py - sa * q[i], pz + ca * q[i]
         w[AW_PY], w[AW_PZ] = py, pz
-        vx, vy, vz = vx + (wy * pz - wz * py), vy + (wz * px - wx * pz), vz + (wx * py - wy * px)
-        y1, z1 = ca * wy + sa * wz, ca * wz - sa * wy  # into frame i: Rz(-theta) Rx(-alpha)
-        wx, wy, wz = cq * wx + sq * y1, cq * y1 - sq * wx, z1
-        y1, z1 = ca * vy + sa * vz, ca * vz - sa * vy
-        vx, vy, vz = cq * vx + sq * y1, cq * y1 - sq * vx, z1
+        wx, wy, wz, vx, vy, vz = joint_velocity(prismatic, qdi, ca, sa, cq, sq, px, py, pz,
+                                                wx, wy, wz, vx, vy, vz)
+        # (x and y of w_i and v_i: those of X_i v_{i-1}, S qd being along z)
         w[AW_PWX], w[AW_PWY], w[AW_CT], w[AW_ST], w[AW_R] = wx, wy, cq, sq, r
-        if row[PRISMATIC] != 0.0:   # c = v x S qd: S = (0; z), w x z = (wy, -wx, 0)
+        if prismatic:               # c = v x S qd: S = (0; z), w x z = (wy, -wx, 0)
             cw = (0.0, 0.0, 0.0, qdi * wy, -(qdi * wx), 0.0)
-            vz = vz + qdi
         else:                       # S = (z; 0)
             cw = (qdi * wy, -(qdi * wx), 0.0, qdi * vy, -(qdi * vx), 0.0)
-            wz = wz + qdi
         for k in range(6):
             w[AW_C + k] = cw[k]
         w[AW_WX], w[AW_WY], w[AW_WZ], w[AW_VX], w[AW_VY], w[AW_VZ] = wx, wy, wz, vx, vy, vz
@@ -181,12 +178,8 @@ def accelerations(c, g, ws, qdd):
     for i in range(len(qdd)):
         row, w = c[i], ws[i]
         ca, sa, cq, sq = row[COS_ALPHA], row[SIN_ALPHA], w[AW_CT], w[AW_ST]
-        px, py, pz = row[PX], w[AW_PY], w[AW_PZ]
-        lx, ly, lz = lx + (ty * pz - tz * py), ly + (tz * px - tx * pz), lz + (tx * py - ty * px)
-        y1, z1 = ca * ty + sa * tz, ca * tz - sa * ty
-        tx, ty, tz = cq * tx + sq * y1, cq * y1 - sq * tx, z1
-        y1, z1 = ca * ly + sa * lz, ca * lz - sa * ly
-        lx, ly, lz = cq * lx + sq * y1, cq * y1 - sq * lx, z1
+        tx, ty, tz, lx, ly, lz = motion_to_child(ca, sa, cq, sq, row[PX], w[AW_PY], w[AW_PZ],
+                                                 tx, ty, tz, lx, ly, lz)
         tx, ty, tz = tx + w[AW_C], ty + w[AW_C + 1], tz + w[AW_C + 2]
         lx, ly, lz = lx + w[AW_C + 3], ly + w[AW_C + 4], lz + w[AW_C + 5]
         x = (w[AW_SU] - (w[AW_U] * tx + w[AW_U + 1] * ty + w[AW_U + 2] * tz + w[AW_U + 3] * lx

@@ -66,6 +66,8 @@ def _functions() -> tuple:
     """
     return (
         (jit.unmanaged, jit.INTRINSIC), (jit.stack_array, jit.INTRINSIC),
+        (_si.to_child, INLINE), (_si.motion_to_child, INLINE), (_si.angular_velocity, INLINE),
+        (_si.joint_velocity, INLINE),
         (_ne.forward_pass, None), (_ne._online, INLINE), (_ne._rotational, INLINE),
         (_ne._plain_terms, INLINE), (_ne.backward_pass, None),
         (_si.rotate_symmetric_z, INLINE), (_si.rotate_general_z, INLINE),

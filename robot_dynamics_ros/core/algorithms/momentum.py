@@ -49,10 +49,10 @@ this pass, on Python floats (one configuration, ~10 us for six joints, the node'
 path) or numpy columns (a batch), not compiled.  The tests check p against ``mass_matrix`` and
 against the one recursion's B qd.
 
-Frames are the model's internal modified-DH frames (``newton_euler.py``), each frame change in
-two steps through the intermediate frame X (axes of frame i-1 turned by alpha_{i-1}, origin O_i,
-in which O_i - O_{i-1} = (a, 0, d)); the composite momentum is a spatial force and goes down the
-chain by ``spatial_inertia.force_to_parent``.
+Frames are the model's internal modified-DH frames (``newton_euler.py``): the link velocities
+come up the chain by the one velocity recursion v_i = X_i v_{i-1} + S_i qd_i
+(``spatial_inertia.joint_velocity``, as the ABA's); the composite momentum is a spatial force and
+goes down the chain by ``spatial_inertia.force_to_parent``.
 """
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ import numpy as np
 
 from ..inputs import joint_arrays
 from ..model.joint_constants import joint_fields
-from .spatial_inertia import force_to_parent
+from .spatial_inertia import force_to_parent, joint_velocity
 
 # The per-joint constants read below (model/joint_constants.py), in the order unpacked.
 FIELDS = ("prismatic", "cos_alpha", "sin_alpha", "a", "theta0", "d0", "mass", "cx", "cy", "cz",
@@ -85,20 +85,11 @@ def _forward(joints, q, qd, cos, sin):
         e = _rest[-1]
         th, d = (th0, d0 + q[i]) if prism else (th0 + q[i], d0)
         ct, st = cos(th), sin(th)
-        # Rx(-alpha_{i-1}): frame i-1 into X
-        pwx, pwy, pwz = wx, ca * wy + sa * wz, ca * wz - sa * wy
-        vy, vz = ca * vy + sa * vz, ca * vz - sa * vy
-        # the child's origin, p = (a, e, d) in X (model.Chain): v += w x p
-        vx, vy, vz = vx + pwy * d, vy + pwz * a - pwx * d, vz - pwy * a
-        if e != 0.0:
-            vx, vz = vx - pwz * e, vz + pwx * e
-        wx, wy = ct * pwx + st * pwy, ct * pwy - st * pwx
-        vx, vy = ct * vx + st * vy, ct * vy - st * vx
-        wz = pwz
-        if prism:
-            vz = vz + qd[i]
-        else:
-            wz = wz + qd[i]
+        pwz = ca * wz - sa * wy     # w_{i-1} . z_i, z_i = (0, -sin alpha, cos alpha) in i-1
+        # the child's origin in frame i-1: Rx(alpha_{i-1}) (a, e, d) (model.Chain)
+        py, pz = (ca * e - sa * d, sa * e + ca * d) if e != 0.0 else (-(sa * d), ca * d)
+        wx, wy, wz, vx, vy, vz = joint_velocity(prism, qd[i], ca, sa, ct, st, a, py, pz,
+                                                wx, wy, wz, vx, vy, vz)
         out.append((wx, wy, wz, vx, vy, vz, ct, st, d, pwz))
     return out
 

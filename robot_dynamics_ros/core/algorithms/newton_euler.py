@@ -45,6 +45,7 @@ from __future__ import annotations
 
 from ..model.bodies import link_constants
 from ..model.cache import model_constant
+from .spatial_inertia import angular_velocity, to_child
 
 # Columns of a joint's row of constants (``joint_rows``).
 # The joint: p_{i-1,i}(i-1) at q_i = 0 is (PX, PY, PZ), PX = a_{i-1}, and O_i is
@@ -123,28 +124,25 @@ def forward_pass(c, q, qd, qdd, ct, st, g, ws, moving=True):
             lx = lx + (bxx * px + bxy * py + bxz * pz)
             ly = ly + (byx * px + byy * py + byz * pz)
             lz = lz + (bzx * px + bzy * py + bzz * pz)
-        # (1a), (3a), (6b): R_{i,i-1} = Rz(-theta_i) Rx(-alpha_{i-1}) on w, a and r_{i-1}
-        y1, z1 = ca * ly + sa * lz, ca * lz - sa * ly
-        lx, ly, lz = cq * lx + sq * y1, cq * y1 - sq * lx, z1
+        # (6b): R_{i,i-1} = Rz(-theta_i) Rx(-alpha_{i-1}) on r_{i-1}
+        lx, ly, lz = to_child(ca, sa, cq, sq, lx, ly, lz)
         w[W_RX], w[W_RY], w[W_RZ] = lx, ly, lz
         if not moving:
             w[W_LX], w[W_LY], w[W_LZ] = lx, ly, lz
             continue
-        y1, z1 = ca * wy + sa * wz, ca * wz - sa * wy
-        wx, wy, wz = cq * wx + sq * y1, cq * y1 - sq * wx, z1
-        y1, z1 = ca * ay + sa * az, ca * az - sa * ay
-        ax, ay, az = cq * ax + sq * y1, cq * y1 - sq * ax, z1
+        # (1) w_i = w_{i-1}(i) + qd_i Z (revolute; its x, y: those of w_{i-1}(i));  (3a) a_{i-1}(i)
+        qdi, prismatic = qd[i], row[PRISMATIC] != 0.0
+        wx, wy, wz = angular_velocity(prismatic, qdi, ca, sa, cq, sq, wx, wy, wz)
+        ax, ay, az = to_child(ca, sa, cq, sq, ax, ay, az)
         w[W_PWX], w[W_PWY], w[W_PAZ] = wx, wy, az       # w_{i-1}(i), a_{i-1}(i) . Z: rotor i
-        qdi = qd[i]
-        if row[PRISMATIC] != 0.0:
+        if prismatic:
             # (5) t_i = 2 qd_i w^_{i-1}(i) Z + qdd_i Z;  (6c) alpha_i = t_i + r_{i-1}(i)
             tx, ty, tz = 2.0 * (qdi * wy), 2.0 * -(qdi * wx), qdd[i]
             w[W_TX], w[W_TY], w[W_TZ] = tx, ty, tz
             lx, ly, lz = lx + tx, ly + ty, lz + tz
         else:
-            # (1b) w_i = w_{i-1}(i) + qd_i Z;  (3b) a_i = a_{i-1}(i) + qd_i w^_{i-1}(i) Z + qdd_i Z
+            # (3b) a_i = a_{i-1}(i) + qd_i w^_{i-1}(i) Z + qdd_i Z
             ax, ay, az = ax + qdi * wy, ay - qdi * wx, az + qdd[i]
-            wz = wz + qdi
         # (2) delta_i = w_i (x) w_i;  (4) b_i = a^_i + w^_i w^_i (15 additions)
         dxx, dyy, dzz, dxy, dxz, dyz = wx * wx, wy * wy, wz * wz, wx * wy, wx * wz, wy * wz
         bxx, bxy, bxz = -(dyy + dzz), dxy - az, dxz + ay

@@ -18,9 +18,53 @@ shift is I' = T^T I T with T = [[E, 0], [-p^, E]]:
 
     A' = A + p^ B^T - (B + p^ C) p^,   B' = B + p^ C,   C' = C.
 
+Motion goes the other way, from frame i-1 to frame i: :func:`to_child` turns a vector by
+R_{i,i-1} = Rz(-theta_i) Rx(-alpha_{i-1}), :func:`motion_to_child` is the motion transform X_i of
+a spatial motion vector (Featherstone 2008, eq. 2.24: the linear part moved to O_i by w x p, p =
+O_i in frame i-1, then both turned), and :func:`joint_velocity` is the velocity recursion
+v_i = X_i v_{i-1} + S_i qd_i (Featherstone 2008, Table 5.1 / 7.1), written here once for the
+Newton-Euler recursion (its angular part, :func:`angular_velocity`: Renaud 1987, step (1b)), the
+ABA, the momentum pass and the regressor.
+
 Components are Python floats, numpy columns or values numba compiles (``compiled.py``).
 """
 from __future__ import annotations
+
+
+def to_child(ca, sa, ct, st, x, y, z):
+    """Return a vector of frame i-1 in frame i: Rz(-theta_i) Rx(-alpha_{i-1}) (cos, sin)."""
+    y1, z1 = ca * y + sa * z, ca * z - sa * y
+    return ct * x + st * y1, ct * y1 - st * x, z1
+
+
+def motion_to_child(ca, sa, ct, st, px, py, pz, wx, wy, wz, vx, vy, vz):
+    """Return X_i (w; v): v moved from O_{i-1} to O_i (+ w x p, p in frame i-1), both turned."""
+    vx, vy, vz = vx + (wy * pz - wz * py), vy + (wz * px - wx * pz), vz + (wx * py - wy * px)
+    wx, wy, wz = to_child(ca, sa, ct, st, wx, wy, wz)
+    vx, vy, vz = to_child(ca, sa, ct, st, vx, vy, vz)
+    return wx, wy, wz, vx, vy, vz
+
+
+def angular_velocity(prismatic, qd, ca, sa, ct, st, wx, wy, wz):
+    """Return w_i = R_{i,i-1} w_{i-1} + qd_i z (revolute), the angular part of joint_velocity."""
+    wx, wy, wz = to_child(ca, sa, ct, st, wx, wy, wz)
+    if prismatic:
+        return wx, wy, wz
+    return wx, wy, wz + qd
+
+
+def joint_velocity(prismatic, qd, ca, sa, ct, st, px, py, pz, wx, wy, wz, vx, vy, vz):
+    """
+    Return v_i = X_i v_{i-1} + S_i qd_i: link i's (w; v) at O_i in frame i.
+
+    S_i = (z; 0) for a revolute joint, (0; z) for a prismatic one; ``p`` = O_i in frame i-1
+    (``newton_euler``'s p_{i-1,i}(i-1)); the x and y components of w_i are those of the
+    parent's w in frame i (the rotor's w_{i-1}(i)).
+    """
+    wx, wy, wz, vx, vy, vz = motion_to_child(ca, sa, ct, st, px, py, pz, wx, wy, wz, vx, vy, vz)
+    if prismatic:
+        return wx, wy, wz, vx, vy, vz + qd
+    return wx, wy, wz + qd, vx, vy, vz
 
 
 def rotate_symmetric_z(c, s, xx, yy, zz, xy, xz, yz):
