@@ -81,6 +81,10 @@ class Node:
     def __pos__(self):
         return self
 
+    def __abs__(self):
+        # |x| = x sgn(x): sgn is the graph's one non-smooth operation
+        return self * self._new(self.graph.sign(self.index))
+
     def __repr__(self) -> str:
         return f"Node({self.index}: {self.graph.nodes[self.index][0]})"
 

@@ -11,6 +11,7 @@ theta_i turns cos(q + theta0) into +-cos q or +-sin q) and sgn(qd) for Coulomb f
 from __future__ import annotations
 
 from ..core.algorithms import newton_euler as ne
+from ..core.control.friction import coulomb_level
 from ..core.model.bodies import quarter_turns
 from ..core.transforms import exact_cos_sin
 from .expr import Graph, index_of
@@ -60,8 +61,9 @@ def with_extra_friction(graph: Graph, model, rows, gravity, q: list, qd: list,
     """
     Return tau + F_v2 qd|qd| + F_l |g(q)| sgn(qd) as node indices, where the model has them.
 
-    The friction law's terms beyond the rows' F_v, F_s (``core/control/friction.py``), g(q) the
-    recursion's own gravity torques on the same graph; |x| is x sgn(x).
+    The friction law's terms beyond the rows' F_v, F_s (``core/control/friction.py``; the dry
+    friction's level by its ``coulomb_level``), g(q) the recursion's own gravity torques on the
+    same graph; |x| is x sgn(x) (``expr.Node.__abs__``).
     """
     if not model.has_extra_friction:
         return tau
@@ -74,8 +76,8 @@ def with_extra_friction(graph: Graph, model, rows, gravity, q: list, qd: list,
         t, v, s = g.node(tau[i]), g.node(qd[i]), g.node(g.sign(qd[i]))
         if model.viscous_quadratic[i] != 0.0:
             t = t + float(model.viscous_quadratic[i]) * (v * v * s)
-        if load is not None and model.coulomb_load[i] != 0.0:
-            t = t + float(model.coulomb_load[i]) * (g.node(load[i]) * g.node(g.sign(load[i])) * s)
+        if load is not None and model.coulomb_load[i] != 0.0:     # (F_s: in the rows)
+            t = t + coulomb_level(0.0, float(model.coulomb_load[i]), g.node(load[i])) * s
         out.append(index_of(g, t))
     return out
 

@@ -18,3 +18,19 @@ def test_dag_folds_constants_and_reuses_subexpressions():
     count = g.count([expr, g.neg(g.mul(x, y))])
     assert (count.multiplications, count.additions) == (1, 1)
     assert g.evaluate([expr], {"x": 2.0, "y": 3.0}) == [12.0]
+
+
+def test_abs_of_a_node_is_x_times_its_sign_and_the_friction_level_builds_on_it():
+    """|x| = x sgn(x) (the graph has no abs); the core's dry-friction level runs on nodes."""
+    from robot_dynamics_ros.codegen.expr import Node
+    from robot_dynamics_ros.core.control.friction import coulomb_level
+    g = Graph()
+    x = Node(g, g.var("x"))
+    magnitude = abs(x)
+    assert magnitude.index == g.mul(x.index, g.sign(x.index))
+    level = coulomb_level(0.0, 0.25, x)             # 0 + F_l |x|: the addition of 0 folds away
+    count = g.count([level.index])
+    assert (count.multiplications, count.additions) == (2, 0)
+    for value in (-3.0, 0.0, 2.0):
+        assert g.evaluate([magnitude.index, level.index], {"x": value}) == [abs(value),
+                                                                            0.25 * abs(value)]

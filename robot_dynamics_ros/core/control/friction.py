@@ -65,6 +65,17 @@ def sign(x):
     return 1.0 if x > 0.0 else (-1.0 if x < 0.0 else 0.0)
 
 
+def coulomb_level(coulomb, coulomb_load, load):
+    """
+    Return F_s + F_l |load|: the dry friction's level at a state, written once.
+
+    ``load``: the joint's gravity torque g_j(q) (see the module docstring).  Per joint (floats),
+    element-wise on arrays, or on the code generator's expression nodes (|x| = x sgn(x)), which
+    emit the generated model's term from this text.
+    """
+    return coulomb + coulomb_load * abs(load)
+
+
 def friction_torque(qd, viscous, coulomb, viscous_quadratic=0.0, coulomb_load=0.0, load=0.0):
     """
     F_v qd + F_v2 qd|qd| + (F_s + F_l |load|) sgn(qd): per joint, or element-wise on arrays.
@@ -72,24 +83,32 @@ def friction_torque(qd, viscous, coulomb, viscous_quadratic=0.0, coulomb_load=0.
     ``load``: the joint's gravity torque g_j(q) (see the module docstring).
     """
     return (viscous * qd + viscous_quadratic * qd * abs(qd)
-            + (coulomb + coulomb_load * abs(load)) * sign(qd))
-
-
-def load_coulomb(model, q, gravity) -> np.ndarray:
-    """
-    Return F_l |g(q)| per joint ((n,) or (N, n)): the load's share of the dry friction.
-
-    ``gravity(model, q)``: g(q), e.g. ``core.gravity_torques``.  (Passed in: this law sits
-    below the algorithms, which apply it, and the model, which validates its coefficients.)
-    """
-    return model.coulomb_load * np.abs(gravity(model, q))
+            + coulomb_level(coulomb, coulomb_load, load) * sign(qd))
 
 
 def coulomb_levels(model, q, gravity) -> np.ndarray:
-    """Return F_s + F_l |g(q)| per joint ((n,) or (N, n)): the dry-friction level at ``q``."""
+    """
+    Return F_s + F_l |g(q)| per joint ((n,) or (N, n)): the dry-friction level at ``q``.
+
+    ``gravity(model, q)``: g(q), e.g. ``core.gravity_torques``, called only for a model with
+    load-dependent friction.  (Passed in: this law sits below the algorithms, which apply it,
+    and the model, which validates its coefficients.)
+    """
     if not np.any(model.coulomb_load):
         return np.broadcast_to(model.coulomb, np.shape(q)).copy()
-    return model.coulomb + load_coulomb(model, q, gravity)
+    return coulomb_level(model.coulomb, model.coulomb_load, gravity(model, q))
+
+
+def coulomb_friction(model, load, qd) -> np.ndarray:
+    """
+    Return (F_s + F_l |g(q)|) sgn(qd), the law's dry friction, from the gravity torques ``load``.
+
+    For callers that hold g(q) already (the scalings); ``load`` and ``qd`` of one shape
+    ((n,), (N, n) or more leading dimensions).
+    """
+    if not np.any(model.coulomb_load):
+        return model.coulomb * np.sign(qd)
+    return coulomb_level(model.coulomb, model.coulomb_load, load) * np.sign(qd)
 
 
 def quadratic_viscous(model, qd) -> np.ndarray:
@@ -108,8 +127,8 @@ def extra_friction(model, q, qd, gravity) -> np.ndarray:
     if not model.has_extra_friction:
         return np.zeros_like(qd)
     out = quadratic_viscous(model, qd)
-    if np.any(model.coulomb_load):
-        out = out + load_coulomb(model, q, gravity) * np.sign(qd)
+    if np.any(model.coulomb_load):      # (F_s: the recursion's)
+        out = out + coulomb_level(0.0, model.coulomb_load, gravity(model, q)) * np.sign(qd)
     return out
 
 

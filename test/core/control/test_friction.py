@@ -106,3 +106,19 @@ def test_load_dependent_friction_without_positions_is_refused_by_name():
 def test_per_joint_formula_takes_the_load_it_is_given():
     assert friction_torque(-2.0, 1.0, 3.0, 0.5, 0.1, -40.0) == -2.0 - 2.0 - (3.0 + 4.0)
     assert friction_torque(0.0, 1.0, 3.0, 0.5, 0.1, -40.0) == 0.0
+
+
+def test_coulomb_level_is_the_law_written_out_on_floats_and_arrays():
+    """F_s + F_l |g|, and the scalings' (F_s + F_l |g|) sgn(qd) from it, against the formula."""
+    from robot_dynamics_ros.core.control.friction import coulomb_friction, coulomb_level
+    from further_friction import with_further_friction
+    assert coulomb_level(2.0, 0.1, -40.0) == 2.0 + 0.1 * 40.0
+    model = with_further_friction(RobotModel.named("puma560"), quadratic=0.0, load=0.08,
+                                  coulomb=2.0)
+    rng = np.random.default_rng(5)
+    g, qd = rng.normal(size=(2, 3, 7, model.n))
+    qd[0, 0, :2] = 0.0
+    expected = (model.coulomb + model.coulomb_load * np.abs(g)) * np.sign(qd)
+    np.testing.assert_array_equal(coulomb_friction(model, g, qd), expected)
+    rigid = model.without_friction()
+    np.testing.assert_array_equal(coulomb_friction(rigid, g, qd), np.zeros_like(qd))

@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ...control.friction import quadratic_viscous
+from ...control.friction import coulomb_friction, quadratic_viscous
 from ..uniform import friction_torques
 from .path import Grid, bisected
 from .torques import Torques, torque_functions
@@ -123,14 +123,9 @@ class Collocation:
         """
         Coulomb friction at the points, (F_s + F_l |g(q)|) sgn(q') (m, S, n) (sd > 0).
 
-        The dry friction's level per point, with the load-dependent term of
-        ``control/friction.py`` (c = g(q)).
+        The friction law's dry friction (``control.friction.coulomb_friction``, c = g(q)).
         """
-        model = self._model
-        if not model.coulomb_load.any():
-            return model.coulomb * np.sign(self.points.dq)
-        return (model.coulomb + model.coulomb_load * np.abs(self.points.c)) * \
-            np.sign(self.points.dq)
+        return coulomb_friction(self._model, self.points.c, self.points.dq)
 
     @cached_property
     def coulomb_range(self):

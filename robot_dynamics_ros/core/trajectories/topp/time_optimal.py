@@ -53,7 +53,7 @@ from ...errors import InputError
 from ..limits import Limits, ScalingError, check_count, check_positions, static_feasibility
 from ..result import ScaledTrajectory
 from ..trajectory import JointTrajectory
-from ...control.friction import quadratic_viscous
+from ...control.friction import coulomb_friction, quadratic_viscous
 from ..uniform import admissible_inverse_scale, friction_torques, uniform_scaling
 from .collocation import REFINED, REGULAR, Collocation, GridPoints
 from .constraint_set import path_uniform_factor, resolve
@@ -85,8 +85,7 @@ MAX_TOTAL_STEPS = 200_000   # no grid finer than this (bisection stops; memory ~
 def _validate(model, path, points, s_pts, limits: Limits) -> None:
     """Check positions and static feasibility at path points ``s_pts`` (P,) with their data."""
     check_positions(model, s_pts, points.q, path.where)
-    levels = model.coulomb + model.coulomb_load * np.abs(points.c)    # F_s + F_l |g(q)|
-    static = (points.c + levels * np.sign(points.dq)
+    static = (points.c + coulomb_friction(model, points.c, points.dq)
               if model.coulomb.any() or model.coulomb_load.any() else points.c)
     static_feasibility(model, s_pts, points.c, static, limits, path.where)
 
