@@ -150,23 +150,31 @@ def _plain(model) -> Kernel:
                    lambda q: numpy_jacobian(model, q, None, None, "world"))
 
 
-def _vector(one, many, c, n, slow):
-    """Return f(q, qd, qdd) -> vector (n,) or (N, n) by the kernels ``one``/``many``, else slow."""
-    def call(q, qd, qdd, _one=one, _many=many, _c=c, _n=n, _empty=np.empty, _nd=np.ndarray,
-             _slow=slow):
+def _vector(one, many, c, n, slow, done=True, failure=None):
+    """
+    Return f(q, qd, x) -> vector (n,) or (N, n) by the kernels ``one``/``many``, else ``slow``.
+
+    The kernels write ``out`` and return ``done`` (rnea's: True; the ABA's: 0); any other
+    status sends the call to ``slow``, which checks the arguments and names what is wrong,
+    except 2 (the ABA: B singular), for which ``failure()`` is raised.
+    """
+    def call(q, qd, x, _one=one, _many=many, _c=c, _n=n, _empty=np.empty, _nd=np.ndarray,
+             _slow=slow, _done=done):
         if q.__class__ is _nd:
             try:
                 if q.ndim == 1:
                     out = _empty(_n)
-                    if _one(_c, q, qd, qdd, out):
-                        return out
+                    status = _one(_c, q, qd, x, out)
                 else:
                     out = _empty(q.shape)
-                    if _many(_c, q, qd, qdd, out):
-                        return out
+                    status = _many(_c, q, qd, x, out)
             except TypeError:       # (numba: no compiled version for these argument types)
-                pass
-        return _slow(q, qd, qdd)
+                status = None
+            if status == _done:
+                return out
+            if status == 2 and failure is not None:
+                raise failure()
+        return _slow(q, qd, x)
     return call
 
 
@@ -214,23 +222,4 @@ def _matrix(one, many, c, shape, slow):
 
 def _accelerations(one, many, c, model, slow):
     """Return f(q, qd, tau) -> qdd by the ABA kernels (SingularityError if B is singular)."""
-    n = model.n
-
-    def call(q, qd, tau, _one=one, _many=many, _c=c, _n=n, _empty=np.empty, _nd=np.ndarray,
-             _slow=slow):
-        if q.__class__ is _nd:
-            try:
-                if q.ndim == 1:
-                    out = _empty(_n)
-                    status = _one(_c, q, qd, tau, out)
-                else:
-                    out = _empty(q.shape)
-                    status = _many(_c, q, qd, tau, out)
-            except TypeError:
-                status = 1
-            if status == 0:
-                return out
-            if status == 2:
-                raise singular(model)
-        return _slow(q, qd, tau)
-    return call
+    return _vector(one, many, c, model.n, slow, 0, lambda: singular(model))
