@@ -347,6 +347,20 @@ def static_state(model, ns, q=(0.2, 0.5, -0.7, 0.3, 0.4, 0.1), tau=None):
     return msg
 
 
+def at_rest(node, model, period_ns, q=(0.2, 0.5, -0.7, 0.3, 0.4, 0.1)):
+    """
+    Return (base, feed): ``feed(ks)`` gives ``node`` states at rest stamped base + k period_ns.
+
+    ``base``: 10 s before the node's clock (the stamps of every sample fed stay in its past).
+    """
+    base = node.get_clock().now().nanoseconds - 10_000_000_000
+
+    def feed(ks):
+        for k in ks:
+            node.on_joint_states(static_state(model, base + k * period_ns, q))
+    return base, feed
+
+
 def outputs_of(node):
     from local_node import record
     return record(node, node.effort_output, node.wrench_output, node.contact_output)
@@ -369,17 +383,15 @@ def test_o1_a_far_future_or_negative_stamp_is_refused_on_its_own(ros_env):
     model = puma()
     with observer_node("o1_stamps") as node:
         out = outputs_of(node)
-        base = node.get_clock().now().nanoseconds - 10_000_000_000
-        for k in range(5):
-            node.on_joint_states(static_state(model, base + k * 1_000_000))
+        _, feed = at_rest(node, model, 1_000_000)
+        feed(range(5))
         for bad in ((2 ** 31 - 1) * 1_000_000_000, -5 * 1_000_000_000):
             msg = static_state(model, 0)
             msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(bad, 1_000_000_000)
             node.on_joint_states(msg)
         assert diagnostic_level(node) == DiagnosticStatus.ERROR
         assert node.rejections.counts["stamp"] == 2
-        for k in range(5, 305):
-            node.on_joint_states(static_state(model, base + k * 1_000_000))
+        feed(range(5, 305))
         assert len(out.messages["external_effort"]) == 305
         assert diagnostic_level(node) == DiagnosticStatus.OK
         r = np.array([m.effort for m in out.messages["external_effort"]])
@@ -397,14 +409,12 @@ def test_o1_the_observer_re_anchors_after_max_interval_of_refused_stamps(ros_env
     model = puma()
     with observer_node("o1_anchor") as node:
         out = outputs_of(node)
-        base = node.get_clock().now().nanoseconds - 10_000_000_000
-        for k in range(10):
-            node.on_joint_states(static_state(model, base + k * 1_000_000))
+        base, feed = at_rest(node, model, 1_000_000)
+        feed(range(10))
         node.on_joint_states(static_state(model, node.get_clock().now().nanoseconds
                                           + 500_000_000))
         assert len(out.messages["external_effort"]) == 11
-        for k in range(10, 400):
-            node.on_joint_states(static_state(model, base + k * 1_000_000))
+        feed(range(10, 400))
         refused = node.rejections.counts["stamp"]
         assert 100 <= refused <= 102, refused
         assert node.reanchors == 1
@@ -437,9 +447,8 @@ def test_o2_an_absurd_command_is_refused_and_a_non_finite_residual_is_never_publ
         node.on_command(Float64MultiArray(data=[1e308] * 6))
         node.on_command(Float64MultiArray(data=[0.0] * 5 + [2e6]))
         assert node.rejections.counts["out of range"] == 2
-        base = node.get_clock().now().nanoseconds - 10_000_000_000
-        for k in range(60):
-            node.on_joint_states(static_state(model, base + k * 2_000_000, q))
+        _, feed = at_rest(node, model, 2_000_000, q)
+        feed(range(60))
         r = np.array([m.effort for m in out.messages["external_effort"]])
         t = 2e-3 * np.arange(60)
         np.testing.assert_allclose(r, np.outer(1.0 - np.exp(-K * t), tau_ext), rtol=1e-9,
@@ -450,15 +459,13 @@ def test_o2_an_absurd_command_is_refused_and_a_non_finite_residual_is_never_publ
         update = node.setup.observer.update
         node.setup.observer.update = lambda *args: [float("nan")] * 6
         count = out.count()
-        for k in range(60, 63):
-            node.on_joint_states(static_state(model, base + k * 2_000_000, q))
+        feed(range(60, 63))
         assert out.count() == count and node.resets == 3
         errors = [text for level, text in node.get_logger().lines if level == "error"]
         assert len(errors) == 1 and "not finite" in errors[0], errors
         assert diagnostic_level(node) == DiagnosticStatus.ERROR
         node.setup.observer.update = update
-        for k in range(63, 70):
-            node.on_joint_states(static_state(model, base + k * 2_000_000, q))
+        feed(range(63, 70))
         r = np.array([m.effort for m in out.messages["external_effort"][60:]])
         np.testing.assert_allclose(r, np.outer(1.0 - np.exp(-K * 2e-3 * np.arange(7)), tau_ext),
                                    rtol=1e-9, atol=1e-9)        # restarted from zero

@@ -4,21 +4,10 @@ import numpy as np
 import pytest
 
 from random_robots import random_state
+from task_cases import planar
 from robot_dynamics_ros.core import InputError, RobotModel, SingularityError, jacobian
 from robot_dynamics_ros.core.task_space import (joint_velocities, kinematic_null_space_projector,
                                                 weighted_pseudo_inverse)
-
-
-def planar(lengths, name="planar"):
-    """Build a planar arm in the x-y plane with these link lengths (standard DH, alpha = 0)."""
-    joints = [{"name": f"joint{i + 1}", "type": "revolute",
-               "dh": {"a": a, "alpha": 0.0, "d": 0.0, "theta": 0.0},
-               "limits": {"lower": -3.0, "upper": 3.0, "velocity": 2.0, "effort": 100.0},
-               "link": {"mass": 1.0, "com": [-a / 2, 0.0, 0.0],
-                        "inertia": {"ixx": 0.01, "iyy": 0.1, "izz": 0.1}}}
-              for i, a in enumerate(lengths)]
-    return RobotModel.from_dict({"name": name, "dh_convention": "standard",
-                                 "gravity": [0.0, -9.81, 0.0], "joints": joints})
 
 
 # ------------------------------------------------------------------------------- redundancy
