@@ -1,5 +1,5 @@
 """
-Spatial inertias and forces carried to the parent frame (core/algorithms/spatial_inertia.py).
+Spatial inertias and forces carried to the parent frame, motion to the child (spatial_inertia.py).
 
 Oracle: Featherstone's 6x6 matrices built with numpy (Rigid Body Dynamics Algorithms, Sect. 2.8
 and 2.13): the motion transform X from frame i-1 to frame i of T_{i-1,i} = Rx(alpha)
@@ -77,3 +77,21 @@ def test_force_to_parent_is_the_force_transform():
         got = si.force_to_parent(*f, np.cos(theta), np.sin(theta), a, e, r, np.cos(alpha),
                                  np.sin(alpha))
         np.testing.assert_allclose(got, X.T @ f, atol=1e-13)
+
+
+def test_joint_velocity_is_x_v_plus_s_qd():
+    """v_i = X_i v_{i-1} + S_i qd_i, S = (z; 0) or (0; z); its angular part and X alone."""
+    for theta, alpha, a, e, r, rng in cases():
+        v, qd = rng.normal(size=6), rng.normal()
+        X = transform(theta, alpha, a, e, r)
+        ca, sa, ct, st = np.cos(alpha), np.sin(alpha), np.cos(theta), np.sin(theta)
+        p = (a, e * ca - r * sa, e * sa + r * ca)           # O_i in frame i-1
+        np.testing.assert_allclose(si.motion_to_child(ca, sa, ct, st, *p, *v), X @ v,
+                                   atol=1e-13 * (1 + np.abs(v).max()))
+        for prismatic, axis in ((False, 2), (True, 5)):
+            expected = X @ v
+            expected[axis] += qd
+            got = si.joint_velocity(prismatic, qd, ca, sa, ct, st, *p, *v)
+            np.testing.assert_allclose(got, expected, atol=1e-13 * (1 + np.abs(v).max()))
+            np.testing.assert_allclose(si.angular_velocity(prismatic, qd, ca, sa, ct, st, *v[:3]),
+                                       expected[:3], atol=1e-13 * (1 + np.abs(v).max()))
