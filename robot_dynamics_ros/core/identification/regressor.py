@@ -32,6 +32,7 @@ from ..inputs import joint_arrays
 from ..model.joint_constants import joint_constants
 from ..model.cache import model_constant
 from ..algorithms import gravity_torques
+from ..algorithms.spatial_inertia import angular_velocity
 from .parameters import friction_columns, friction_terms, parameter_layout
 
 CHUNK = 1024
@@ -63,13 +64,14 @@ def _forward(model, q, qd, qdd):
         wp = _cross(pw, p)
         v = tuple(v[k] + c1 + c2 for k, (c1, c2) in enumerate(zip(_cross(pwd, p), _cross(pw, wp))))
         rz = lambda u: (ct * u[0] + st * u[1], ct * u[1] - st * u[0], u[2])  # noqa: E731
-        w, wd, a = rz(pw), rz(pwd), rz(v)
         qdi, qddi = qd[:, i], qdd[:, i]
+        # (7.107) w_i: the one velocity recursion's angular part (its x, y: those of R^T w_{i-1})
+        w = angular_velocity(jc.prismatic, qdi, ca, sa, ct, st, *w)
+        wd, a = rz(pwd), rz(v)
         if jc.prismatic:
             a = (a[0] + 2.0 * qdi * w[1], a[1] - 2.0 * qdi * w[0], a[2] + qddi)
-        else:  # (7.107), (7.108)
+        else:  # (7.108)
             wd = (wd[0] + qdi * w[1], wd[1] - qdi * w[0], wd[2] + qddi)
-            w = (w[0], w[1], w[2] + qdi)
         links.append((w, wd, a, ct, st, d, pw, pwd))
     return links
 
