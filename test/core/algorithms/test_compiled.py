@@ -25,14 +25,20 @@ FUNCTIONS = {"rnea": lambda m, q, qd, qdd: rnea(m, q, qd, qdd),
              "jacobian": lambda m, q, qd, qdd: jacobian(m, q)}
 
 
-def models():
-    rng = np.random.default_rng(31)
-    yield RobotModel.named("puma560"), rng
-    yield RobotModel.named("stanford"), rng
+def models(rng):
+    yield RobotModel.named("puma560")
+    yield RobotModel.named("stanford")
     for n in (1, 3, 7):
         yield RobotModel.from_dict(random_robot_dict(n, rng, "modified", prismatic_prob=0.4,
                                                      with_motors=True, with_friction=True,
-                                                     offsets=True)), rng
+                                                     offsets=True))
+
+
+def states(batch):
+    """Yield (model, q, qd, qdd) of ``batch`` random states: Puma, Stanford, random chains."""
+    rng = np.random.default_rng(31)
+    for model in models(rng):
+        yield (model,) + tuple(random_state(model, rng, batch=batch))
 
 
 def test_the_kernels_compile():
@@ -43,8 +49,7 @@ def test_the_kernels_compile():
 @pytest.mark.parametrize("name", FUNCTIONS)
 def test_batch_rows_equal_single_calls_exactly(name):
     f = FUNCTIONS[name]
-    for model, rng in models():
-        q, qd, qdd = random_state(model, rng, batch=4)
+    for model, q, qd, qdd in states(4):
         batch = f(model, q, qd, qdd)
         for k in range(4):
             np.testing.assert_array_equal(batch[k], f(model, q[k], qd[k], qdd[k]))
@@ -57,8 +62,7 @@ def test_batch_rows_equal_single_calls_exactly(name):
 @pytest.mark.parametrize("name", FUNCTIONS)
 def test_every_input_form_gives_the_same_numbers(name):
     f = FUNCTIONS[name]
-    for model, rng in models():
-        q, qd, qdd = random_state(model, rng, batch=3)
+    for model, q, qd, qdd in states(3):
         expected = f(model, q, qd, qdd)
         wide = np.zeros((3, 2 * model.n))
         wide[:, ::2] = q                                      # a strided view
@@ -94,8 +98,7 @@ def test_bad_input_still_raises_the_named_error(name):
 
 
 def test_plain_python_texts_agree_with_the_compiled_ones():
-    for model, rng in models():
-        q, qd, qdd = random_state(model, rng, batch=3)
+    for model, q, qd, qdd in states(3):
         g, wrench = model.chain.gravity_base, np.zeros((1, 6))
         tau = rnea(model, q, qd, qdd)
         np.testing.assert_allclose(plain.rnea(model, q, qd, qdd, g, wrench), tau, rtol=1e-13,
