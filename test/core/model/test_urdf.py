@@ -245,40 +245,28 @@ def test_lower_limit_above_upper(tmp_path):
     _expect(_error(text, tmp_path), "joint 'j1'", r"lower \(1\) is above upper \(-1\)")
 
 
-@pytest.mark.parametrize("value", ["nan", "NaN", "inf", "-Infinity"])
-def test_non_finite_numbers(tmp_path, value):
-    _expect(_error(GOOD.replace('xyz="0 0 0.1"', f'xyz="0 {value} 0.1"', 1), tmp_path),
-            "joint 'j1' <origin xyz>", "must be finite")
+BAD_VALUES = [     # (text of GOOD, its replacement, what the error names)
+    *(pytest.param('xyz="0 0 0.1"', f'xyz="0 {value} 0.1"',
+                   ("joint 'j1' <origin xyz>", "must be finite"), id=f"non-finite-{value}")
+      for value in ("nan", "NaN", "inf", "-Infinity")),
+    pytest.param('<axis xyz="0 0 1"/>', '<axis xyz="0 0 1e999"/>',
+                 ("joint 'j1' <axis xyz>", "must be finite"), id="beyond-the-float-range"),
+    pytest.param('value="1.0"', 'value="one"',
+                 ("link 'base'", "<mass value>", "'one' is not a number"), id="not-a-number"),
+    pytest.param('rpy="0 0 0"', 'rpy="0 0"', ("joint 'j1' <origin rpy>", "expected 3 numbers"),
+                 id="wrong-count-of-numbers"),
+    pytest.param('value="1.0"', 'value="1e9"',
+                 ("link 'base'", "out of range: at most 1e\\+06 kg"), id="out-of-bounds"),
+    pytest.param('value="1.0"', 'value="-2"', ("link 'base'", "<mass value>: must be >= 0"),
+                 id="negative-mass"),
+    pytest.param(' ixy="0"', "", ("link 'base'", "<inertia ixy>: missing"),
+                 id="missing-inertia-attribute"),
+]
 
 
-def test_number_beyond_the_float_range(tmp_path):
-    _expect(_error(GOOD.replace('<axis xyz="0 0 1"/>', '<axis xyz="0 0 1e999"/>', 1), tmp_path),
-            "joint 'j1' <axis xyz>", "must be finite")
-
-
-def test_not_a_number(tmp_path):
-    _expect(_error(GOOD.replace('value="1.0"', 'value="one"', 1), tmp_path),
-            "link 'base'", "<mass value>", "'one' is not a number")
-
-
-def test_wrong_count_of_numbers(tmp_path):
-    _expect(_error(GOOD.replace('rpy="0 0 0"', 'rpy="0 0"', 1), tmp_path),
-            "joint 'j1' <origin rpy>", "expected 3 numbers")
-
-
-def test_out_of_bounds_value(tmp_path):
-    _expect(_error(GOOD.replace('value="1.0"', 'value="1e9"', 1), tmp_path),
-            "link 'base'", "out of range: at most 1e\\+06 kg")
-
-
-def test_negative_mass(tmp_path):
-    _expect(_error(GOOD.replace('value="1.0"', 'value="-2"', 1), tmp_path),
-            "link 'base'", "<mass value>: must be >= 0")
-
-
-def test_missing_inertia_attribute(tmp_path):
-    _expect(_error(GOOD.replace(' ixy="0"', "", 1), tmp_path), "link 'base'",
-            "<inertia ixy>: missing")
+@pytest.mark.parametrize("old, new, fragments", BAD_VALUES)
+def test_a_bad_value_is_refused_naming_its_element(tmp_path, old, new, fragments):
+    _expect(_error(GOOD.replace(old, new, 1), tmp_path), *fragments)
 
 
 def test_inconsistent_inertia_warns_and_strict_refuses(tmp_path):
