@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from ros_fixtures import *  # noqa: F401,F403
-from ros_fixtures import call_service, private_namespace, service_node
+from ros_fixtures import service_case
 
 from robot_dynamics_ros.core import RobotModel, gravity_torques, rnea
 
@@ -20,22 +20,12 @@ pytestmark = pytest.mark.ros          # starts DDS (see test/conftest.py)
 
 MODEL = RobotModel.named("puma560")
 NAMES = list(MODEL.joint_names)
-NS = private_namespace("ds") + "/robot_dynamics"
 NODE = "dynamics_service"
 RNG = np.random.default_rng(3)
 SERVICES = {"get_mass_matrix": GetMassMatrix, "get_inverse_dynamics": GetInverseDynamics,
             "get_gravity_torques": GetGravityTorques, "get_forward_dynamics": GetForwardDynamics}
 
-
-@pytest.fixture(scope="module")
-def svc(ros_env, ros_client, tmp_path_factory):
-    with service_node(ros_env, ros_client, tmp_path_factory.mktemp("ds"), NS, SERVICES,
-                      {"robot_description": "puma560"}) as node:
-        yield node
-
-
-def call(svc, name, **fields):
-    return call_service(svc, SERVICES, name, **fields)
+NS, svc, call = service_case("ds", SERVICES, {"robot_description": "puma560"})
 
 
 def random_q():

@@ -15,14 +15,13 @@ from robot_dynamics_interfaces.srv import (GetManipulability, GetOperationalSpac
 from robot_dynamics_ros.core import gravity_torques, RobotModel, tool_pose
 from robot_dynamics_ros.core.task_space import dynamic_manipulability, operational_space_model
 from ros_fixtures import *  # noqa: F401,F403
-from ros_fixtures import call_service, private_namespace, service_node
+from ros_fixtures import service_case
 from scipy.spatial.transform import Rotation
 
 pytestmark = pytest.mark.ros          # starts DDS (see test/conftest.py)
 
 MODEL = RobotModel.named("panda")
 NAMES = list(MODEL.joint_names)
-NS = private_namespace("ts") + "/robot_dynamics"
 SERVICES = {"get_operational_space_model": GetOperationalSpaceModel,
             "get_manipulability": GetManipulability,
             "solve_inverse_kinematics": SolveInverseKinematics,
@@ -30,16 +29,7 @@ SERVICES = {"get_operational_space_model": GetOperationalSpaceModel,
 RNG = np.random.default_rng(13)
 ORDER = [3, 0, 6, 1, 5, 2, 4]            # a permuted request order
 
-
-@pytest.fixture(scope="module")
-def svc(ros_env, ros_client, tmp_path_factory):
-    with service_node(ros_env, ros_client, tmp_path_factory.mktemp("ts"), NS, SERVICES,
-                      {"robot_description": "panda"}) as node:
-        yield node
-
-
-def call(svc, name, **fields):
-    return call_service(svc, SERVICES, name, **fields)
+NS, svc, call = service_case("ts", SERVICES, {"robot_description": "panda"})
 
 
 def random_q():

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from ros_fixtures import *  # noqa: F401,F403
-from ros_fixtures import call_service, private_namespace, service_node
+from ros_fixtures import service_case
 
 from robot_dynamics_ros.core import RobotModel, gravity_torques, mass_matrix, rnea
 
@@ -20,21 +20,12 @@ from robot_dynamics_interfaces.srv import (  # noqa: E402
 pytestmark = pytest.mark.ros          # starts DDS (see test/conftest.py)
 
 MODEL = RobotModel.named("puma560")
-NS = private_namespace("gen") + "/robot_dynamics"
 NODE = "dynamics_service"
 SERVICES = {"get_mass_matrix": GetMassMatrix, "get_inverse_dynamics": GetInverseDynamics,
             "get_gravity_torques": GetGravityTorques}
 
-
-@pytest.fixture(scope="module")
-def svc(ros_env, ros_client, tmp_path_factory):
-    with service_node(ros_env, ros_client, tmp_path_factory.mktemp("gen"), NS, SERVICES,
-                      {"robot_description": "puma560", "use_generated_model": True}) as node:
-        yield node
-
-
-def call(svc, name, **fields):
-    return call_service(svc, SERVICES, name, **fields)
+NS, svc, call = service_case("gen", SERVICES, {"robot_description": "puma560",
+                                               "use_generated_model": True})
 
 
 def test_node_warns_once_and_computes_on_the_compiled_kernels(svc):

@@ -294,6 +294,27 @@ def call_service(node, services: dict, name: str, **fields):
     return client.call(clients[name], request)
 
 
+def service_case(tag: str, services: dict, params: dict):
+    """
+    Return (namespace, svc, call) of a test module on one dynamics_service_node process.
+
+    ``svc``: a module fixture (bind it to the name ``svc`` in the module) that starts the node
+    with ``params`` in a namespace private to ``tag`` (:func:`service_node`); ``call(svc, name,
+    **fields)`` calls one of its ``services``.
+    """
+    namespace = private_namespace(tag) + "/robot_dynamics"
+
+    @pytest.fixture(scope="module")
+    def svc(ros_env, ros_client, tmp_path_factory):
+        with service_node(ros_env, ros_client, tmp_path_factory.mktemp(tag), namespace, services,
+                          params) as node:
+            yield node
+
+    def call(node, name, **fields):
+        return call_service(node, services, name, **fields)
+    return namespace, svc, call
+
+
 @pytest.fixture(scope="module")
 def ros_client(ros_env, request):
     client = RosClient(f"test_client_{os.getpid()}")
