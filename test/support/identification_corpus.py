@@ -98,7 +98,8 @@ def tx40_coupling() -> np.ndarray:
 
 
 def _tx40_published(model, config: dict):
-    """Return the model shipped with the data: the URDF's bodies, the configuration's drives.
+    """
+    Return the model shipped with the data: the URDF's bodies, the configuration's drives.
 
     Per joint a reflected rotor inertia Ia qdd, viscous and Coulomb friction fv qd + fs sgn(qd)
     and an offset, and the coupled wrist's motor 6 on joints 5 and 6 as FIGAROH's TX40 example
@@ -133,7 +134,8 @@ def _tx40_config(path: Path) -> dict:
 
 
 def read_tx40(directory: Path, work: Path) -> Recordings:
-    """Read the TX40's motor positions and motor torques as joint positions and torques.
+    """
+    Read the TX40's motor positions and motor torques as joint positions and torques.
 
     Motor positions (rad) become joint positions through the coupling, q = K^-1 q_m, with the
     example's zero offsets of joints 2 and 3 (-pi/2, +pi/2); motor torques become joint torques
@@ -221,7 +223,8 @@ def _with_inertials(urdf: str, rigid: np.ndarray) -> str:
 
 
 def read_ur10e(directory: Path, work: Path, training=tuple(UR10E_RECORDINGS)) -> Recordings:
-    """Read the UR10e recordings (time, q, qd, currents) and the published model.
+    """
+    Read the UR10e recordings (time, q, qd, currents) and the published model.
 
     The bags hold the currents (A) as recorded; the drive-gain file written from the data set's
     ``drvGains`` (torque = gain x current) is the one option the data need.
