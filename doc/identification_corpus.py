@@ -3,9 +3,10 @@ Identify with the defaults from real robots' public logs; compare with the publi
 
     .venv/bin/python doc/identification_corpus.py [ROBOT ...] [--work DIR]
 
-ROBOT: ``ur10e``, ``panda``, ``staubli_tx40`` (default: all).  The TX40's data are in the
-repository (test/data/identification); the others' licences do not allow that, so they are read
-from checkouts under ``$ROBOT_DYNAMICS_CORPUS`` (``$ROBOT_DYNAMICS_CORPUS/dynamic_calibration``,
+ROBOT: ``ur10e``, ``panda``, ``staubli_tx40``, ``kinova_gen3`` (default: all).  The TX40's and
+the Gen3's data are in the repository (test/data/identification); the others' licences do not
+allow that, so they are read from checkouts under ``$ROBOT_DYNAMICS_CORPUS``
+(``$ROBOT_DYNAMICS_CORPUS/dynamic_calibration``,
 ``$ROBOT_DYNAMICS_CORPUS/FrankaEmikaPandaDynModel``; the commits are in
 test/data/identification/README.md).  The readers are those of the tests,
 ``test/support/identification_corpus.py``.  For each robot and training recording this script

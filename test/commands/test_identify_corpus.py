@@ -24,9 +24,12 @@ COUPLED_WRIST = pytest.mark.xfail(strict=True, reason=(
     "model's error and the command refuses to write (doc/identification.md)"))
 
 
-CASES = [pytest.param(robot, id=robot.name,
-                      marks=[COUPLED_WRIST] if robot.name == "staubli_tx40" else [])
-         for robot in CORPUS]
+NOT_EXCITED = pytest.mark.xfail(strict=True, reason=(
+    "the Gen3's recordings move joints 2 and 5 one way only: Coulomb friction and offset are the "
+    "same column there, and identify refuses ('the data do not excite these base parameters'), "
+    "even with --force, instead of keeping them at the file's values (issue 28 item 2)"))
+KNOWN = {"staubli_tx40": [COUPLED_WRIST], "kinova_gen3": [NOT_EXCITED]}
+CASES = [pytest.param(robot, id=robot.name, marks=KNOWN.get(robot.name, [])) for robot in CORPUS]
 
 
 @pytest.mark.parametrize("robot", CASES)

@@ -186,6 +186,34 @@ def read_panda(directory: Path, work: Path) -> Recordings:
                       ("panda_validation", *parts["validation"]), published)
 
 
+# --- Kinova Gen3: joint-torque sensors (Chiha's pyDynaMapp recordings) ----------------------
+
+def read_kinova(directory: Path, work: Path) -> Recordings:
+    """
+    Read two recordings of a Kinova Gen3's joint-torque sensors: one trains, the other validates.
+
+    Columns: the sample index (1 ms), positions, velocities and the sensors' torques (``TorqueSm``
+    of the source; its ``Torque`` columns are its own model's, ``TorqueCur`` the currents').
+    The published model is the vendor's URDF as the data set ships it, which has no friction.
+    """
+    urdf = directory / "gen3.urdf"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")      # two of Kinova's link inertias are not real bodies
+        model = RobotModel.from_urdf(urdf)
+    rigid = model.rigid()
+
+    def recording(name):
+        data = np.loadtxt(directory / f"{name}_sensor.csv.gz", delimiter=",", skiprows=1)
+        return (Recording(name, data[:, 0] * 1e-3, data[:, 1:8], data[:, 8:15], data[:, 15:22]),
+                data[:, 15:22])
+
+    def published(d):
+        return rnea(rigid, d.q, d.qd, d.qdd)
+    training = {"opti_traj_testing1": recording("opti_traj_testing1")}
+    return Recordings(model, str(urdf), [], training,
+                      ("opti_traj_testing2", *recording("opti_traj_testing2")), published)
+
+
 # --- UR10e: motor currents (Mamedov et al., dynamic_calibration) ----------------------------
 
 UR10E_LINKS = ["shoulder_link", "upper_arm_link", "forearm_link", "wrist_1_link", "wrist_2_link",
@@ -266,6 +294,8 @@ CORPUS = (
     Robot("staubli_tx40", "Staubli", "motor torques from currents, coupled wrist",
           "thanhndv212/figaroh-examples", "c0b5c7f0fda10078be55104f9ee76ac106b7a5ee",
           "Apache-2.0", True, read_tx40),
+    Robot("kinova_gen3", "Kinova", "joint-torque sensors", "wissem01chiha/dynamic-identification",
+          "ba6035215f0186bbaab65d79c7247f65a219abf8", "MIT", True, read_kinova),
 )
 
 
