@@ -21,91 +21,45 @@ jittered stamps) this script
 """
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
 import tempfile
-import warnings
 from pathlib import Path
 
 import numpy as np
 
-from robot_dynamics_ros.bags import write_joint_states
-from robot_dynamics_ros.core import RobotModel, rnea
-from robot_dynamics_ros.core.identification import predicted_effort
-from robot_dynamics_ros.core.identification.drives import gains_from_file
-from robot_dynamics_ros.core.identification.pipeline import (IdentificationOptions, Recording,
-                                                             identify_recordings,
-                                                             prepare_validation)
-from robot_dynamics_ros.core.identification.validation import rms
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "test" / "support"))
+
+from identification_corpus import (UR10E_RECORDINGS as RECORDINGS,  # noqa: E402
+                                   UR10E_VALIDATION as VALIDATION, read_ur10e)
+from robot_dynamics_ros.bags import write_joint_states  # noqa: E402
+from robot_dynamics_ros.core import RobotModel  # noqa: E402
+from robot_dynamics_ros.core.identification import predicted_effort  # noqa: E402
+from robot_dynamics_ros.core.identification.drives import gains_from_file  # noqa: E402
+from robot_dynamics_ros.core.identification.pipeline import (  # noqa: E402
+    IdentificationOptions, identify_recordings, prepare_validation)
+from robot_dynamics_ros.core.identification.validation import rms  # noqa: E402
 
 CLI = [sys.executable, "-m", "robot_dynamics_ros.commands.cli"]
-LINKS = ["shoulder_link", "upper_arm_link", "forearm_link", "wrist_1_link", "wrist_2_link",
-         "wrist_3_link"]
-RECORDINGS = ["ur-20_02_10-30sec_12harm", "ur-20_02_12-40sec_12harm", "ur-20_02_12-50sec_12harm",
-              "ur-20_02_19_14harm50sec", "ur-20_02_19_15harm50sec"]
-VALIDATION = "ur-20_01_17-ptp_10_points"
-
-
-def _published(clone: Path):
-    text = (clone / "UR10E_parameters.txt").read_text()
-
-    def values(name):
-        return np.array([float(x) for x in re.search(name + r" = \[(.*?)\]", text,
-                                                     re.S).group(1).split()])
-    return (values("drvGains"), values("pi_rgd").reshape(6, 10), values("pi_drvs"),
-            values("pi_frcn").reshape(6, 3))
-
-
-def _with_inertials(urdf: str, rigid: np.ndarray) -> str:
-    """Return the URDF with the published inertials (per link Ixx..Izz, h, m about its frame)."""
-    for name, (ixx, ixy, ixz, iyy, iyz, izz, hx, hy, hz, m) in zip(LINKS, rigid):
-        c = np.array([hx, hy, hz]) / m
-        about_origin = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
-        at_com = about_origin - m * (c @ c * np.eye(3) - np.outer(c, c))
-        numbers = [float(x) for x in (m, *c, at_com[0, 0], at_com[0, 1], at_com[0, 2],
-                                      at_com[1, 1], at_com[1, 2], at_com[2, 2])]
-        inertial = ('<inertial><mass value="%r"/><origin rpy="0 0 0" xyz="%r %r %r"/><inertia '
-                    'ixx="%r" ixy="%r" ixz="%r" iyy="%r" iyz="%r" izz="%r"/></inertial>' %
-                    tuple(numbers))
-        urdf = re.sub(r'(<link name="%s">.*?)<inertial>.*?</inertial>' % name,
-                      lambda match: match.group(1) + inertial, urdf, flags=re.S)
-    return urdf
-
-
-def _recording(clone: Path, name: str, gains) -> tuple[Recording, np.ndarray]:
-    path = next(clone.glob(f"dataset_ur10e/*/{name}.csv"))
-    data = np.loadtxt(path, delimiter=",")
-    t = data[:, 0] - data[0, 0]
-    return Recording(name, t, data[:, 1:7], data[:, 7:13], data[:, 13:19] * gains), data
 
 
 def main() -> int:
+    """Identify from each recording and from all five; print the ratios to the published model."""
     clone = Path(sys.argv[1])
     work = Path(sys.argv[2]) if len(sys.argv) > 2 else Path(tempfile.mkdtemp(prefix="ur10e_"))
     work.mkdir(parents=True, exist_ok=True)
-    gains, rigid, armature, friction = _published(clone)
-    urdf_text = (clone / "URe/urdf/ur10e.urdf").read_text()
-    urdf = work / "ur10e.urdf"
-    urdf.write_text(urdf_text)
-    model = RobotModel.from_urdf(urdf)
-    (work / "gains.yaml").write_text("".join(f"{j}: {float(g)!r}\n"
-                                             for j, g in zip(model.joint_names, gains)))
+    data = read_ur10e(clone, work)         # the readers of the tests' corpus
+    model, urdf, published = data.model, Path(data.robot), data.published
+    gains_path = Path(data.arguments[1])
+    (work / "gains.yaml").write_text(gains_path.read_text())
     drive = gains_from_file(model, work / "gains.yaml")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")      # the published inertias are on the cone's edge
-        published_rigid = RobotModel.from_urdf(_with_inertials(urdf_text, rigid),
-                                               accept_inconsistent_inertia=True).rigid()
-
-    def published(d):
-        return (rnea(published_rigid, d.q, d.qd, d.qdd) + armature * d.qdd
-                + friction[:, 0] * d.qd + friction[:, 1] * np.sign(d.qd) + friction[:, 2])
-
+    parts = dict(data.training)
+    parts[data.validation[0]] = data.validation[1:]
     recordings = {}
     for name in RECORDINGS + [VALIDATION]:
-        rec, raw = _recording(clone, name, gains)
+        rec, currents = parts[name]
         recordings[name] = rec
-        write_joint_states(work / name, model.joint_names, rec.t, rec.q, rec.qd, raw[:, 13:19])
+        write_joint_states(work / name, model.joint_names, rec.t, rec.q, rec.qd, currents)
     print("joint:", " ".join(f"{j:>10.10}" for j in model.joint_names))
     for name in RECORDINGS:
         out = work / f"{name}_identified.yaml"

@@ -1,0 +1,126 @@
+"""
+Identify with the defaults from real robots' public logs; compare with the published models.
+
+    .venv/bin/python doc/identification_corpus.py [ROBOT ...] [--work DIR]
+
+ROBOT: ``ur10e``, ``panda``, ``staubli_tx40``, ``kinova_gen3`` (default: all).  The TX40's and
+the Gen3's data are in the repository (test/data/identification); the others' licences do not
+allow that, so they are read from checkouts under ``$ROBOT_DYNAMICS_CORPUS``
+(``$ROBOT_DYNAMICS_CORPUS/dynamic_calibration``,
+``$ROBOT_DYNAMICS_CORPUS/FrankaEmikaPandaDynModel``; the commits are in
+test/data/identification/README.md).  The readers are those of the tests,
+``test/support/identification_corpus.py``.  For each robot and training recording this script
+
+1. writes the training recording and the validation recording as rosbag2 bags of
+   sensor_msgs/JointState (efforts as recorded: currents, or torques);
+2. runs ``robot-dynamics identify ROBOT TRAIN --validate VALIDATION -o FILE`` with the defaults
+   and only what the data need to be read (the UR10e's drive gains), and says whether it wrote
+   the file; where it refused, it runs again with ``--force`` to get the figures;
+3. compares, joint by joint, the torque RMS error of the file written and of the published
+   model (friction included) on the same samples: the training recording's held-out share (the
+   same identification run in Python, which holds out the same samples) and the validation
+   recording (filtered at the cut-off the command chose).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "test" / "support"))
+
+from identification_corpus import (CORPUS, chosen_factor, compare, source,  # noqa: E402
+                                   validation_samples, write_bags)
+from robot_dynamics_ros.core import RobotModel  # noqa: E402
+from robot_dynamics_ros.core.identification.drives import gains_from_file  # noqa: E402
+from robot_dynamics_ros.core.identification.pipeline import (  # noqa: E402
+    IdentificationOptions, identify_recordings)
+
+CLI = [sys.executable, "-m", "robot_dynamics_ros.commands.cli"]
+
+
+def _identify(recordings, bag, validation, out):
+    """Run the command with the defaults; return (wrote, its output, the model written)."""
+    command = CLI + ["identify", recordings.robot, str(bag), "--validate", str(validation),
+                     "-o", str(out), *recordings.arguments]
+    run = subprocess.run(command, capture_output=True, text=True)
+    wrote = run.returncode == 0
+    if not wrote:
+        refusal = [line for line in run.stderr.splitlines() if "identify:" in line]
+        print("    refused: " + (refusal[-1] if refusal else run.stderr[-400:]))
+        run = subprocess.run(command + ["--force"], capture_output=True, text=True)
+        if run.returncode != 0:
+            print(run.stderr[-2000:])
+            return wrote, run.stdout, None
+    side = [line for line in run.stderr.splitlines() if "efforts taken as" in line]
+    print("    " + (side[0] if side else ""))
+    return wrote, run.stdout, RobotModel.from_yaml(out)
+
+
+def _options(recordings) -> IdentificationOptions:
+    """Return the options the command uses for these arguments (its defaults otherwise)."""
+    if "--torque-constant" in recordings.arguments:
+        gains = gains_from_file(recordings.model, recordings.arguments[1])
+        return IdentificationOptions(gear_ratios=gains.gear_ratios, torque_side="motor")
+    return IdentificationOptions(torque_side="auto")
+
+
+def _row(label, count, ours, theirs) -> str:
+    cells = " | ".join(f"{a:.3g} / {b:.3g} = **{a / b:.2f}**" for a, b in zip(ours, theirs))
+    return f"| {label} ({count}) | {cells} |"
+
+
+def run_robot(robot, work: Path) -> None:
+    """Identify from each training recording of ``robot`` and print its table."""
+    directory, reason = source(robot)
+    if directory is None:
+        print(f"{robot.name}: skipped: {reason}")
+        return
+    recordings = robot.read(directory, work)
+    names = recordings.model.joint_names
+    print(f"\n{robot.name} ({robot.maker}, {robot.sensor}): identified / published torque "
+          "RMS error, N m")
+    print("| recording (samples) | " + " | ".join(names) + " |")
+    print("| --- |" + " --- |" * len(names))
+    for name in recordings.training:
+        bags, validation = write_bags(recordings, work / name, [name])
+        wrote, report, identified = _identify(recordings, bags[0], validation,
+                                              work / name / "identified.yaml")
+        if identified is None:
+            continue
+        factor = chosen_factor(report)
+        fit = identify_recordings(recordings.model, [recordings.training[name][0]],
+                                  _options(recordings))
+        held = fit.held_out
+        print(_row(f"{name}: held-out share{'' if wrote else ' (refused, --force)'}",
+                   held.t.size, *compare(recordings, identified, held)))
+        data = validation_samples(recordings, factor)
+        print(_row(f"{name} -> {recordings.validation[0]}", data.t.size,
+                   *compare(recordings, identified, data)))
+
+
+def main() -> int:
+    """Run the robots named on the command line (all by default) and print their tables."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("robots", nargs="*", default=[r.name for r in CORPUS])
+    parser.add_argument("--work", type=Path, default=None)
+    args = parser.parse_args()
+    work = args.work or Path(tempfile.mkdtemp(prefix="corpus_"))
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    known = {r.name: r for r in CORPUS}
+    for name in args.robots:
+        if name not in known:
+            parser.error(f"unknown robot {name!r}: one of {', '.join(known)}")
+        np.seterr(all="ignore")
+        run_robot(known[name], work / name)
+    print(f"files in {work}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
