@@ -37,6 +37,7 @@ NODES = 200           # nodes of the third-order pass (the output's points), uni
 #                       time-optimal law's time
 ROUNDS = 2            # linear programs (the first frozen at the time-optimal law)
 MARGIN = 2e-4         # kept in hand for the controller's re-sampling
+REST = 1e-12         # x of the time-optimal law at most this times its largest: a rest point
 MAX_ROUNDS = 4        # re-checks of the output, each slowing it further if needed
 
 
@@ -88,24 +89,34 @@ def jerk_limited_scaling(model, path, constraints=None, dynamics=None,
     names, t0 = optimal.trajectory.joint_names, float(optimal.trajectory.times[0])
     grid_path = _c2_path(path, model.joint_names)
     s = _nodes(optimal.law, grid_path.knots)
-    data = NodeData(carried, grid_path, s, torque_functions(carried, dynamics), resolved.path)
-    upper = np.minimum(np.interp(s, optimal.law.s, optimal.law.x),
-                       (limits.velocity ** 2 / np.maximum(data.points.dq ** 2, 1e-300)).min(1))
-    x, active = upper, None
+    torques = torque_functions(carried, dynamics)
+    upper = np.interp(s, optimal.law.s, optimal.law.x)
+    data = NodeData(carried, grid_path, s, torques, resolved.path,
+                    rest=upper <= REST * upper.max())
+    upper = np.minimum(upper, (limits.velocity ** 2 /
+                               np.maximum(data.points.dq ** 2, 1e-300)).min(axis=1))
+    x, warm = upper, None
     for rnd in range(ROUNDS):
-        x, u, active = solve(data, limits, upper, x, first=rnd == 0, active=active)
+        x, u, warm = solve(data, limits, upper, x, first=rnd == 0, warm=warm)
     p = data.points
-    traj = JointTrajectory(names, t0 + node_times(s, x, u), p.q, p.dq * np.sqrt(x)[:, None],
-                           p.dq * u[:, None] + p.ddq * x[:, None])
-    scaled = uniform_scaling(carried, traj, limits, samples=1000,
-                             min_scale=path_uniform_factor(carried, traj, resolved.path))
+    qd, qdd = p.dq * np.sqrt(x)[:, None], p.dq * u[:, None] + p.ddq * x[:, None]
+    effort = torques.rnea(p.q, qd, qdd)                    # the feedforward at every point
+    traj = JointTrajectory(names, t0 + node_times(data, x, u), p.q, qd, qdd, effort)
+    # re-checked as it is; slowed (uniformly) only where the check asks for it
+    scaled = ScaledTrajectory(trajectory=traj, method="jerk_limited", scale_factor=1.0,
+                              duration=float(traj.times[-1]), original_duration=float("nan"),
+                              sample_times=traj.times, torques=effort, original_times=traj.times,
+                              original_torques=effort, path_times=s, limits=limits)
     for _ in range(MAX_ROUNDS):
         usage = recheck(carried, scaled.trajectory, limits, resolved.path)
         worst = max(usage.values())
         if worst <= 1.0 + MARGIN:
             return _result(scaled, optimal)
-        factor = max(usage["jerk"] ** (1 / 3), np.sqrt(worst)) * (1.0 + MARGIN)
-        scaled = _slower(carried, scaled, factor, limits)    # (effort: the slower one's)
+        # (jerk scales by 1/c^3, velocity by 1/c, acceleration by 1/c^2, torque: uniform_scaling)
+        factor = max(usage["jerk"] ** (1 / 3), usage["velocity"],
+                     np.sqrt(usage["acceleration"]),
+                     path_uniform_factor(carried, scaled.trajectory, resolved.path))
+        scaled = _slower(carried, scaled, factor * (1.0 + MARGIN), limits)   # (its effort)
     raise ScalingError("jerk_limited: the law still exceeds a limit after "
                        f"{MAX_ROUNDS} re-checks ({usage})")
 

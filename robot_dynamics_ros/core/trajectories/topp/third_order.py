@@ -52,14 +52,27 @@ TRUST = 1.5           # a program after the first may raise x to this times its 
 X_FLOOR = 1e-6        # reference x below this fraction of its largest: treated as this
 MAX_CUTS = 30        # rounds of constraint generation per program
 CUT_TOLERANCE = 1e-9  # a row broken by more than this (scaled) is added
+INNER, FROM_REST, TO_REST = 0, 1, 2      # the kinds of step
 GAUSS = np.polynomial.legendre.leggauss(5)
 
 
 class NodeData:
-    """The path and its torque coefficients at the nodes, and the path's q''' on each step."""
+    """
+    The path and its torque coefficients at the nodes, and the path's q''' on each step.
 
-    def __init__(self, model, path, s, torques, path_constraints=()):
+    ``rest``: the nodes where the law is at rest (the ends, and where the time-optimal law
+    stops: a flat point of the path); each step is inner, from rest or to rest (``kind``).
+    """
+
+    def __init__(self, model, path, s, torques, path_constraints=(), rest=None):
         self.s = s
+        self.rest = np.zeros(s.size, bool) if rest is None else rest.copy()
+        self.rest[[0, -1]] = True
+        if np.any(self.rest[1:] & self.rest[:-1]):
+            k = int(np.argmax(self.rest[1:] & self.rest[:-1]))
+            raise ScalingError(f"jerk_limited: the law would rest on a whole step near "
+                               f"s = {s[k]:.6g}: no motion there within the limits")
+        self.kind = np.where(self.rest[:-1], FROM_REST, np.where(self.rest[1:], TO_REST, INNER))
         self.delta = np.diff(s)
         p = point_data(model, path, [(s, "right")], torques)[0]
         self.points = p
@@ -71,6 +84,7 @@ class NodeData:
         self.viscous = model.viscous * p.dq                  # F_v q' (times sd)
         self.path_rows = [c.coefficients(model, p.q, p.dq, p.ddq, np.ones(s.size))
                           for c in path_constraints]
+        self.mid_dq = path.sample(0.5 * (s[1:] + s[:-1]))[1]      # q' at the steps' middles
 
 
 def _block(terms, lower, upper):
@@ -131,6 +145,16 @@ def _node_rows(data: NodeData, limits, reference):
         Xp, Up = np.repeat(k, m), np.repeat(N + 1 + k, m)
         blocks += _block([(Xp, b[k].ravel()), (Up, a[k].ravel())],
                          (lower[k] - c[k]).ravel(), (upper[k] - c[k]).ravel())
+    # velocity in the middle of the inner steps (x there: x_i + Delta (0.75 u_i + 0.25 u_i+1)),
+    # where x, quadratic in s, may bulge above its values at the nodes
+    i = np.flatnonzero(data.kind == INNER)
+    shape = (i.size, p.q.shape[1])
+    d = np.broadcast_to(data.delta[i][:, None], shape).ravel()
+    dq2 = (data.mid_dq[i] ** 2).ravel()
+    rep = (lambda v: np.broadcast_to(v[:, None], shape).ravel())
+    blocks += _block([(rep(i), dq2), (rep(N + 1 + i), 0.75 * d * dq2),
+                      (rep(N + 2 + i), 0.25 * d * dq2)], np.full(dq2.size, -np.inf),
+                     np.broadcast_to(limits.velocity ** 2, shape).ravel())
     return blocks
 
 
@@ -158,42 +182,51 @@ def _jerk_rows(data: NodeData, jerk, reference):
         for sign in (1.0, -1.0):
             signed = [(col, sign * coef) for col, coef in terms] + [(x_col, slope)]
             blocks.extend(_block(signed, np.full(level.size, -np.inf), 1.5 * level))
-    inner = np.arange(1, N - 1)
+    inner = np.flatnonzero(data.kind == INNER)
     for k, own in ((inner, 0), (inner + 1, 1)):
         slope = p.dq[k] / d[inner][:, None]
         three = 3.0 * p.ddq[k]
         add(k, reference[k], data.q3[inner],
             [(U + inner, -slope + (three if own == 0 else 0.0)),
              (U + inner + 1, slope + (three if own == 1 else 0.0))])
-    for step, node, far, sign in ((0, 1, 0, 1.0), (N - 1, N - 1, N, -1.0)):
-        one, rate = np.array([node]), sign / (3.0 * d[step])      # sddd / sd_node per u_node
-        add(one, reference[one], np.zeros((1, n)), [(U + one, (p.dq[far] * rate)[None, :])])
-        add(one, reference[one], data.q3[step][None, :],
-            [(U + one, (p.dq[node] * rate + 3.0 * p.ddq[node])[None, :])])
+    for kind, shift, sign in ((FROM_REST, 1, 1.0), (TO_REST, 0, -1.0)):
+        step = np.flatnonzero(data.kind == kind)
+        node, far = step + shift, step + 1 - shift
+        rate = sign / (3.0 * d[step])[:, None]            # sddd / sd_node per unit of u_node
+        add(node, reference[node], np.zeros((step.size, n)), [(U + node, p.dq[far] * rate)])
+        add(node, reference[node], data.q3[step],
+            [(U + node, p.dq[node] * rate + 3.0 * p.ddq[node])])
     return blocks
 
 
 def _equalities(data: NodeData):
-    """x_{i+1} = x_i + Delta_i (u_i + u_{i+1}) inside; x_1 = 1.5 Delta_0 u_1 and its mirror."""
-    N, d = data.s.size - 1, data.delta
-    inner = np.arange(1, N - 1)
-    r = np.arange(inner.size)
-    rows = np.concatenate([r, r, r, r, [inner.size] * 2, [inner.size + 1] * 2])
+    """
+    Return the steps' equalities: x_{i+1} = x_i + Delta_i (u_i + u_{i+1}) on inner steps.
+
+    From rest with constant path jerk, x_{i+1} = 1.5 Delta_i u_{i+1}; to rest, its mirror
+    x_i = -1.5 Delta_i u_i.
+    """
+    N, d, kind = data.s.size - 1, data.delta, data.kind
+    inner, start, end = (np.flatnonzero(kind == k) for k in (INNER, FROM_REST, TO_REST))
+    a, b, c = inner.size, start.size, end.size
+    r = np.arange(a)
+    rows = np.concatenate([r, r, r, r, a + np.arange(b), a + np.arange(b),
+                           a + b + np.arange(c), a + b + np.arange(c)])
     cols = np.concatenate([inner + 1, inner, N + 1 + inner, N + 2 + inner,
-                           [1, N + 2], [N - 1, 2 * N]])
-    vals = np.concatenate([np.ones(r.size), -np.ones(r.size), -d[inner], -d[inner],
-                           [1.0, -1.5 * d[0]], [1.0, 1.5 * d[N - 1]]])
-    A = sparse.csr_matrix((vals, (rows, cols)), shape=(inner.size + 2, 2 * (N + 1)))
-    return A, np.zeros(inner.size + 2)
+                           start + 1, N + 2 + start, end, N + 1 + end])
+    vals = np.concatenate([np.ones(a), -np.ones(a), -d[inner], -d[inner],
+                           np.ones(b), -1.5 * d[start], np.ones(c), 1.5 * d[end]])
+    A = sparse.csr_matrix((vals, (rows, cols)), shape=(a + b + c, 2 * (N + 1)))
+    return A, np.zeros(a + b + c)
 
 
-def solve(data: NodeData, limits, upper, reference, first: bool, active=None):
+def solve(data: NodeData, limits, upper, reference, first: bool, warm=None):
     """
     One linear program: the fastest (x, u) at the nodes with the rows frozen at ``reference``.
 
     ``upper``: x's upper bound at each node (the time-optimal law, the velocity limits);
-    ``first``: no trust region (the reference is ``upper`` itself); ``active``: rows to start
-    from (the last program's binding ones).  Returns (x, u, the binding rows).
+    ``first``: no trust region (the reference is ``upper`` itself); ``warm``: the last
+    program's rows and basis, to start from.  Returns (x, u, this program's rows and basis).
 
     Most rows never bind, so the program is solved on a subset of them (constraint generation,
     as cutting-plane methods do): the rows the solution breaks are added and it is solved again,
@@ -207,8 +240,7 @@ def solve(data: NodeData, limits, upper, reference, first: bool, active=None):
     np.maximum(b_ub, 0.0, out=b_ub)       # rest (x = u = 0) stays admissible (static: checked)
     A_eq, b_eq = _equalities(data)
     x_max = upper if first else np.minimum(upper, TRUST * ref)
-    x_max = x_max.copy()
-    x_max[[0, -1]] = 0.0
+    x_max = np.where(data.rest, 0.0, x_max)
     scale = np.empty(2 * (N + 1))
     scale[:N + 1] = np.maximum(x_max, 1e-9 * x_max.max())
     scale[N + 1:] = x_max.max() * 20.0 / (data.s[-1] - data.s[0])
@@ -216,14 +248,19 @@ def solve(data: NodeData, limits, upper, reference, first: bool, active=None):
     weight = np.zeros(2 * (N + 1))
     weight[:N + 1] = -span / ref ** 1.5 * scale[:N + 1]
     weight /= np.abs(weight).max()
-    A_ub, A_eq = A_ub @ sparse.diags(scale), (A_eq @ sparse.diags(scale)).tocsr()
+    A_ub.data *= scale[A_ub.indices]
+    A_eq.data *= scale[A_eq.indices]
     bounds = np.column_stack([np.concatenate([np.zeros(N + 1), np.full(N + 1, -np.inf)]),
                               np.concatenate([x_max / scale[:N + 1], np.full(N + 1, np.inf)])])
-    bounds[[N + 1, 2 * N + 1]] = 0.0
-    norm = np.maximum(np.sqrt(A_ub.multiply(A_ub).sum(axis=1)).A1, 1e-300)
+    bounds[N + 1 + np.flatnonzero(data.rest)] = 0.0
+    norm = np.sqrt(np.maximum(np.add.reduceat(A_ub.data ** 2, A_ub.indptr[:-1]), 1e-300))
     program = _Program(weight, bounds, A_eq, b_eq)
-    rows = np.zeros(b_ub.size, bool) if active is None else active.copy()
-    program.add(A_ub[rows], b_ub[rows])
+    order = np.zeros(0, int) if warm is None else warm[0]
+    program.add(A_ub, order, b_ub)
+    if warm is not None:
+        program.h.setBasis(warm[1])
+    rows = np.zeros(b_ub.size, bool)
+    rows[order] = True
     for _ in range(MAX_CUTS):
         z = program.run()
         slack = (b_ub - A_ub @ z) / norm
@@ -231,10 +268,11 @@ def solve(data: NodeData, limits, upper, reference, first: bool, active=None):
         if not broken.any():
             break
         new = _worst_per_node(np.flatnonzero(broken), slack, group)
-        program.add(A_ub[new], b_ub[new])
+        program.add(A_ub, new, b_ub)
         rows[new] = True
+        order = np.concatenate([order, new])
     z = z * scale
-    return np.maximum(z[:N + 1], 0.0), z[N + 1:], rows & (slack < CUT_TOLERANCE)
+    return np.maximum(z[:N + 1], 0.0), z[N + 1:], (order, program.h.getBasis())
 
 
 def _worst_per_node(broken, slack, group):
@@ -255,17 +293,21 @@ class _Program:
         h.addVars(cost.size, np.where(np.isfinite(bounds[:, 0]), bounds[:, 0], -inf),
                   np.where(np.isfinite(bounds[:, 1]), bounds[:, 1], inf))
         h.changeColsCost(cost.size, np.arange(cost.size, dtype=np.int32), cost)
-        self._add(A_eq, b_eq, b_eq)
+        self._add(A_eq, np.arange(b_eq.size), b_eq, b_eq)
 
-    def _add(self, A, lower, upper):
-        if A.shape[0]:
-            A = A.tocsr()
-            self.h.addRows(A.shape[0], lower, upper, A.nnz, A.indptr[:-1].astype(np.int32),
-                           A.indices.astype(np.int32), A.data)
+    def _add(self, A, rows, lower, upper):
+        """Add the rows ``rows`` of the CSR matrix ``A`` (indices) with their bounds."""
+        if not rows.size:
+            return
+        begin, count = A.indptr[rows], np.diff(A.indptr)[rows]
+        starts = np.concatenate([[0], np.cumsum(count)[:-1]])
+        take = np.repeat(begin - starts, count) + np.arange(count.sum())
+        self.h.addRows(rows.size, lower, upper, take.size, starts.astype(np.int32),
+                       A.indices[take].astype(np.int32), A.data[take])
 
-    def add(self, A, upper):
-        """Add the rows A z <= upper."""
-        self._add(A, np.full(upper.size, -highspy.kHighsInf), upper)
+    def add(self, A, rows, upper):
+        """Add the rows ``rows`` (indices) of A z <= upper."""
+        self._add(A, rows, np.full(rows.size, -highspy.kHighsInf), upper[rows])
 
     def run(self) -> np.ndarray:
         h = self.h
@@ -277,21 +319,25 @@ class _Program:
         return np.array(h.getSolution().col_value)
 
 
-def node_times(s, x, u):
+def node_times(data: NodeData, x, u):
     """
     Return the law's time at every node (from 0).
 
-    Inner steps: int ds / sqrt(x(s)) with x quadratic in s, by 5-point Gauss-Legendre; end steps
-    (constant path jerk from rest): 2 sd / abs(sdd) at their inner node.
+    Inner steps: int ds / sqrt(x(s)) with x quadratic in s, by 5-point Gauss-Legendre; steps
+    from or to rest (constant path jerk): 2 sd / abs(sdd) at their moving node.
     """
-    d, N = np.diff(s), s.size - 1
+    s, kind = data.s, data.kind
+    d = np.diff(s)
     xi, w = GAUSS
-    sigma = 0.5 * (xi[None, :] + 1.0) * d[1:-1, None]
-    slope = (u[2:-1] - u[1:-2]) / d[1:-1]
-    xs = x[1:-2, None] + 2.0 * u[1:-2, None] * sigma + slope[:, None] * sigma ** 2
-    if np.any(xs <= 0.0) or x[1] <= 0.0 or x[N - 1] <= 0.0:
+    inner = np.flatnonzero(kind == INNER)
+    sigma = 0.5 * (xi[None, :] + 1.0) * d[inner, None]
+    slope = (u[inner + 1] - u[inner]) / d[inner]
+    xs = x[inner, None] + 2.0 * u[inner, None] * sigma + slope[:, None] * sigma ** 2
+    moving = np.where(kind == FROM_REST, np.arange(d.size) + 1, np.arange(d.size))
+    ends = kind != INNER
+    if np.any(xs <= 0.0) or np.any(x[moving[ends]] <= 0.0) or np.any(u[moving[ends]] == 0.0):
         raise ScalingError("jerk_limited: the third-order law stops inside the path")
-    steps = np.concatenate([[2.0 * np.sqrt(x[1]) / abs(u[1])],
-                            0.5 * d[1:-1] * (w[None, :] / np.sqrt(xs)).sum(axis=1),
-                            [2.0 * np.sqrt(x[N - 1]) / abs(u[N - 1])]])
+    steps = np.empty(d.size)
+    steps[inner] = 0.5 * d[inner] * (w[None, :] / np.sqrt(xs)).sum(axis=1)
+    steps[ends] = 2.0 * np.sqrt(x[moving[ends]]) / np.abs(u[moving[ends]])
     return np.concatenate([[0.0], np.cumsum(steps)])
