@@ -53,6 +53,7 @@ X_FLOOR = 1e-6        # reference x below this fraction of its largest: treated 
 MAX_CUTS = 30        # rounds of constraint generation per program
 CUT_TOLERANCE = 1e-9  # a row broken by more than this (scaled) is added
 INNER, FROM_REST, TO_REST = 0, 1, 2      # the kinds of step
+NO_BOUND = 1e200      # a row bound beyond this is no bound (an unconstrained kind: 1e300)
 GAUSS = np.polynomial.legendre.leggauss(5)
 
 
@@ -96,7 +97,7 @@ def _block(terms, lower, upper):
     """
     out = []
     for sign, bound in ((1.0, upper), (-1.0, -lower)):
-        keep = np.flatnonzero(np.isfinite(bound))
+        keep = np.flatnonzero(np.abs(bound) < NO_BOUND)
         if not keep.size:
             continue
         r = np.arange(keep.size)
