@@ -283,11 +283,40 @@ def _worst_per_node(broken, slack, group):
     return order[first]
 
 
+_BANNER_SHOWN = []
+
+
+def _highs():
+    """
+    Return a new ``highspy.Highs``, the first of the process made with stdout closed.
+
+    HiGHS prints its banner on the C stdout when the first instance of a process is made, before
+    any option can silence it: it would land in the command's output and the nodes' logs.
+    """
+    if _BANNER_SHOWN:
+        return highspy.Highs()
+    import ctypes
+    import os
+    import sys
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 1)
+            h = highspy.Highs()
+            ctypes.CDLL(None).fflush(None)      # (the banner out of the C buffer, into null)
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+    _BANNER_SHOWN.append(True)
+    return h
+
+
 class _Program:
     """A HiGHS linear program to which rows are added, each solve warm-started from the last."""
 
     def __init__(self, cost, bounds, A_eq, b_eq):
-        self.h = h = highspy.Highs()
+        self.h = h = _highs()
         h.setOptionValue("output_flag", False)
         h.setOptionValue("presolve", "off")
         inf = highspy.kHighsInf
