@@ -26,13 +26,14 @@ output re-sampled at 10x its point density, uniformly in time:
   positions and velocities: ours' ``for_controller()``; toppra's output sampled at its grid times);
 * "exact": toppra's own ParametrizeConstAccel output evaluated directly (its recommended exact
   output, no controller interpolation).
-Then the jerk-limited law (``topp/jerk_limited.py``) on the same paths, against the time-optimal
-one (duration and time) and against ruckig following the time-optimal output at 1 kHz (its
-duration, the torque it then needs, its deviation from the path's timing), and the Puma
-trajectory with a tool speed limit.  Also printed: uniform scaling on the Puma trajectory and a
-baseline (one batched rnea of 1,000 Puma samples) so figures from a busy machine stay comparable;
-and (``--growth``) how the time and the output grow with the waypoints: the 6-via-point Panda
-path's spline sampled at 100 to 5,000
+Then the jerk-limited law (``topp/jerk_limited.py``, the third-order pass) on the same paths,
+against the time-optimal one (duration and time, the time-optimal computation included in its
+time) and against ruckig following the time-optimal output at 1 kHz (its duration, the torque it
+then needs, its deviation from the path's timing), each row with the load average when it was
+measured (``--jerk-only``: this table alone); and the Puma trajectory with a tool speed limit.
+Also printed: uniform scaling on the Puma trajectory and a baseline (one batched rnea of 1,000
+Puma samples) so figures from a busy machine stay comparable; and (``--growth``) how the time and
+the output grow with the waypoints: the 6-via-point Panda path's spline sampled at 100 to 5,000
 waypoints, each a JointPath (the spline through the samples: the same curve to interpolation
 accuracy), both solvers.
 """
@@ -193,8 +194,13 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=None)
     parser.add_argument("--growth", action="store_true",
                         help="also time 100 to 5,000 waypoints of one path")
+    parser.add_argument("--jerk-only", action="store_true",
+                        help="only the jerk-limited table (the paths of the toppra table)")
     args = parser.parse_args()
     repeat = args.repeat or (3 if args.quick else 7)
+    if args.jerk_only:
+        jerk_section(args.quick, repeat)
+        return 0
     model = RobotModel.named("puma560")
     traj = JointTrajectory.from_yaml(PUMA_PATH)
     Q, QD, QDD = traj.sample(np.linspace(0, traj.duration, 1000))
@@ -290,6 +296,7 @@ def usage(model, limits, q, qd, qdd):
 
 def jerk_section(quick: bool, repeat: int) -> None:
     """Print the jerk-limited law against the time-optimal one and against ruckig."""
+    import os
     from robot_dynamics_ros.core.trajectories.limits import with_jerk
     from robot_dynamics_ros.core.trajectories.topp import jerk_limited
     try:
@@ -298,10 +305,11 @@ def jerk_section(quick: bool, repeat: int) -> None:
         ruckig = None
     print(f"\njerk limits: each joint's peak acceleration of the time-optimal law reached in "
           f"1/{JERK_DIVISOR} of its duration (binding); ruckig follows the time-optimal output "
-          "at 1 kHz within the same velocity, jerk and (its peak) acceleration limits")
-    print("\n| path | time-optimal ms | jerk-limited ms (with it) | x time-optimal time | "
+          "at 1 kHz within the same velocity, jerk and (its peak) acceleration limits, its "
+          "torque re-checked after (it knows no dynamics)")
+    print("\n| path (load) | time-optimal ms | jerk-limited ms (with it) | x time-optimal time | "
           "duration: optimal / jerk-limited | re-check torque / velocity / jerk usage | "
-          "ruckig duration | ruckig peak torque usage | ruckig max deviation (rad) |")
+          "ruckig duration (x optimal) | ruckig peak torque usage | ruckig max deviation (rad) |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for name, model, s, waypoints, limits in cases(quick)[:1 if quick else None]:
         path = JointPath(model.joint_names, waypoints, s)
@@ -316,8 +324,8 @@ def jerk_section(quick: bool, repeat: int) -> None:
             lambda: jerk_limited.jerk_limited_scaling(model, path, jerk_limits, dynamics=dynamics),
             repeat)
         check = jerk_limited.recheck(model, smooth.for_controller(), jerk_limits, density=20)
-        line = (f"| {name} | {opt_ms:.1f} | {both_ms:.1f} | {both_ms / opt_ms:.2f} x | "
-                f"{optimal.duration:.4f} s / {smooth.duration:.4f} s "
+        line = (f"| {name} ({os.getloadavg()[0]:.1f}) | {opt_ms:.1f} | {both_ms:.1f} | "
+                f"{both_ms / opt_ms:.2f} x | {optimal.duration:.4f} s / {smooth.duration:.4f} s "
                 f"({100 * (smooth.duration / optimal.duration - 1):+.1f} %) | "
                 f"{check['torque']:.4f} / {check['velocity']:.4f} / {check['jerk']:.4f} |")
         if ruckig is None:
@@ -328,7 +336,8 @@ def jerk_section(quick: bool, repeat: int) -> None:
         torque = usage(model, limits, q, qd, qdd)[0]
         m = min(len(q), len(targets[0]))
         deviation = float(np.abs(q[:m] - targets[0][:m]).max())
-        print(line + f" {duration:.4f} s | {torque:.3f} | {deviation:.4f} |", flush=True)
+        print(line + f" {duration:.4f} s ({duration / optimal.duration:.3f} x) | {torque:.3f} | "
+              f"{deviation:.4f} |", flush=True)
 
 
 def tool_speed_line(repeat: int) -> None:

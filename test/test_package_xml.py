@@ -36,6 +36,7 @@ IMPORT_KEYS = {
     "dask": "python3-dask-pip",
     "defusedxml": "python3-defusedxml",
     "distributed": "python3-distributed-pip",
+    "highspy": "python3-highspy-pip",
     "hypothesis": "python3-hypothesis",
     "matplotlib": "python3-matplotlib",
     "mcap": "mcap-ros2-support",       # the mcap reader comes with it (its dependency)
@@ -70,6 +71,9 @@ UNRESOLVED_KEYS = {
                         "at once (bags/engine.py), pinned in requirements/base.txt",
     "python3-distributed-pip": "no rosdep key for distributed in ros/rosdistro (checked at "
                                "8468e88); a Dask cluster (bags/engine.py), pinned in base.txt",
+    "python3-highspy-pip": "no rosdep key for highspy in ros/rosdistro (not checked against a "
+                           "rosdistro commit: none at hand); the jerk-limited scaling's linear "
+                           "programs (core/trajectories/topp/third_order.py), pinned in base.txt",
 }
 # ... which the package's own rosdep file defines (a source rosdep users add, see that file).
 LOCAL_ROSDEP = ROOT / "rosdep" / "robot_dynamics_ros.yaml"
@@ -86,7 +90,8 @@ USED_WITHOUT_IMPORT = {
 PIP_NAMES = {
     "python3-catkin-pkg": "catkin-pkg", "python3-cvxpy-pip": "cvxpy",
     "python3-dask-pip": "dask", "python3-defusedxml": "defusedxml",
-    "python3-distributed-pip": "distributed", "python3-hypothesis": "hypothesis",
+    "python3-distributed-pip": "distributed", "python3-highspy-pip": "highspy",
+    "python3-hypothesis": "hypothesis",
     "python3-matplotlib": "matplotlib", "mcap-ros2-support": "mcap-ros2-support",
     "python3-mujoco-pip": "mujoco", "python3-myst-parser-pip": "myst-parser",
     "python3-numba": "numba", "python3-numpy": "numpy", "pinocchio": "pin",

@@ -21,7 +21,9 @@ Parameters (tables ``common`` and ``trajectory_scaler``, doc/parameters.md): ``m
 (e.g. 0.9); ``acceleration_limit``: 0 for the robot file's ``limits.acceleration`` (none where
 absent), > 0 to override it for every joint; ``joint_limits``: a MoveIt ``joint_limits.yaml``
 whose velocity, acceleration, jerk and effort limits replace the robot's
-(``core.trajectories.joint_limits_file``; jerk: uniform only); ``include_effort``; ``samples``
+(``core.trajectories.joint_limits_file``; with jerk limits for every joint, ``time_optimal``
+returns the jerk-limited law, ``core.trajectories.topp.jerk_limited``); ``include_effort``;
+``samples``
 (uniform: samples of the original trajectory); ``grid_steps`` (time_optimal: steps of the path
 grid); ``tool_speed`` / ``tool_angular_speed`` (> 0: limits of the speed of ``tool_frame``,
 ``core.trajectories.topp.tool_speed``); ``payload`` (a file: the torques are those of the robot
@@ -35,7 +37,8 @@ Uniform results keep the reference's fields (positions, velocities, acceleration
 controller interpolates exactly q(t / c).  Time-optimal results carry positions, velocities and
 effort but no accelerations: their acceleration jumps at grid points, which the controller's
 quintic (used when accelerations are given) would smooth with overshoot, while its cubic follows
-the law (see core.trajectories).  The header stamp of the reference is kept.
+the law (see core.trajectories).  Jerk-limited results carry accelerations too (continuous: the
+controller's quintics keep every limit).  The header stamp of the reference is kept.
 
 A trajectory that is malformed (non-increasing times, unknown or missing joints, NaN, positions
 outside the limits), positions-only for ``time_optimal`` (its velocity jumps at waypoints need
@@ -46,6 +49,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import numpy as np
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from robot_dynamics_interfaces.srv import ScaleTrajectory
 from trajectory_msgs.msg import JointTrajectory as JointTrajectoryMsg
@@ -56,6 +60,7 @@ from ..core.trajectories.joint_limits_file import load_joint_limits
 from ..core.trajectories.limits import with_jerk
 from ..core.trajectories.topp.constraint_set import Payload, path_uniform_factor
 from ..core.trajectories.topp.from_parameters import constraint_list
+from ..core.trajectories.topp.jerk_limited import jerk_limited_scaling
 from ..messages.conversions import MAX_MESSAGE_JOINTS, trajectory_from_msg
 from ..messages.ros import trajectory_to_msg
 from .base import DynamicsNode, main_for
@@ -147,12 +152,13 @@ class TrajectoryScalerNode(DynamicsNode):
                                    settings.acceleration_limit or given.get("acceleration"),
                                    velocity=given.get("velocity"), effort=given.get("effort"))
         limits = with_jerk(limits, given.get("jerk"))
-        if given.get("jerk") is not None:
-            if method == "time_optimal" and not self._said_jerk:
-                self._said_jerk = True
-                self.get_logger().warning("joint_limits: the jerk limits are not applied by "
-                                          "time_optimal (its acceleration is piecewise "
-                                          "constant); method uniform applies them")
+        finite = np.isfinite(limits.jerk)
+        if method == "time_optimal" and finite.any() and not finite.all() and not self._said_jerk:
+            self._said_jerk = True
+            missing = [n for n, f in zip(model.joint_names, finite) if not f]
+            self.get_logger().warning(f"joint_limits: no jerk limit for {missing}: time_optimal "
+                                      "keeps jerk limits only when every joint has one "
+                                      "(uniform applies those given)")
         return limits
 
     def _carrying(self, model):
@@ -191,6 +197,9 @@ class TrajectoryScalerNode(DynamicsNode):
             result = time_optimal_scaling(model, traj, constraints,
                                           grid_steps=settings.grid_steps,
                                           dynamics=self._kernel(model))
+            if np.isfinite(limits.jerk).all():      # as the command: the jerk-limited law
+                result = jerk_limited_scaling(model, traj, constraints,
+                                              dynamics=self._kernel(model), optimal=result)
         return result, result.for_controller().reordered(self.joint_names)
 
     @topic_guard

@@ -383,7 +383,7 @@ def time_optimal_scaling(model, path: JointTrajectory | JointPath, constraints=N
     ``constraints``: a list of constraint objects (``constraint_set``: joint torque, velocity,
     acceleration, jerk, a payload, path constraints such as ``ToolSpeedConstraint``), or a
     :class:`Limits` (its torque, velocity and acceleration limits).  The joint jerk limits are
-    not kept by this law (piecewise-constant acceleration): ``jerk_limited.smooth_law`` keeps them.
+    not kept by this law (piecewise-constant acceleration): ``jerk_limited_scaling`` keeps them.
 
     ``path``: a timed JointTrajectory (its path in its own time, as the controller interpolates
     it; the output starts at its first time) or a :class:`JointPath` (waypoints through which a
