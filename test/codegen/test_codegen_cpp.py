@@ -193,8 +193,8 @@ def corpus_libraries(corpus, tmp_path_factory):
 
 
 @pytest.mark.parametrize("language", ["c", "cpp"])
-def test_shipped_robots_compile_with_warnings_as_errors_and_agree(language, shipped,
-                                                                    shipped_libraries):
+def test_shipped_robots_compile_with_warnings_as_errors_and_agree(
+        language, shipped, shipped_libraries):
     """Both forward dynamics methods too (the Puma with every friction term and rotors)."""
     library = ctypes.CDLL(str(shipped_libraries[language]))
     rng = np.random.default_rng(7)
