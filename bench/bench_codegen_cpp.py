@@ -14,6 +14,10 @@ states alternate between the two sides, 2001 each; min and median ns per call ov
 and the ratio generated / Pinocchio.  The rigid model on both sides: Pinocchio's armature is not
 the package's rotor model (its gyroscopic terms, Siciliano et al. 2009, eq. 7.113), so rotors and
 friction are left out of the comparison.
+The headers hold both forward dynamics methods (``generate_header(..., forward="both")``): the
+header's forward_dynamics (the method the generator chose) and each method's own function are
+timed against Pinocchio's aba, and each method's operation counts printed beside its time, the
+check that the count predicts the faster (``codegen/generate.py``'s docstring).
 Agreement of every function with Pinocchio is checked in the binary first, on every state
 (relative to the largest element of Pinocchio's result; the run fails above 1e-9).
 ``--build-dir DIR --build-only`` builds outside the benchmark lock (Pinocchio's headers take

@@ -14,6 +14,23 @@ Each function gets its own expression DAG (so each has its own operation count):
   triangle is built (rows i >= j only need the backward pass from the tip down to joint j) and
   mirrored.  The unit accelerations are constants, so each column only costs the links from j
   outward.
+
+The C and C++ headers add the tool Jacobian and ``forward_dynamics(q, qd, tau)``, one graph by
+either of two methods (:func:`forward_dynamics_graph`), both with rotors and friction: "aba", the
+core's articulated-body algorithm run on the graph (O(n)), and "ldlt", M and n on one graph then
+an unrolled LDL^T of M (O(n^3), but M's strobed columns and the small n fold well).
+:func:`choose_forward_dynamics` builds both and keeps the cheaper by :func:`cost`, multiplications
++ additions + DIVISION_COST x divisions (sin/cos and signs are the same in both).  The operation
+count was kept as the measure because it predicted which method is faster in every case timed
+(``bench/bench_codegen_cpp.py``, g++ -O3, min ns per call, 2026-11-29, load 7.5-9.5 on 2 cores;
+cost aba/ldlt -> time aba/ldlt): the rigid Puma 560 1124/684 -> 253/200 ns, Panda 1931/1872 ->
+551/472, UR5 1069/542 -> 293/197, xArm7 2712/2608 -> 750/623; random arms with rotors and
+friction (test/support/random_robots.py, seed n) of 6, 8, 9, 10, 12 joints: cost ratios 1.28,
+1.01, 0.80, 0.80, 0.72 -> time ratios 1.44, 1.09, 0.88, 0.91, 0.81.  So the LDL^T is chosen for
+every shipped robot and every arm of the corpus (cost ratios 1.02-1.97), the ABA from about 9
+joints on.  The timings lean 10-15 % further towards the LDL^T than the counts (the ABA's extra
+divisions and longer dependency chain); a division weight above 1 would not change any choice
+measured, so DIVISION_COST stays 1.
 """
 from __future__ import annotations
 

@@ -26,6 +26,7 @@ import numpy as np
 import pytest
 
 from further_friction import with_further_friction
+from random_robots import random_robot_dict
 from locations import REPO
 from robot_dynamics_ros.commands.cli import main as cli_main
 from robot_dynamics_ros.codegen.c_header import (c_string, default_prefix, description_hash,
@@ -218,12 +219,17 @@ def test_both_forward_dynamics_methods_printed_as_python_agree(shipped, corpus):
 
     The graph the C and C++ headers print (compiled above: the cheaper method on the corpus,
     both on the shipped robots) is the one printed here; so each method meets the core on every
-    description, and the choice is the cheaper by ``cost``.
+    description, and the choice is the cheaper by ``cost``: the LDL^T up to 7 joints, the ABA
+    for a 10-joint arm with rotors and friction (generate.py's docstring: the measurements).
     """
     rng = np.random.default_rng(9)
-    for prefix, model in {**shipped, **corpus}.items():
+    long_arm = RobotModel.from_dict(random_robot_dict(
+        10, np.random.default_rng(10), convention="modified", with_motors=True,
+        with_friction=True, name="arm10"))
+    for prefix, model in {**shipped, **corpus, "arm10": long_arm}.items():
         choice = choose_forward_dynamics(model)
         assert cost(choice.counts[choice.method]) == min(map(cost, choice.counts.values()))
+        assert choice.method == ("aba" if model.n >= 10 else "ldlt"), prefix   # (measured)
         q, qd, qdd = random_states(model, rng, 2)
         for method, (graph, spec) in choice.graphs.items():
             namespace = {"_math": math, "_np": np}
