@@ -1,15 +1,16 @@
 """
 Generated C and C++ headers (``robot-dynamics codegen --language c|cpp``).
 
-Every shipped robot (and the Puma 560 with the friction law's further terms), and every
-description of the real-description corpus (test/data/urdf), is generated as a C99 and a C++17
-header, all compiled into one shared library per language (``<PREFIX>_API`` defined empty to
-export the functions), loaded with ctypes and compared with the core -- an independent
-implementation: the numpy/numba recursion, the core's ABA or solve, the numpy Jacobian -- on
-random states, one call and a batch (a loop of single calls over the rows).  Agreement: 1e-12
-relative to the size of the result (its largest element, floor 1e-9), forward dynamics 1e-12
-times the mass matrix's condition number.  The shipped robots compile with ``-O2 -Wall -Wextra
--Werror``; the corpus with the same warnings at -O1 (the test's time).  A program that replaces
+Every shipped robot (and the Puma 560 with the friction law's further terms) with both forward
+dynamics methods (``forward="both"``), and every description of the real-description corpus
+(test/data/urdf) as a user gets it, is generated as a C99 and a C++17 header, all compiled at -O2
+with -Wall -Wextra -Werror into one shared library per language (the two compilers run at the
+same time; ``<PREFIX>_API`` defined empty to export the functions), loaded with ctypes and
+compared with the core -- an independent implementation: the numpy/numba recursion, the core's
+ABA, the numpy Jacobian -- on random states, one call and a batch (a loop of single calls over
+the rows); forward dynamics also against the core's CRBA and Cholesky.  Agreement: 1e-12
+relative to the size of the result (its largest element, floor 1e-9), forward dynamics included.
+Each forward dynamics method is also printed as Python for the corpus.  A program that replaces
 ``operator new`` and malloc with an abort calls every function: nothing allocates; it is built
 with ``-fno-exceptions -fno-rtti``.  The example under examples/ is built by CMake and run.
 """
@@ -34,6 +35,7 @@ from robot_dynamics_ros.codegen.c_header import (c_string, default_prefix, descr
 from robot_dynamics_ros.codegen import CodegenError
 from robot_dynamics_ros.codegen.generate import choose_forward_dynamics, cost
 from robot_dynamics_ros.codegen.writer import function_source
+from robot_dynamics_ros.core.algorithms.forward_dynamics import forward_dynamics_crba
 from robot_dynamics_ros.core import (RobotModel, forward_dynamics, gravity_torques, jacobian,
                                      mass_matrix, nonlinear_effects, rnea, shipped_robots)
 from urdf_corpus import CORPUS, ament_prefix, expanded
@@ -165,10 +167,13 @@ def check_robot(compiled: Compiled, model, rng, count=4, forward=FORWARD):
         assert_close(compiled("jacobian", q[k], shape=(6, n)), jacobian(model, q[k]),
                      what=f"{what} J")
         if np.linalg.eigvalsh(M)[0] > 0:
-            qdd_core = forward_dynamics(model, q[k], qd[k], tau + 1.0)
+            # the core's ABA (the text the generated ABA runs on nodes) and its CRBA + Cholesky
+            oracles = (forward_dynamics(model, q[k], qd[k], tau + 1.0),
+                       forward_dynamics_crba(model, q[k], qd[k], tau + 1.0))
             for name in forward:
-                assert_close(compiled(name, q[k], qd[k], tau + 1.0), qdd_core,
-                             what=f"{what} {name}")
+                for qdd_core in oracles:
+                    assert_close(compiled(name, q[k], qd[k], tau + 1.0), qdd_core,
+                                 what=f"{what} {name}")
     assert_close(compiled.batch("rnea", q, qd, qdd), rnea(model, q, qd, qdd), what=what)
     assert_close(compiled.batch("mass_matrix", q, shape=(n, n)), mass_matrix(model, q),
                  what=what)
