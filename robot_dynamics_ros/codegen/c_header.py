@@ -1,8 +1,8 @@
 """
 C99 and C++17 printers: one header with a robot's dynamics, from the Python output's graphs.
 
-The expression graphs are those of ``generate.py`` (the Python module's, plus M and n on one
-graph and the tool Jacobian); ``writer.plan`` names the same nodes as in Python, and
+The expression graphs are those of ``generate.py`` (the Python module's, plus forward dynamics
+and the tool Jacobian); ``writer.plan`` names the same nodes as in Python, and
 ``writer.printer`` writes the same arithmetic, with ``sin``/``cos`` of <math.h> (``std::`` of
 <cmath> in C++).  Every function is straight-line code on ``double`` arrays in the robot file's
 joint order: no allocation, no exception, no lock, no library beyond the C maths library, so a
@@ -11,9 +11,10 @@ real-time thread may call it.
 The functions have C linkage in both languages and are ``static inline`` (C) or ``inline``
 (C++), so the header may be included in many translation units; defining ``<PREFIX>_API``
 (e.g. empty) before including it in one translation unit gives them external linkage there (a
-shared library, for ctypes).  Forward dynamics solves M qdd = tau - n with an unrolled LDL^T
-factorisation of the generated M (Golub and Van Loan, Matrix Computations, 4th ed., Alg. 4.1.2):
-no square roots, n divisions.
+shared library, for ctypes).  Forward dynamics is the graph of the cheaper of two methods for
+the robot (``generate.choose_forward_dynamics``: the articulated-body algorithm, or an unrolled
+LDL^T of the generated M, Golub and Van Loan, Matrix Computations, 4th ed., Alg. 4.1.2); the
+header's comment gives both methods' operation counts.
 """
 from __future__ import annotations
 

@@ -7,6 +7,8 @@ arithmetic builds the graph, which deletes the additions of 0 and the multiplica
 and names every sub-expression once: Renaud's "analytical form" (Renaud 1987).  What
 needs a function is supplied in graph form: the joint sines and cosines (a multiple of pi/2 in
 theta_i turns cos(q + theta0) into +-cos q or +-sin q) and sgn(qd) for Coulomb friction.
+The core's articulated-body algorithm (``core/algorithms/aba.py``, written the same way) runs on
+the graph too, and an LDL^T solve is unrolled on it: forward dynamics' two methods.
 """
 from __future__ import annotations
 
