@@ -24,6 +24,8 @@ struct Generated {
   void (*gravity)(const double *, double *);
   void (*mass_matrix)(const double *, double *);
   void (*forward_dynamics)(const double *, const double *, const double *, double *);
+  void (*forward_dynamics_aba)(const double *, const double *, const double *, double *);
+  void (*forward_dynamics_ldlt)(const double *, const double *, const double *, double *);
 };
 
 static volatile double sink;
@@ -69,6 +71,10 @@ static void run_robot(const char *name, int, const double *q, const double *qd,
   alone(name, "mass_matrix", [&](int s) { g.mass_matrix(q + s * N, out); return out[N]; }, reps, blocks);
   alone(name, "forward_dynamics",
         [&](int s) { g.forward_dynamics(q + s * N, qd + s * N, tau + s * N, out); return out[0]; }, reps, blocks);
+  alone(name, "forward_dynamics_aba",
+        [&](int s) { g.forward_dynamics_aba(q + s * N, qd + s * N, tau + s * N, out); return out[0]; }, reps, blocks);
+  alone(name, "forward_dynamics_ldlt",
+        [&](int s) { g.forward_dynamics_ldlt(q + s * N, qd + s * N, tau + s * N, out); return out[0]; }, reps, blocks);
 }
 #else
 template <class G, class P>
@@ -108,7 +114,7 @@ static void run_robot(const char *name, const pinocchio::Model &model, const dou
     T.push_back(Eigen::Map<const Eigen::VectorXd>(tau + s * N, N));
   }
   double out[N * N];
-  double err[4] = {0, 0, 0, 0};
+  double err[6] = {0, 0, 0, 0, 0, 0};
   for (int s = 0; s < kStates; ++s) {  // agreement first, on every state
     g.rnea(q + s * N, qd + s * N, qdd + s * N, out);
     err[0] = std::max(err[0], relative(out, pinocchio::rnea(model, data, Q[s], V[s], A[s]).data(), N));
@@ -121,6 +127,10 @@ static void run_robot(const char *name, const pinocchio::Model &model, const dou
     err[2] = std::max(err[2], relative(out, M.data(), N * N));
     g.forward_dynamics(q + s * N, qd + s * N, tau + s * N, out);
     err[3] = std::max(err[3], relative(out, pinocchio::aba(model, data, Q[s], V[s], T[s]).data(), N));
+    g.forward_dynamics_aba(q + s * N, qd + s * N, tau + s * N, out);
+    err[4] = std::max(err[4], relative(out, pinocchio::aba(model, data, Q[s], V[s], T[s]).data(), N));
+    g.forward_dynamics_ldlt(q + s * N, qd + s * N, tau + s * N, out);
+    err[5] = std::max(err[5], relative(out, pinocchio::aba(model, data, Q[s], V[s], T[s]).data(), N));
   }
   compare(name, "rnea", [&](int s) { g.rnea(q + s * N, qd + s * N, qdd + s * N, out); return out[0]; },
           [&](int s) { return pinocchio::rnea(model, data, Q[s], V[s], A[s])[0]; }, err[0], reps, blocks);
@@ -135,6 +145,12 @@ static void run_robot(const char *name, const pinocchio::Model &model, const dou
   compare(name, "forward_dynamics",
           [&](int s) { g.forward_dynamics(q + s * N, qd + s * N, tau + s * N, out); return out[0]; },
           [&](int s) { return pinocchio::aba(model, data, Q[s], V[s], T[s])[0]; }, err[3], reps, blocks);
+  compare(name, "forward_dynamics_aba",
+          [&](int s) { g.forward_dynamics_aba(q + s * N, qd + s * N, tau + s * N, out); return out[0]; },
+          [&](int s) { return pinocchio::aba(model, data, Q[s], V[s], T[s])[0]; }, err[4], reps, blocks);
+  compare(name, "forward_dynamics_ldlt",
+          [&](int s) { g.forward_dynamics_ldlt(q + s * N, qd + s * N, tau + s * N, out); return out[0]; },
+          [&](int s) { return pinocchio::aba(model, data, Q[s], V[s], T[s])[0]; }, err[5], reps, blocks);
 }
 
 #endif

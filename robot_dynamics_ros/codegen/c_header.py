@@ -1,8 +1,8 @@
 """
 C99 and C++17 printers: one header with a robot's dynamics, from the Python output's graphs.
 
-The expression graphs are those of ``generate.py`` (the Python module's, plus M and n on one
-graph and the tool Jacobian); ``writer.plan`` names the same nodes as in Python, and
+The expression graphs are those of ``generate.py`` (the Python module's, plus forward dynamics
+and the tool Jacobian); ``writer.plan`` names the same nodes as in Python, and
 ``writer.printer`` writes the same arithmetic, with ``sin``/``cos`` of <math.h> (``std::`` of
 <cmath> in C++).  Every function is straight-line code on ``double`` arrays in the robot file's
 joint order: no allocation, no exception, no lock, no library beyond the C maths library, so a
@@ -11,9 +11,10 @@ real-time thread may call it.
 The functions have C linkage in both languages and are ``static inline`` (C) or ``inline``
 (C++), so the header may be included in many translation units; defining ``<PREFIX>_API``
 (e.g. empty) before including it in one translation unit gives them external linkage there (a
-shared library, for ctypes).  Forward dynamics solves M qdd = tau - n with an unrolled LDL^T
-factorisation of the generated M (Golub and Van Loan, Matrix Computations, 4th ed., Alg. 4.1.2):
-no square roots, n divisions.
+shared library, for ctypes).  Forward dynamics is the graph of the cheaper of two methods for
+the robot (``generate.choose_forward_dynamics``: the articulated-body algorithm, or an unrolled
+LDL^T of the generated M, Golub and Van Loan, Matrix Computations, 4th ed., Alg. 4.1.2); the
+header's comment gives both methods' operation counts.
 """
 from __future__ import annotations
 
@@ -24,7 +25,8 @@ import re
 from dataclasses import dataclass, field
 
 from .expr import CONST, Graph
-from .generate import GENERATOR_VERSION, check_model, header_functions
+from .generate import (DIVISION_COST, FORWARD_METHODS, GENERATOR_VERSION, CodegenError,
+                       build_functions, check_model, choose_forward_dynamics, tool_jacobian)
 from .writer import FunctionSpec, Syntax, plan, printer
 
 LANGUAGES = ("c", "cpp")
@@ -34,13 +36,17 @@ SYNTAX = {"c": Syntax("sin({})", "cos({})", "(double)(({x} > 0.0) - ({x} < 0.0))
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 # the arguments of each function of the header, after ``spec.inputs`` (its output array)
 OUTPUT_ARGUMENT = {"rnea": "tau", "nonlinear_effects": "h", "gravity_torques": "g",
-                   "mass_matrix": "M", "jacobian": "J"}
+                   "mass_matrix": "M", "jacobian": "J", "forward_dynamics": "qdd"}
 DOCS = {"rnea": "tau(q, qd, qdd): inverse dynamics with gravity, rotors and friction",
         "nonlinear_effects": "h(q, qd) = C(q, qd) qd + friction + g(q): tau at qdd = 0",
         "gravity_torques": "g(q): the torques that hold the robot still against gravity",
         "mass_matrix": "M(q), n x n row-major, rotors included",
         "jacobian": "J(q), 6 x n row-major: the tool's geometric Jacobian, rows [v; w], "
-                    "world frame"}
+                    "world frame",
+        "forward_dynamics": "qdd(q, qd, tau) = M(q)^-1 (tau - n(q, qd)), friction and rotors "
+                            "included (M must be positive definite)"}
+METHOD_DOCS = {"aba": "by the articulated-body algorithm, unrolled",
+               "ldlt": "by M and n on one graph and an unrolled LDL^T of M"}
 
 
 @dataclass
@@ -50,7 +56,8 @@ class GeneratedHeader:
     language: str
     source: str
     counts: dict = field(default_factory=dict)   # function -> OpCount (the graphs' counts)
-    solve_counts: dict = field(default_factory=dict)  # the LDL^T solve: multiplications, ...
+    forward_method: str = ""                     # FORWARD_METHODS: the one forward_dynamics is
+    forward_counts: dict = field(default_factory=dict)  # method -> OpCount, both methods
     description_sha256: str = ""
 
 
@@ -107,41 +114,6 @@ def _body(graph: Graph, spec: FunctionSpec, syntax: Syntax, targets: list[str]) 
     return lines
 
 
-def ldl_solve(n: int, m, b, x) -> tuple[list[str], dict]:
-    """
-    Return statements solving M x = b by M = L D L^T, unrolled for n, and their counts.
-
-    ``m(i, j)`` (i >= j), ``b(i)``: names of M's lower triangle and of the right-hand side;
-    ``x(i)``: the lvalue of the solution.  Golub and Van Loan, Alg. 4.1.2 (v_k = L_jk d_k).
-    """
-    lines, mul, add = [], 0, 0
-
-    def dot(terms):
-        nonlocal mul, add
-        mul, add = mul + len(terms), add + len(terms)
-        return "".join(f" - {a} * {c}" for a, c in terms)
-    for j in range(n):
-        for k in range(j):
-            lines.append(f"const double v{j}_{k} = L{j}_{k} * d{k};")
-        mul += j
-        terms = dot([(f"L{j}_{k}", f"v{j}_{k}") for k in range(j)])
-        lines.append(f"const double d{j} = {m(j, j)}{terms};")
-        lines.append(f"const double r{j} = 1.0 / d{j};")
-        for i in range(j + 1, n):
-            terms = dot([(f"L{i}_{k}", f"v{j}_{k}") for k in range(j)])
-            lines.append(f"const double L{i}_{j} = ({m(i, j)}{terms}) * r{j};")
-            mul += 1
-    for i in range(n):          # L y = b, then z = D^-1 y
-        terms = dot([(f"L{i}_{k}", f"y{k}") for k in range(i)])
-        lines.append(f"const double y{i} = {b(i)}{terms};")
-    for i in reversed(range(n)):  # L^T x = z
-        terms = dot([(f"L{k}_{i}", f"s{k}") for k in range(i + 1, n)])
-        lines.append(f"const double s{i} = y{i} * r{i}{terms};")
-        mul += 1
-    lines.extend(f"{x(i)} = s{i};" for i in range(n))
-    return lines, {"multiplications": mul, "additions": add + n, "divisions": n}
-
-
 def _signature(prefix: str, name: str, inputs, output: str) -> str:
     args = [f"const double *{arg}" for arg in inputs] + [f"double *{output}"]
     return f"{prefix.upper()}_API void {prefix}_{name}({', '.join(args)})"
@@ -153,25 +125,22 @@ def _function(prefix: str, spec: FunctionSpec, doc: str, lines: list[str], outpu
             f"{{\n{body}\n}}\n")
 
 
-def _plain_function(prefix, graph, spec, syntax, n) -> str:
-    """One of FUNCTIONS or the Jacobian: outputs written to the output array, row-major."""
+def _plain_function(prefix, graph, spec, syntax, doc: str | None = None,
+                    name: str | None = None) -> str:
+    """One function: its outputs written to the output array, row-major; ``name``: its own."""
     output = OUTPUT_ARGUMENT[spec.name]
     targets = [f"{output}[{i}]" for i in range(len(spec.flat_outputs))]
-    return _function(prefix, spec, DOCS[spec.name], _body(graph, spec, syntax, targets), output)
-
-
-def _forward_dynamics(prefix, graph, spec, syntax, n) -> tuple[str, dict]:
-    """Return the C of qdd = M^-1 (tau - n(q, qd)): M and n on one graph, then LDL^T."""
-    targets = [f"const double m{i}_{j}" for i in range(n) for j in range(i + 1)]
-    targets += [f"const double h{i}" for i in range(n)]
     lines = _body(graph, spec, syntax, targets)
-    lines += [f"const double b{i} = tau[{i}] - h{i};" for i in range(n)]
-    solve, counts = ldl_solve(n, lambda i, j: f"m{i}_{j}", lambda i: f"b{i}",
-                              lambda i: f"qdd[{i}]")
-    fd = FunctionSpec("forward_dynamics", {"q": [], "qd": [], "tau": []}, [], "")
-    doc = ("qdd(q, qd, tau) = M(q)^-1 (tau - n(q, qd)): M and n on one graph, solved by an "
-           "unrolled LDL^T (M must be positive definite)")
-    return _function(prefix, fd, doc, lines + solve, "qdd"), counts
+    if name:
+        spec = FunctionSpec(name, spec.inputs, spec.outputs, spec.doc)
+    return _function(prefix, spec, doc or DOCS[spec.name], lines, output)
+
+
+def _forward_alias(prefix: str, method: str) -> str:
+    """Return the chosen forward dynamics as a call of its method's function (``both``)."""
+    return (f"/* forward dynamics by the cheaper method for this robot: {method} */\n"
+            f"{_signature(prefix, 'forward_dynamics', ('q', 'qd', 'tau'), 'qdd')}\n"
+            f"{{\n    {prefix}_forward_dynamics_{method}(q, qd, tau, qdd);\n}}\n")
 
 
 def _constants(model, prefix: str, digest: str) -> str:
@@ -201,10 +170,13 @@ def _comment(text: str) -> str:
     return "\n".join((" * " + line).rstrip() for line in text.replace("*/", "* /").split("\n"))
 
 
-def _preamble(model, prefix, language, source, digest, counts, solve_counts) -> str:
+def _preamble(model, prefix, language, source, digest, header) -> str:
     P = prefix.upper()
-    count_lines = "\n".join(f"  {name:<18} {c}" for name, c in counts.items())
-    solve = ", ".join(f"{v} {k}" for k, v in solve_counts.items())
+    count_lines = "\n".join(f"  {name:<18} {c}" for name, c in header.counts.items())
+    methods = "\n".join(
+        f"  forward dynamics by {method:<5} {c}"
+        + ("  <- forward_dynamics" if method == header.forward_method else "")
+        for method, c in header.forward_counts.items())
     text = (f"Dynamics of robot {model.name!r}, generated by `robot-dynamics codegen` "
             f"(--language {language}) -- do not edit.\n\n"
             f"Source: {source or '<in memory>'}; description SHA-256 {digest}.\n"
@@ -218,40 +190,60 @@ def _preamble(model, prefix, language, source, digest, counts, solve_counts) -> 
             "before\nthe #include (e.g. empty, in one translation unit, to export them from a "
             "shared library).\n\n"
             f"Operation counts (negations free, sin/cos apart):\n{count_lines}\n"
-            f"  forward_dynamics = mass_and_effects + LDL^T solve ({solve})\n")
+            f"{methods}\n(forward_dynamics: the cheaper method for this robot by multiplications "
+            f"+ additions + {DIVISION_COST} x divisions)\n")
     return "/*\n" + _comment(text) + "\n */\n"
 
 
 def generate_header(model, language: str = "cpp", prefix: str | None = None,
-                    grouping: str = "full", source: str | None = None) -> GeneratedHeader:
-    """Return a C99 (``"c"``) or C++17 (``"cpp"``) header of ``model``'s dynamics."""
-    from .generate import CodegenError
+                    grouping: str = "full", source: str | None = None,
+                    forward: str = "auto") -> GeneratedHeader:
+    """
+    Return a C99 (``"c"``) or C++17 (``"cpp"``) header of ``model``'s dynamics.
+
+    ``forward``: forward dynamics' method, "auto" (the cheaper:
+    ``generate.choose_forward_dynamics``), one of FORWARD_METHODS, or "both":
+    ``<prefix>_forward_dynamics_aba`` and ``_ldlt`` besides ``<prefix>_forward_dynamics`` (the
+    cheaper, calling one of them), for tests and the benchmark.
+    """
     check_model(model)
     if language not in LANGUAGES:
         raise CodegenError(f"{model.name}: language must be one of {list(LANGUAGES)}, "
                            f"got {language!r}")
+    if forward not in ("auto", "both") + FORWARD_METHODS:
+        raise CodegenError(f"{model.name}: forward must be 'auto', 'both' or one of "
+                           f"{list(FORWARD_METHODS)}, got {forward!r}")
     prefix = default_prefix(model.name) if prefix is None else prefix
     if not IDENTIFIER.match(prefix):
         raise CodegenError(f"prefix {prefix!r} is not a C identifier (letters, digits, '_', "
                            "not starting with a digit)")
-    syntax, n, P = SYNTAX[language], model.n, prefix.upper()
-    functions = header_functions(model, grouping)
-    counts = {spec.name: g.count(spec.flat_outputs) for g, spec in functions}
-    parts = [_plain_function(prefix, g, spec, syntax, n) for g, spec in functions
-             if spec.name != "mass_and_effects"]
-    g, spec = next((g, s) for g, s in functions if s.name == "mass_and_effects")
-    fd, solve_counts = _forward_dynamics(prefix, g, spec, syntax, n)
-    parts.append(fd)
-    digest = description_hash(model)
+    syntax, P = SYNTAX[language], prefix.upper()
+    functions = build_functions(model, grouping) + [tool_jacobian(model, grouping)]
+    choice = choose_forward_dynamics(model, grouping,
+                                     None if forward in ("auto", "both") else forward)
+    header = GeneratedHeader(model.name, prefix, language, "",
+                             {spec.name: g.count(spec.flat_outputs) for g, spec in functions},
+                             choice.method, choice.counts, description_hash(model))
+    header.counts["forward_dynamics"] = choice.counts[choice.method]
+    parts = [_plain_function(prefix, g, spec, syntax) for g, spec in functions]
+    if forward == "both":
+        parts += [_plain_function(prefix, g, spec, syntax,
+                                  f"{DOCS['forward_dynamics']} {METHOD_DOCS[method]}",
+                                  f"forward_dynamics_{method}")
+                  for method, (g, spec) in choice.graphs.items()]
+        parts.append(_forward_alias(prefix, choice.method))
+    else:
+        g, spec = choice.graphs[choice.method]
+        parts.append(_plain_function(prefix, g, spec, syntax, f"{DOCS['forward_dynamics']} "
+                                     f"{METHOD_DOCS[choice.method]}"))
     api = "static inline" if language == "c" else "inline"
     guard = f"{P}_DYNAMICS_{'H' if language == 'c' else 'HPP'}_"
-    text = "\n".join([
-        _preamble(model, prefix, language, source, digest, counts, solve_counts),
+    header.source = "\n".join([
+        _preamble(model, prefix, language, source, header.description_sha256, header),
         f"#ifndef {guard}\n#define {guard}\n",
         "#include <math.h>\n" if language == "c" else "#include <cmath>\n#include <math.h>\n",
         f"#ifndef {P}_API\n#define {P}_API {api}\n#endif\n",
         '#ifdef __cplusplus\nextern "C" {\n#endif\n',
-        _constants(model, prefix, digest), *parts,
-        f'#ifdef __cplusplus\n}}  /* extern "C" */\n#endif\n\n#endif  /* {guard} */'])
-    return GeneratedHeader(model.name, prefix, language, text + "\n", counts, solve_counts,
-                           digest)
+        _constants(model, prefix, header.description_sha256), *parts,
+        f'#ifdef __cplusplus\n}}  /* extern "C" */\n#endif\n\n#endif  /* {guard} */']) + "\n"
+    return header

@@ -27,12 +27,12 @@ from collections import Counter
 
 from ..core.formulations.opcount import OpCount
 
-# Kinds of node.  'sub' is a - b; 'neg' is -a (free); 'sin'/'cos' of one operand; 'sign' is
-# sgn(a) in {-1, 0, 1} (Coulomb friction).
-CONST, VAR, ADD, SUB, MUL, NEG, SIN, COS, SIGN = ("const", "var", "add", "sub", "mul", "neg",
-                                                  "sin", "cos", "sign")
-COUNTED = {ADD: "additions", SUB: "additions", MUL: "multiplications", SIN: "sin_cos",
-           COS: "sin_cos", SIGN: "signs"}
+# Kinds of node.  'sub' is a - b; 'neg' is -a (free); 'div' is a / b (forward dynamics' pivots);
+# 'sin'/'cos' of one operand; 'sign' is sgn(a) in {-1, 0, 1} (Coulomb friction).
+CONST, VAR, ADD, SUB, MUL, DIV, NEG, SIN, COS, SIGN = ("const", "var", "add", "sub", "mul", "div",
+                                                       "neg", "sin", "cos", "sign")
+COUNTED = {ADD: "additions", SUB: "additions", MUL: "multiplications", DIV: "divisions",
+           SIN: "sin_cos", COS: "sin_cos", SIGN: "signs"}
 
 
 class Node:
@@ -74,6 +74,12 @@ class Node:
 
     def __rmul__(self, other):
         return self._new(self.graph.mul(self._operand(other), self.index))
+
+    def __truediv__(self, other):
+        return self._new(self.graph.div(self.index, self._operand(other)))
+
+    def __rtruediv__(self, other):
+        return self._new(self.graph.div(self._operand(other), self.index))
 
     def __neg__(self):
         return self._new(self.graph.neg(self.index))
@@ -225,6 +231,23 @@ class Graph:
             return self.neg(self.mul(a, self.operands(b)[0]))
         return self._intern(MUL, (a, b) if a < b else (b, a))
 
+    def div(self, a: int, b: int) -> int:
+        """Return a / b: by a constant, a multiplication by its inverse; signs pulled out."""
+        ka, kb = self.kind(a), self.kind(b)
+        if kb == CONST:
+            if self.value(b) == 0.0:
+                raise ZeroDivisionError("division by a constant 0 in a generated expression")
+            return self.mul(a, self.const(1.0 / self.value(b)))
+        if self.is_const(a, 0.0):
+            return self.zero
+        if ka == NEG:
+            return self.neg(self.div(self.operands(a)[0], b))
+        if kb == NEG:
+            return self.neg(self.div(a, self.operands(b)[0]))
+        if ka == CONST and self.value(a) < 0.0:
+            return self.neg(self.div(self.const(-self.value(a)), b))
+        return self._intern(DIV, (a, b))
+
     def sin(self, a: int) -> int:
         if self.kind(a) == CONST:
             raise ValueError("sin of a constant must be folded by the caller")
@@ -268,7 +291,8 @@ class Graph:
     def count(self, outputs) -> OpCount:
         tally = Counter(COUNTED.get(self.nodes[k][0]) for k in self.reachable(outputs))
         return OpCount(multiplications=tally["multiplications"], additions=tally["additions"],
-                       sin_cos=tally["sin_cos"], signs=tally["signs"])
+                       sin_cos=tally["sin_cos"], signs=tally["signs"],
+                       divisions=tally["divisions"])
 
     def label_reachable(self, outputs, label: str) -> None:
         """Give ``label`` to the nodes the outputs depend on that have none yet."""
@@ -287,7 +311,8 @@ class Graph:
             if what:
                 tallies.setdefault(self.labels[k], Counter())[what] += 1
         return {label: OpCount(multiplications=t["multiplications"], additions=t["additions"],
-                               sin_cos=t["sin_cos"], signs=t["signs"])
+                               sin_cos=t["sin_cos"], signs=t["signs"],
+                               divisions=t["divisions"])
                 for label, t in sorted(tallies.items())}
 
     def evaluate(self, outputs, values: dict) -> list[float]:
@@ -299,6 +324,7 @@ class Graph:
             x = [val[o] for o in ops]
             val[k] = {CONST: lambda: payload, VAR: lambda: float(values[payload]),
                       ADD: lambda: x[0] + x[1], SUB: lambda: x[0] - x[1], MUL: lambda: x[0] * x[1],
+                      DIV: lambda: x[0] / x[1],
                       NEG: lambda: -x[0], SIN: lambda: math.sin(x[0]), COS: lambda: math.cos(x[0]),
                       SIGN: lambda: float((x[0] > 0) - (x[0] < 0))}[kind]()
         return [val[o] for o in outputs]

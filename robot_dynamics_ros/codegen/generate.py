@@ -14,6 +14,23 @@ Each function gets its own expression DAG (so each has its own operation count):
   triangle is built (rows i >= j only need the backward pass from the tip down to joint j) and
   mirrored.  The unit accelerations are constants, so each column only costs the links from j
   outward.
+
+The C and C++ headers add the tool Jacobian and ``forward_dynamics(q, qd, tau)``, one graph by
+either of two methods (:func:`forward_dynamics_graph`), both with rotors and friction: "aba", the
+core's articulated-body algorithm run on the graph (O(n)), and "ldlt", M and n on one graph then
+an unrolled LDL^T of M (O(n^3), but M's strobed columns and the small n fold well).
+:func:`choose_forward_dynamics` builds both and keeps the cheaper by :func:`cost`, multiplications
++ additions + DIVISION_COST x divisions (sin/cos and signs are the same in both).  The operation
+count was kept as the measure because it predicted which method is faster in every case timed
+(``bench/bench_codegen_cpp.py``, g++ -O3, min ns per call, 2026-11-29, load 7.5-9.5 on 2 cores;
+cost aba/ldlt -> time aba/ldlt): the rigid Puma 560 1124/684 -> 253/200 ns, Panda 1931/1872 ->
+551/472, UR5 1069/542 -> 293/197, xArm7 2712/2608 -> 750/623; random arms with rotors and
+friction (test/support/random_robots.py, seed n) of 6, 8, 9, 10, 12 joints: cost ratios 1.28,
+1.01, 0.80, 0.80, 0.72 -> time ratios 1.44, 1.09, 0.88, 0.91, 0.81.  So the LDL^T is chosen for
+every shipped robot and every arm of the corpus (cost ratios 1.02-1.97), the ABA from about 9
+joints on.  The timings lean 10-15 % further towards the LDL^T than the counts (the ABA's extra
+divisions and longer dependency chain); a division weight above 1 would not change any choice
+measured, so DIVISION_COST stays 1.
 """
 from __future__ import annotations
 
@@ -25,12 +42,17 @@ from ..core.algorithms import newton_euler as ne
 from ..core.algorithms.newton_euler import rows_of
 from ..core.model.bodies import FORMS, gravity_in_base, link_constants
 from .expr import Graph, OpCount, index_of
-from .graph_dynamics import joint_trig, torques, with_extra_friction
+from .graph_dynamics import (articulated_accelerations, joint_trig, ldl_solve, torques,
+                             with_extra_friction)
 from .writer import FunctionSpec, function_source
 
 FUNCTIONS = ("rnea", "nonlinear_effects", "gravity_torques", "mass_matrix")
-# The C and C++ headers' graphs besides FUNCTIONS: M and n in one graph (forward dynamics), J
-HEADER_GRAPHS = ("mass_and_effects", "jacobian")
+# The C and C++ headers' graphs besides FUNCTIONS: forward dynamics and the tool Jacobian
+HEADER_GRAPHS = ("forward_dynamics", "jacobian")
+# forward dynamics' two straight lines (forward_dynamics_graph): the articulated-body algorithm
+# or an LDL^T of the generated M; "auto" takes the cheaper by CHEAPER's measure
+FORWARD_METHODS = ("aba", "ldlt")
+DIVISION_COST = 1           # a division's weight in ``cost`` (module docstring)
 GENERATOR_VERSION = 1
 
 
@@ -151,6 +173,42 @@ def mass_and_effects(model, grouping: str = "full") -> tuple[Graph, FunctionSpec
                            lower + [effects], "Lower triangle of M(q) by rows, then n(q, qd).")
 
 
+def forward_dynamics_graph(model, method: str, grouping: str = "full"
+                           ) -> tuple[Graph, FunctionSpec]:
+    """
+    Return qdd(q, qd, tau) as one graph, by ``method`` (FORWARD_METHODS), friction and rotors in.
+
+    "ldlt": M's lower triangle and n(q, qd) as :func:`mass_and_effects` builds them, then M qdd =
+    tau - n by an unrolled LDL^T (``graph_dynamics.ldl_solve``); "aba": the core's
+    articulated-body algorithm on the graph (``graph_dynamics.articulated_accelerations``), tau
+    less the friction law's further terms (as the core's forward dynamics subtracts them).
+    """
+    n = model.n
+    if method == "ldlt":
+        g, spec = mass_and_effects(model, grouping)
+        q, qd = _variables(g, "q", n), _variables(g, "qd", n)
+        effects = spec.outputs[-1]
+        b = [g.sub(t, h) for t, h in zip(_variables(g, "tau", n), effects)]
+        qdd = ldl_solve(g, spec.outputs[:-1], b)
+        how = "M(q) and n(q, qd) on one graph, then an unrolled LDL^T of M"
+    elif method == "aba":
+        rows = rows_of(link_constants(model, grouping))
+        g = Graph()
+        q, qd = _variables(g, "q", n), _variables(g, "qd", n)
+        gravity = gravity_in_base(model)
+        extra = with_extra_friction(g, model, rows, gravity, q, qd, [g.zero] * n)
+        tau = [g.sub(t, e) for t, e in zip(_variables(g, "tau", n), extra)]
+        qdd = articulated_accelerations(g, rows_of(link_constants(model, "plain")), gravity,
+                                        q, qd, tau)
+        how = "the articulated-body algorithm (Featherstone 2008, Table 7.1), unrolled"
+    else:
+        raise CodegenError(f"{model.name}: forward dynamics method must be one of "
+                           f"{list(FORWARD_METHODS)}, got {method!r}")
+    return g, FunctionSpec("forward_dynamics", {"q": _names("q", n), "qd": _names("qd", n),
+                                                "tau": _names("tau", n)}, qdd,
+                           f"qdd(q, qd, tau) = M(q)^-1 (tau - n(q, qd)) by {how}.")
+
+
 def _compose(R, p, R_local, p_local):
     """Return the pose (R R_local, p + R p_local): 3x3 and 3 lists of nodes or floats."""
     p_new = [p[r] + sum((R[r][k] * p_local[k] for k in range(3)), 0.0) for r in range(3)]
@@ -202,10 +260,32 @@ def row_prismatic(row) -> bool:
     return row[ne.PRISMATIC] != 0.0
 
 
-def header_functions(model, grouping: str = "full") -> list[tuple[Graph, FunctionSpec]]:
-    """Return the graphs of the C and C++ headers: FUNCTIONS, then those of HEADER_GRAPHS."""
-    return build_functions(model, grouping) + [mass_and_effects(model, grouping),
-                                               tool_jacobian(model, grouping)]
+@dataclass
+class ForwardDynamics:
+    """Forward dynamics' graphs by each method, their counts, and the cheaper ``method``."""
+
+    method: str
+    graphs: dict                # method -> (Graph, FunctionSpec)
+    counts: dict                # method -> OpCount
+
+
+def cost(count: OpCount) -> float:
+    """Return the measure by which forward dynamics' method is chosen (module docstring)."""
+    return count.multiplications + count.additions + DIVISION_COST * count.divisions
+
+
+def choose_forward_dynamics(model, grouping: str = "full",
+                            method: str | None = None) -> ForwardDynamics:
+    """
+    Return forward dynamics by both methods and the cheaper by :func:`cost` (or ``method``).
+
+    Both graphs are built (tens of milliseconds for 7 joints); ties go to the LDL^T.
+    """
+    graphs = {m: forward_dynamics_graph(model, m, grouping) for m in FORWARD_METHODS}
+    counts = {m: g.count(spec.flat_outputs) for m, (g, spec) in graphs.items()}
+    if method is None:
+        method = min(sorted(FORWARD_METHODS, reverse=True), key=lambda m: cost(counts[m]))
+    return ForwardDynamics(method, graphs, counts)
 
 
 def generate(model, grouping: str = "full", source: str | None = None) -> GeneratedCode:

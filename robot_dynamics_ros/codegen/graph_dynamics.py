@@ -7,10 +7,12 @@ arithmetic builds the graph, which deletes the additions of 0 and the multiplica
 and names every sub-expression once: Renaud's "analytical form" (Renaud 1987).  What
 needs a function is supplied in graph form: the joint sines and cosines (a multiple of pi/2 in
 theta_i turns cos(q + theta0) into +-cos q or +-sin q) and sgn(qd) for Coulomb friction.
+The core's articulated-body algorithm (``core/algorithms/aba.py``, written the same way) runs on
+the graph too, and an LDL^T solve is unrolled on it: forward dynamics' two methods.
 """
 from __future__ import annotations
 
-from ..core.algorithms import newton_euler as ne
+from ..core.algorithms import aba, newton_euler as ne
 from ..core.control.friction import coulomb_level
 from ..core.model.bodies import quarter_turns
 from ..core.transforms import exact_cos_sin
@@ -80,6 +82,58 @@ def with_extra_friction(graph: Graph, model, rows, gravity, q: list, qd: list,
             t = t + coulomb_level(0.0, float(model.coulomb_load[i]), g.node(load[i])) * s
         out.append(index_of(g, t))
     return out
+
+
+def articulated_accelerations(graph: Graph, rows, gravity, q: list, qd: list,
+                              tau: list) -> list[int]:
+    """
+    Return qdd as node indices: the core's articulated-body algorithm (``aba.py``) on the graph.
+
+    Featherstone, Rigid Body Dynamics Algorithms (2008), Table 7.1, with rotors and F_v, F_s
+    friction, run on :class:`~.expr.Node` values as the Newton-Euler recursion is: its three
+    passes (velocities, articulated inertias, accelerations) become one straight line whose
+    divisions are those by the pivots D_i.  ``rows``: plain bodies (``aba.py``); ``q``, ``qd``,
+    ``tau``: node indices (``tau`` without the friction law's further terms).
+    """
+    g = graph
+    n = len(rows)
+    q_, qd_, tau_ = ([g.node(k) for k in v] for v in (q, qd, tau))
+    trig = [joint_trig(g, rows[i], q[i]) for i in range(n)]
+    signs = [g.node(g.sign(k)) for k in qd]
+    ws = [[0.0] * aba.N_ABA_WORKSPACE for _ in range(n)]
+    qdd = [0.0] * n
+    aba.velocities(rows, q_, qd_, [t[0] for t in trig], [t[1] for t in trig], ws)
+    aba.inertias(rows, qd_, tau_, signs, (0.0,) * 6, ws)
+    aba.accelerations(rows, [float(x) for x in gravity], ws, qdd)
+    return [index_of(g, x) for x in qdd]
+
+
+def ldl_solve(graph: Graph, lower: list, b: list) -> list[int]:
+    """
+    Return x solving M x = b as node indices, by M = L D L^T unrolled on the graph.
+
+    ``lower[i][j]`` (j <= i): M's lower triangle, ``b``: node indices.  Golub and Van Loan,
+    Matrix Computations, 4th ed., Alg. 4.1.2 (v_k = L_jk d_k), then L y = b, D z = y and
+    L^T x = z: no square root, one division per pivot (1 / d_j, then multiplications); the
+    graph folds what the structural zeros of M make 0.
+    """
+    g, n = graph, len(b)
+    M = [[g.node(k) for k in row] for row in lower]
+    L = [[0.0] * n for _ in range(n)]
+    d, inverse = [0.0] * n, [0.0] * n
+    for j in range(n):
+        v = [L[j][k] * d[k] for k in range(j)]
+        d[j] = M[j][j] - sum((L[j][k] * v[k] for k in range(j)), 0.0)
+        inverse[j] = 1.0 / d[j]
+        for i in range(j + 1, n):
+            L[i][j] = (M[i][j] - sum((L[i][k] * v[k] for k in range(j)), 0.0)) * inverse[j]
+    y = [0.0] * n
+    for i in range(n):                      # L y = b
+        y[i] = g.node(b[i]) - sum((L[i][k] * y[k] for k in range(i)), 0.0)
+    x = [0.0] * n
+    for i in reversed(range(n)):            # L^T x = D^-1 y
+        x[i] = y[i] * inverse[i] - sum((L[k][i] * x[k] for k in range(i + 1, n)), 0.0)
+    return [index_of(g, value) for value in x]
 
 
 FORWARD_STEPS = (("1", (ne.W_WX, ne.W_WY, ne.W_WZ)),

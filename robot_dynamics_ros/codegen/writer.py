@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .expr import ADD, CONST, COS, MUL, NEG, SIGN, SIN, SUB, VAR, Graph
+from .expr import ADD, CONST, COS, DIV, MUL, NEG, SIGN, SIN, SUB, VAR, Graph
 
 MAX_INLINE_DEPTH = 12  # deeper single-use chains get names (keeps lines and parser stacks short)
 
@@ -93,7 +93,7 @@ def printer(graph: Graph, named: set[int], syntax: Syntax):
     Return ``(ref, expression)``: the text of a node as an operand, and of its own operation.
 
     A named node is ``x<k>``; a variable is its name; a constant a literal.  The arithmetic is
-    the same in Python and C (``+``, ``-``, ``*``, unary ``-``, parentheses).
+    the same in Python and C (``+``, ``-``, ``*``, ``/``, unary ``-``, parentheses).
     """
     def ref(k: int) -> str:
         kind = graph.kind(k)
@@ -117,6 +117,8 @@ def printer(graph: Graph, named: set[int], syntax: Syntax):
             return f"{ref(ops[0])} - {ref(ops[1])}"
         if kind == MUL:
             return f"{ref(ops[0])} * {ref(ops[1])}"
+        if kind == DIV:
+            return f"{ref(ops[0])} / {ref(ops[1])}"
         if kind == NEG:
             return f"-{ref(ops[0])}"
         if kind == SIN:

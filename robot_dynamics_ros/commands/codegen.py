@@ -98,8 +98,9 @@ def run(args) -> int:
     for name, count in code.counts.items():
         print(f"{name}: {count}", file=report)
     if args.language != "python":
-        solve = ", ".join(f"{v} {k}" for k, v in code.solve_counts.items())
-        print(f"forward_dynamics: mass_and_effects + LDL^T solve ({solve})", file=report)
+        for method, count in code.forward_counts.items():
+            chosen = " (the cheaper: forward_dynamics)" if method == code.forward_method else ""
+            print(f"  forward dynamics by {method}: {count}{chosen}", file=report)
         return 0
     if args.steps:
         for label, count in code.rnea_steps.items():

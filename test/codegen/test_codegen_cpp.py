@@ -1,19 +1,21 @@
 """
 Generated C and C++ headers (``robot-dynamics codegen --language c|cpp``).
 
-Every shipped robot (and the Puma 560 with the friction law's further terms), and every
-description of the real-description corpus (test/data/urdf), is generated as a C99 and a C++17
-header, all compiled into one shared library per language (``<PREFIX>_API`` defined empty to
-export the functions), loaded with ctypes and compared with the core -- an independent
-implementation: the numpy/numba recursion, the core's ABA or solve, the numpy Jacobian -- on
-random states, one call and a batch (a loop of single calls over the rows).  Agreement: 1e-12
-relative to the size of the result (its largest element, floor 1e-9), forward dynamics 1e-12
-times the mass matrix's condition number.  The shipped robots compile with ``-O2 -Wall -Wextra
--Werror``; the corpus with the same warnings at -O1 (the test's time).  A program that replaces
+Every shipped robot (and the Puma 560 with the friction law's further terms) with both forward
+dynamics methods (``forward="both"``), and every description of the real-description corpus
+(test/data/urdf) as a user gets it, is generated as a C99 and a C++17 header, all compiled at -O2
+with -Wall -Wextra -Werror into one shared library per language (the two compilers run at the
+same time; ``<PREFIX>_API`` defined empty to export the functions), loaded with ctypes and
+compared with the core -- an independent implementation: the numpy/numba recursion, the core's
+ABA, the numpy Jacobian -- on random states, one call and a batch (a loop of single calls over
+the rows); forward dynamics also against the core's CRBA and Cholesky.  Agreement: 1e-12
+relative to the size of the result (its largest element, floor 1e-9), forward dynamics included.
+Each forward dynamics method is also printed as Python for the corpus.  A program that replaces
 ``operator new`` and malloc with an abort calls every function: nothing allocates; it is built
 with ``-fno-exceptions -fno-rtti``.  The example under examples/ is built by CMake and run.
 """
 import ctypes
+import math
 import os
 import shutil
 import subprocess
@@ -25,11 +27,15 @@ import numpy as np
 import pytest
 
 from further_friction import with_further_friction
+from random_robots import random_robot_dict
 from locations import REPO
 from robot_dynamics_ros.commands.cli import main as cli_main
 from robot_dynamics_ros.codegen.c_header import (c_string, default_prefix, description_hash,
                                                  generate_header)
 from robot_dynamics_ros.codegen import CodegenError
+from robot_dynamics_ros.codegen.generate import choose_forward_dynamics, cost
+from robot_dynamics_ros.codegen.writer import function_source
+from robot_dynamics_ros.core.algorithms.forward_dynamics import forward_dynamics_crba
 from robot_dynamics_ros.core import (RobotModel, forward_dynamics, gravity_torques, jacobian,
                                      mass_matrix, nonlinear_effects, rnea, shipped_robots)
 from urdf_corpus import CORPUS, ament_prefix, expanded
@@ -40,7 +46,8 @@ TOL = 1e-12
 WARNINGS = ["-Wall", "-Wextra", "-Werror"]
 EXTENSION = {"c": ".h", "cpp": ".hpp"}
 FUNCTIONS = ("rnea", "nonlinear_effects", "gravity_torques", "mass_matrix", "jacobian",
-             "forward_dynamics")
+             "forward_dynamics", "forward_dynamics_aba", "forward_dynamics_ldlt")
+FORWARD = ("forward_dynamics", "forward_dynamics_aba", "forward_dynamics_ldlt")
 
 
 def shipped_models():
@@ -63,21 +70,40 @@ def corpus(tmp_path_factory):
     return models
 
 
-def build_library(models: dict, language: str, directory: Path, flags: list[str]) -> Path:
-    """Write each model's header, include them all (functions exported), build one .so."""
+def library_command(models: dict, language: str, directory: Path, forward: str) -> tuple:
+    """Write each model's header and one source including them all (functions exported)."""
     source = directory / ("all.c" if language == "c" else "all.cpp")
     lines = []
     for prefix, model in models.items():
         header = directory / (prefix + EXTENSION[language])
-        header.write_text(generate_header(model, language, prefix).source)
+        header.write_text(generate_header(model, language, prefix, forward=forward).source)
         lines += [f"#define {prefix.upper()}_API", f'#include "{header.name}"']
     source.write_text("\n".join(lines) + "\n")
-    library = directory / f"lib{language}_{flags[0].lstrip('-')}.so"
-    command = (["gcc", "-std=c99"] if language == "c" else ["g++", "-std=c++17"]) + flags + \
-        WARNINGS + ["-fPIC", "-shared", str(source), "-o", str(library), "-lm"]
-    run = subprocess.run(command, capture_output=True, text=True, cwd=directory)
-    assert run.returncode == 0, run.stderr[-4000:]
-    return library
+    library = directory / f"lib{language}.so"
+    command = (["gcc", "-std=c99"] if language == "c" else ["g++", "-std=c++17"]) + \
+        ["-O2"] + WARNINGS + ["-fPIC", "-shared", str(source), "-o", str(library), "-lm"]
+    return command, library
+
+
+def build_libraries(models: dict, directory: Path, forward: str = "both",
+                    languages=("c", "cpp")) -> dict:
+    """
+    Return {language: shared library} of ``models``' headers, compiled at once (one per core).
+
+    The C and the C++ translation unit are compiled by two concurrent compilers: the test's time
+    is the slower of the two, not their sum.
+    """
+    jobs = {}
+    for language in languages:
+        (directory / language).mkdir()
+        command, library = library_command(models, language, directory / language, forward)
+        jobs[language] = (subprocess.Popen(command, stdout=subprocess.PIPE,
+                                           stderr=subprocess.STDOUT, text=True,
+                                           cwd=directory / language), library)
+    for process, _ in jobs.values():
+        output = process.communicate(timeout=600)[0]
+        assert process.returncode == 0, output[-4000:]
+    return {language: library for language, (_, library) in jobs.items()}
 
 
 class Compiled:
@@ -85,8 +111,10 @@ class Compiled:
 
     def __init__(self, library, prefix: str, n: int):
         self.n, self.lib, self.prefix = n, library, prefix
-        for name in FUNCTIONS:
-            getattr(library, f"{prefix}_{name}").restype = None
+        for name in FUNCTIONS:      # (forward_dynamics_aba, _ldlt: in headers with both)
+            function = getattr(library, f"{prefix}_{name}", None)
+            if function is not None:
+                function.restype = None
         getattr(library, f"{prefix}_dof").restype = ctypes.c_int
         for name in ("name", "description_hash"):
             getattr(library, f"{prefix}_{name}").restype = ctypes.c_char_p
@@ -103,10 +131,14 @@ class Compiled:
         return np.array([self(name, *row, shape=shape) for row in zip(*arrays)])
 
 
-def assert_close(ours, reference, tolerance=TOL, what=""):
+def relative_error(ours, reference) -> float:
     reference = np.asarray(reference)
     scale = max(float(np.abs(reference).max()), 1e-9)
-    error = float(np.abs(np.asarray(ours) - reference).max()) / scale
+    return float(np.abs(np.asarray(ours) - reference).max()) / scale
+
+
+def assert_close(ours, reference, tolerance=TOL, what=""):
+    error = relative_error(ours, reference)
     assert error <= tolerance, f"{what}: relative error {error:.3g} > {tolerance:.3g}"
 
 
@@ -119,7 +151,7 @@ def random_states(model, rng, count):
     return q, qd, rng.uniform(-3.0, 3.0, (count, model.n))
 
 
-def check_robot(compiled: Compiled, model, rng, count=4):
+def check_robot(compiled: Compiled, model, rng, count=4, forward=FORWARD):
     """Every function against the core: single calls on each state, then the batch at once."""
     n, what = model.n, model.name
     q, qd, qdd = random_states(model, rng, count)
@@ -135,9 +167,13 @@ def check_robot(compiled: Compiled, model, rng, count=4):
         assert_close(compiled("jacobian", q[k], shape=(6, n)), jacobian(model, q[k]),
                      what=f"{what} J")
         if np.linalg.eigvalsh(M)[0] > 0:
-            assert_close(compiled("forward_dynamics", q[k], qd[k], tau + 1.0),
-                         forward_dynamics(model, q[k], qd[k], tau + 1.0),
-                         TOL * np.linalg.cond(M), f"{what} forward dynamics")
+            # the core's ABA (the text the generated ABA runs on nodes) and its CRBA + Cholesky
+            oracles = (forward_dynamics(model, q[k], qd[k], tau + 1.0),
+                       forward_dynamics_crba(model, q[k], qd[k], tau + 1.0))
+            for name in forward:
+                for qdd_core in oracles:
+                    assert_close(compiled(name, q[k], qd[k], tau + 1.0), qdd_core,
+                                 what=f"{what} {name}")
     assert_close(compiled.batch("rnea", q, qd, qdd), rnea(model, q, qd, qdd), what=what)
     assert_close(compiled.batch("mass_matrix", q, shape=(n, n)), mass_matrix(model, q),
                  what=what)
@@ -152,20 +188,62 @@ def shipped():
     return shipped_models()
 
 
+@pytest.fixture(scope="module")
+def shipped_libraries(shipped, tmp_path_factory):
+    return build_libraries(shipped, tmp_path_factory.mktemp("shipped"), "both")
+
+
+@pytest.fixture(scope="module")
+def corpus_libraries(corpus, tmp_path_factory):
+    return build_libraries(corpus, tmp_path_factory.mktemp("corpus"), "auto")
+
+
 @pytest.mark.parametrize("language", ["c", "cpp"])
-def test_shipped_robots_compile_with_warnings_as_errors_and_agree(language, shipped, tmp_path):
-    library = ctypes.CDLL(str(build_library(shipped, language, tmp_path, ["-O2"])))
+def test_shipped_robots_compile_with_warnings_as_errors_and_agree(
+        language, shipped, shipped_libraries):
+    """Both forward dynamics methods too (the Puma with every friction term and rotors)."""
+    library = ctypes.CDLL(str(shipped_libraries[language]))
     rng = np.random.default_rng(7)
     for prefix, model in shipped.items():
         check_robot(Compiled(library, prefix, model.n), model, rng)
 
 
 @pytest.mark.parametrize("language", ["c", "cpp"])
-def test_corpus_compiles_and_agrees(language, corpus, tmp_path):
-    library = ctypes.CDLL(str(build_library(corpus, language, tmp_path, ["-O1"])))
+def test_corpus_compiles_and_agrees(language, corpus, corpus_libraries):
+    """The headers a user gets (forward dynamics by the cheaper method), -O2 as shipped ones."""
+    library = ctypes.CDLL(str(corpus_libraries[language]))
     rng = np.random.default_rng(8)
     for prefix, model in corpus.items():
-        check_robot(Compiled(library, prefix, model.n), model, rng, count=3)
+        check_robot(Compiled(library, prefix, model.n), model, rng, count=3,
+                    forward=("forward_dynamics",))
+
+
+def test_both_forward_dynamics_methods_printed_as_python_agree(shipped, corpus):
+    """
+    Each method's graph, by the Python printer, against the core on every robot of the corpus.
+
+    The graph the C and C++ headers print (compiled above: the cheaper method on the corpus,
+    both on the shipped robots) is the one printed here; so each method meets the core on every
+    description, and the choice is the cheaper by ``cost``: the LDL^T up to 7 joints, the ABA
+    for a 10-joint arm with rotors and friction (generate.py's docstring: the measurements).
+    """
+    rng = np.random.default_rng(9)
+    long_arm = RobotModel.from_dict(random_robot_dict(
+        10, np.random.default_rng(10), convention="modified", with_motors=True,
+        with_friction=True, name="arm10"))
+    for prefix, model in {**shipped, **corpus, "arm10": long_arm}.items():
+        choice = choose_forward_dynamics(model)
+        assert cost(choice.counts[choice.method]) == min(map(cost, choice.counts.values()))
+        assert choice.method == ("aba" if model.n >= 10 else "ldlt"), prefix   # (measured)
+        q, qd, qdd = random_states(model, rng, 2)
+        for method, (graph, spec) in choice.graphs.items():
+            namespace = {"_math": math, "_np": np}
+            exec(function_source(graph, spec), namespace)
+            for k in range(2):
+                tau = rnea(model, q[k], qd[k], qdd[k]) + 1.0
+                assert_close(namespace["forward_dynamics"](q[k], qd[k], tau),
+                             forward_dynamics(model, q[k], qd[k], tau),
+                             what=f"{prefix} {method} (Python)")
 
 
 ALLOCATION_TRAP = r'''
@@ -245,8 +323,8 @@ def test_headers_allocate_nothing_and_build_without_exceptions(shipped, tmp_path
 
 def test_only_the_maths_library_is_needed(shipped, tmp_path):
     """The exported functions' object code refers to nothing but the C maths library."""
-    library = build_library({k: shipped[k] for k in ("puma560", "puma_friction")}, "c",
-                            tmp_path, ["-O2"])
+    library = build_libraries({k: shipped[k] for k in ("puma560", "puma_friction")}, tmp_path,
+                              "auto", ("c",))["c"]
     run = subprocess.run(["nm", "-D", "--undefined-only", str(library)], capture_output=True,
                          text=True)
     undefined = {line.split()[-1].split("@")[0] for line in run.stdout.splitlines()}
@@ -260,7 +338,8 @@ def test_command_writes_headers_and_refuses_bad_prefix(tmp_path, capsys):
     assert cli_main(["codegen", "puma560", "--language", "cpp", "--prefix", "arm",
                      "-o", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "rnea: 226 multiplications" in out and "LDL^T solve" in out
+    assert "rnea: 226 multiplications" in out and "forward dynamics by aba:" in out \
+        and "forward dynamics by ldlt:" in out and "(the cheaper: forward_dynamics)" in out
     text = path.read_text()
     assert "void arm_rnea(const double *q, const double *qd, const double *qdd, double *tau)" \
         in text and 'extern "C"' in text and "#include <cmath>" in text

@@ -1,5 +1,7 @@
 """The code generator's expression graph: constant folding and common subexpressions."""
 
+import pytest
+
 from robot_dynamics_ros.codegen import Graph
 
 
@@ -34,3 +36,18 @@ def test_abs_of_a_node_is_x_times_its_sign_and_the_friction_level_builds_on_it()
     for value in (-3.0, 0.0, 2.0):
         assert g.evaluate([magnitude.index, level.index], {"x": value}) == [abs(value),
                                                                             0.25 * abs(value)]
+
+
+def test_division_folds_constants_pulls_out_signs_and_is_counted_apart():
+    g = Graph()
+    x, y = g.var("x"), g.var("y")
+    assert g.div(x, g.const(4.0)) == g.mul(g.const(0.25), x)          # by a constant: a product
+    assert g.div(g.zero, y) == g.zero and g.div(g.neg(x), y) == g.neg(g.div(x, y))
+    assert g.div(x, g.neg(y)) == g.neg(g.div(x, y))
+    assert g.div(g.const(-2.0), y) == g.neg(g.div(g.const(2.0), y))
+    quotient = (1.0 / g.node(y)) * g.node(x) + g.node(x) / g.node(y)   # Node operators
+    count = g.count([quotient.index])
+    assert (count.multiplications, count.additions, count.divisions) == (1, 1, 2)
+    assert g.evaluate([quotient.index], {"x": 3.0, "y": 4.0}) == [1.5]
+    with pytest.raises(ZeroDivisionError):
+        g.div(x, g.zero)
