@@ -121,6 +121,26 @@ def recursion_friction(model, qd) -> np.ndarray:
     return model.viscous * qd + model.coulomb * np.sign(qd)
 
 
+def coupled_friction(model, qd) -> np.ndarray:
+    """
+    Return what a drive coupling changes in the recursion's F_v qd + F_s sgn(qd) ((n,), (N, n)).
+
+    Drive i's friction acts on its velocity v_i = K_i qd and on the joints through K^T
+    (``core/model/coupling.py``): K^T (F_v v + F_s sgn(v)) - (F_v qd + F_s sgn(qd)), over the
+    coupled drives only (exactly zero elsewhere); zeros for a model without a coupling.
+    """
+    qd = np.asarray(qd, dtype=float)
+    drives = list(model.coupled_drives)
+    if not drives:
+        return np.zeros_like(qd)
+    rows = model.coupling[drives]
+    viscous, coulomb = model.viscous[drives], model.coulomb[drives]
+    v = qd @ rows.T
+    out = (viscous * v + coulomb * np.sign(v)) @ rows
+    out[..., drives] -= viscous * qd[..., drives] + coulomb * np.sign(qd[..., drives])
+    return out
+
+
 def friction_torques(model, qd, q=None, gravity=None) -> np.ndarray:
     """
     Return the robot's friction torques at (q, qd) ((n,) or (N, n)): :func:`friction_torque`.
@@ -130,6 +150,8 @@ def friction_torques(model, qd, q=None, gravity=None) -> np.ndarray:
     naming the model and the term), never computed without the term.
     """
     out = recursion_friction(model, qd)
+    if model.coupled_drives:
+        out = out + coupled_friction(model, qd)
     if not model.has_extra_friction:
         return out
     if (q is None or gravity is None) and np.any(model.coulomb_load):

@@ -34,6 +34,7 @@ import numpy as np
 from ..errors import InputError, RobotDescriptionError
 from ..transforms import homogeneous, placement, pose_matrix, rot_x
 from .inertia import Body, inertia_entries, inertia_matrix
+from .coupling import coupling_matrix
 from .payload import fold_payload
 from .robot_file import load_robot_file, parse_robot
 
@@ -128,6 +129,11 @@ class RobotModel:
         # offset): part of measured efforts, not a torque on the robot, so no dynamics uses it
         self.torque_offset = col("friction", "offset", 0.0)
         self.payload: dict | None = copy.deepcopy(spec["payload"])
+        # K of the drive coupling, motor positions q_m = diag(gear_ratio) K q (identity: none);
+        # ``coupled_drives``: the drives whose row of K is not the unit row (model/coupling.py)
+        self.coupling = _frozen(coupling_matrix(self.joint_names, spec.get("coupling")))
+        self.coupled_drives: tuple[int, ...] = tuple(
+            i for i, row in enumerate(self.coupling) if np.any(row != np.eye(self.n)[i]))
 
         mass = np.array([j["link"]["mass"] for j in joints])
         com = np.array([j["link"]["com"] for j in joints])
@@ -289,6 +295,11 @@ class RobotModel:
     @property
     def has_motors(self) -> bool:
         return bool(np.any(self.rotor_inertia != 0.0))
+
+    @property
+    def has_coupling(self) -> bool:
+        """Whether a drive moves with more than its own joint (``coupling``, model/coupling.py)."""
+        return bool(self.coupled_drives)
 
     @property
     def has_friction(self) -> bool:

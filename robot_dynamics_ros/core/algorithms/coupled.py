@@ -1,0 +1,74 @@
+"""
+The dynamics of a model with coupled drives: the recursion's, plus what the coupling adds.
+
+A drive coupling K (``core/model/coupling.py``) adds the constant rotor inertia C = K^T D K - D
+and the friction difference ``control.friction.coupled_friction`` to what the Newton-Euler
+recursion, the CRBA and the ABA compute with each joint's own rotor and friction.  The route
+(``route.py``) wraps a coupled model's functions with these, as it wraps the friction law's
+further terms; a model without a coupling gets its functions unchanged:
+
+    tau = rnea(q, qd, qdd) + C qdd + df(qd),      B_coupled = B + C,
+    qdd = (B + C)^{-1} (B + C - C) qdd_0,   qdd_0 = ABA(q, qd, tau - df(qd))
+
+(the last: B qdd_0 = tau - df - n(q, qd), which is (B + C) qdd for the coupled model).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..control.friction import coupled_friction
+from ..inputs import joint_arrays
+from ..model.coupling import coupling_terms
+from .compiled import singular
+
+
+def coupling_torques(model, qd, qdd=None) -> np.ndarray:
+    """Return C qdd + df(qd): the coupling's joint torques beyond the recursion's ((n,), (N, n))."""
+    out = coupled_friction(model, qd)
+    if qdd is not None:
+        out = out + np.asarray(qdd, dtype=float) @ coupling_terms(model).inertia
+    return out
+
+
+def adding_coupling(model, rnea):
+    """Return ``rnea(q, qd, qdd)`` + :func:`coupling_torques` (``rnea`` if not coupled)."""
+    if not model.coupled_drives:
+        return rnea
+
+    def call(q, qd, qdd):
+        tau = rnea(q, qd, qdd)
+        return tau + coupling_torques(model, qd, qdd)
+    return call
+
+
+def adding_coupled_inertia(model, mass):
+    """Return ``mass(q)`` + C (``mass`` if not coupled)."""
+    if not model.coupled_drives:
+        return mass
+    inertia = coupling_terms(model).inertia
+
+    def call(q):
+        return mass(q) + inertia
+    return call
+
+
+def coupled_forward(model, forward, mass):
+    """
+    Return the coupled model's forward dynamics from its recursion's (module docstring).
+
+    ``forward``: the recursion's (ABA) forward dynamics; ``mass(q)``: the coupled B + C.
+    """
+    if not model.coupled_drives:
+        return forward
+    inertia = coupling_terms(model).inertia
+
+    def call(q, qd, tau):
+        (q, qd, tau), _ = joint_arrays(model, q=q, qd=qd, tau=tau)     # (InputError naming one)
+        qdd0 = forward(q, qd, np.asarray(tau, dtype=float) - coupled_friction(model, qd))
+        coupled = mass(q)
+        rhs = (coupled @ qdd0[..., None])[..., 0] - qdd0 @ inertia
+        try:
+            return np.linalg.solve(coupled, rhs[..., None])[..., 0]
+        except np.linalg.LinAlgError as exc:
+            raise singular(model) from exc
+    return call
