@@ -6,8 +6,9 @@ import pytest
 import yaml
 
 from coupled_wrist import wrist
-from robot_dynamics_ros.core import RobotModel
+from robot_dynamics_ros.core import RobotModel, rnea
 from robot_dynamics_ros.core.errors import RobotDescriptionError
+from robot_dynamics_ros.core.model.urdf_export import urdf_text
 
 
 def test_matrix_is_placed_on_the_named_joints():
@@ -64,3 +65,45 @@ def test_further_friction_on_a_coupled_drive_is_refused():
     spec = copy.deepcopy(wrist())
     spec["joints"][0]["friction"]["viscous_quadratic"] = 0.01
     assert RobotModel.from_dict(spec).has_extra_friction
+
+
+def test_urdf_extension_round_trip():
+    model = RobotModel.from_dict(wrist())
+    text = urdf_text(model)
+    assert '<robot_dynamics:coupling joints="joint5 joint6" matrix="1.0 0.0  1.0 1.0"/>' in text
+    again = RobotModel.from_urdf(text)
+    assert np.array_equal(again.coupling, model.coupling)
+    rng = np.random.default_rng(2)
+    q, qd, qdd = rng.normal(size=(3, 10, 2))
+    assert np.allclose(rnea(again, q, qd, qdd), rnea(model, q, qd, qdd), rtol=1e-12,
+                       atol=1e-12)
+    assert "robot_dynamics:coupling" not in urdf_text(RobotModel.from_dict(wrist(False)))
+
+
+URDF_BAD = [
+    ('joints="joint5 joint6" matrix="1 0 1"', "<robot_dynamics:coupling matrix> (rows of a "
+                                              "square matrix"),
+    ('matrix="1"', "<robot_dynamics:coupling joints>: missing"),
+    ('joints="joint5 joint6" matrix="1 0 1 nan"', "must be finite"),
+    ('joints="joint5 joint7" matrix="1 0 1 1"', "coupling joints>: unknown joint(s) ['joint7']"),
+    ('joints="joint5 joint6" matrix="1 1 1 1"', "coupling.matrix: must be invertible"),
+]
+
+
+@pytest.mark.parametrize("attributes, message", URDF_BAD)
+def test_bad_urdf_coupling_is_refused(tmp_path, attributes, message):
+    text = urdf_text(RobotModel.from_dict(wrist(False))).replace(
+        '<link name="base_link">', f"<robot_dynamics:coupling {attributes}/>\n"
+                                   '  <link name="base_link">')
+    path = tmp_path / "wrist.urdf"
+    path.write_text(text)
+    with pytest.raises(RobotDescriptionError) as error:
+        RobotModel.from_urdf(str(path))
+    assert str(path) in str(error.value) and message in str(error.value)
+
+
+def test_urdf_coupling_must_lie_in_the_chain():
+    text = urdf_text(RobotModel.from_dict(wrist()))
+    with pytest.raises(RobotDescriptionError, match=r"joints \['joint5'\] are in the chain .* "
+                                                    r"\['joint6'\] are not"):
+        RobotModel.from_urdf(text, tip_link="link1")
