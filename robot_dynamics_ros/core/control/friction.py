@@ -121,20 +121,22 @@ def recursion_friction(model, qd) -> np.ndarray:
     return model.viscous * qd + model.coulomb * np.sign(qd)
 
 
-def coupled_friction(model, qd) -> np.ndarray:
+def coupled_friction(model, qd, viscous: bool = True) -> np.ndarray:
     """
     Return what a drive coupling changes in the recursion's F_v qd + F_s sgn(qd) ((n,), (N, n)).
 
     Drive i's friction acts on its velocity v_i = K_i qd and on the joints through K^T
     (``core/model/coupling.py``): K^T (F_v v + F_s sgn(v)) - (F_v qd + F_s sgn(qd)), over the
     coupled drives only (exactly zero elsewhere); zeros for a model without a coupling.
+    ``viscous`` False: the Coulomb terms alone.
     """
     qd = np.asarray(qd, dtype=float)
     drives = list(model.coupled_drives)
     if not drives:
         return np.zeros_like(qd)
     rows = model.coupling[drives]
-    viscous, coulomb = model.viscous[drives], model.coulomb[drives]
+    viscous = model.viscous[drives] if viscous else np.zeros(len(drives))
+    coulomb = model.coulomb[drives]
     v = qd @ rows.T
     out = (viscous * v + coulomb * np.sign(v)) @ rows
     out[..., drives] -= viscous * qd[..., drives] + coulomb * np.sign(qd[..., drives])

@@ -292,6 +292,22 @@ class RobotModel:
                         f"description gives none, 0 or a value that is not finite): {purpose} "
                         f"needs it{hint}")
 
+    def refuse_coupled_friction(self, purpose: str, kinds=("viscous", "coulomb")) -> None:
+        """
+        Raise RobotDescriptionError if a coupled drive has friction of ``kinds``.
+
+        For what applies friction per joint (``purpose`` says what), not per drive through the
+        coupling (``core/model/coupling.py``): its result would be wrong for such a drive.
+        """
+        values = {"viscous": self.viscous, "coulomb": self.coulomb}
+        drives = [self.joint_names[i] for i in self.coupled_drives
+                  if any(values[kind][i] != 0.0 for kind in kinds)]
+        if drives:
+            raise RobotDescriptionError(
+                f"{self.name}: the drives of joint(s) {drives} move with other joints (coupling) "
+                f"and have friction ({' or '.join(kinds)}): {purpose} applies friction per "
+                "joint, so it cannot take theirs")
+
     @property
     def has_motors(self) -> bool:
         return bool(np.any(self.rotor_inertia != 0.0))

@@ -3,11 +3,16 @@ import numpy as np
 import pytest
 
 from coupled_wrist import D, FS, FV, hand_friction, hand_rotor_matrix, wrist
-from robot_dynamics_ros.core import (RobotModel, forward_dynamics, mass_matrix,
-                                     nonlinear_effects, rnea)
+from robot_dynamics_ros.core import (JointTrajectory, RobotModel, forward_dynamics,
+                                     gravity_torques, mass_matrix, nonlinear_effects, rnea,
+                                     time_optimal_scaling)
 from robot_dynamics_ros.core.algorithms.forward_dynamics import forward_dynamics_crba
 from robot_dynamics_ros.core.algorithms.route import select
+from robot_dynamics_ros.core.control import holding_torques
 from robot_dynamics_ros.core.control.friction import friction_torques
+from robot_dynamics_ros.core.errors import RobotDescriptionError
+from robot_dynamics_ros.core.observer import MomentumObserver, ObserverOptions
+from robot_dynamics_ros.core.trajectories.uniform import _torque_parts
 
 RNG = np.random.default_rng(28)
 
@@ -93,3 +98,36 @@ def test_power_balance(models):
         assert power_in == pytest.approx(v @ (B @ a + 0.5 * bdot @ v + g), rel=1e-7, abs=1e-9)
     assert np.allclose(nonlinear_effects(coupled, q, qd),
                        rnea(coupled, q, qd, np.zeros_like(q)), rtol=0, atol=1e-12)
+
+
+def test_holding_torques_and_the_node_path_take_the_drives_friction(models):
+    coupled = models[0]
+    q, qd, _ = states()
+    g = gravity_torques(coupled, q)
+    assert np.allclose(holding_torques(lambda x: gravity_torques(coupled, x), coupled, q, qd),
+                       g + hand_friction(qd), rtol=0, atol=1e-12)
+
+
+def test_uniform_scaling_splits_the_drives_friction(models):
+    # the uniform scaling's premise: friction at qd / c = (friction - its Coulomb part) / c +
+    # the Coulomb part, which holds for F_s sgn(K qd) of the coupled drives too
+    coupled = models[0]
+    q, qd, qdd = states()
+    _, friction, _, coulomb = _torque_parts(coupled, q, qd, qdd)
+    assert np.allclose(friction, hand_friction(qd), rtol=0, atol=1e-12)
+    for c in (0.5, 3.0):
+        assert np.allclose(hand_friction(qd / c), (friction - coulomb) / c + coulomb, rtol=0,
+                           atol=1e-12)
+
+
+def test_per_joint_friction_users_refuse_a_coupled_drive_with_friction(models):
+    coupled = models[0]
+    with pytest.raises(RobotDescriptionError, match=r"joint\(s\) \['joint6'\] move with other "
+                                                    r"joints .*: the observer"):
+        MomentumObserver(coupled, ObserverOptions(5.0))
+    MomentumObserver(coupled, ObserverOptions(5.0, friction=False))     # (friction left out)
+    path = JointTrajectory(coupled.joint_names, np.array([0.0, 1.0]),
+                           np.array([[0.0, 0.0], [0.5, -0.5]]), np.zeros((2, 2)))
+    with pytest.raises(RobotDescriptionError, match="time-optimal scaling applies friction"):
+        time_optimal_scaling(coupled, path)
+    time_optimal_scaling(models[0].without_friction(), path)            # no friction: solved
