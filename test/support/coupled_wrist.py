@@ -73,7 +73,7 @@ def hand_rotor_matrix() -> np.ndarray:
 
 
 def hand_friction(qd: np.ndarray, coulomb: bool = True) -> np.ndarray:
-    """The drives' friction as joint torques, written out (module docstring); qd (..., 2)."""
+    """Return the drives' friction as joint torques, written out (module docstring)."""
     fs = FS if coulomb else np.zeros(2)
     v6 = qd[..., 0] + qd[..., 1]
     f6 = FV[1] * v6 + fs[1] * np.sign(v6)

@@ -23,7 +23,7 @@ from .compiled import singular
 
 
 def coupling_torques(model, qd, qdd=None) -> np.ndarray:
-    """Return C qdd + df(qd): the coupling's joint torques beyond the recursion's ((n,), (N, n))."""
+    """Return C qdd + df(qd): the coupling's torques beyond the recursion's ((n,), (N, n))."""
     out = coupled_friction(model, qd)
     if qdd is not None:
         out = out + np.asarray(qdd, dtype=float) @ coupling_terms(model).inertia

@@ -16,7 +16,7 @@ NOISE = 0.002               # A, on every motor current
 
 
 def true_wrist() -> RobotModel:
-    """The 'real' wrist behind the file: rotor 6 and both drives' friction differ from it."""
+    """Return the "real" wrist behind the file: rotor 6 and both drives' friction differ."""
     spec = wrist()
     spec["joints"][1]["motor"]["rotor_inertia"] = 1.6 * IM6
     spec["joints"][0]["friction"] = {"viscous": 1.5, "coulomb": 0.7}
