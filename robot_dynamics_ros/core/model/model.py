@@ -213,6 +213,7 @@ class RobotModel:
         for j in spec["joints"]:
             j["motor"] = {"rotor_inertia": 0.0, "gear_ratio": 1.0}
             j["friction"] = {"viscous": 0.0, "coulomb": 0.0, "offset": 0.0}
+        spec.pop("coupling", None)      # (couples rotors and friction only: none left)
         return RobotModel(spec)
 
     def without_friction(self) -> "RobotModel":
