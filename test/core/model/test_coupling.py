@@ -8,6 +8,8 @@ import yaml
 from coupled_wrist import wrist
 from robot_dynamics_ros.core import RobotModel, rnea
 from robot_dynamics_ros.core.errors import RobotDescriptionError
+from robot_dynamics_ros.core.model.dh_description import (modified_dh_description,
+                                                          robot_yaml_text)
 from robot_dynamics_ros.core.model.urdf_export import urdf_text
 
 
@@ -107,3 +109,15 @@ def test_urdf_coupling_must_lie_in_the_chain():
     with pytest.raises(RobotDescriptionError, match=r"joints \['joint5'\] are in the chain .* "
                                                     r"\['joint6'\] are not"):
         RobotModel.from_urdf(text, tip_link="link1")
+
+
+def test_written_robot_files_keep_the_coupling(tmp_path):
+    # what `convert` and `identify -o` write (robot_yaml_text), and the modified-DH form
+    model = RobotModel.from_dict(wrist())
+    for spec in (model.to_dict(), modified_dh_description(model)):
+        path = tmp_path / "wrist.yaml"
+        path.write_text(robot_yaml_text(spec))
+        again = RobotModel.from_yaml(path)
+        assert np.array_equal(again.coupling, model.coupling)
+        q = np.array([[0.2, -0.4], [1.0, 2.0]])
+        assert np.allclose(rnea(again, q, q, q), rnea(model, q, q, q), rtol=1e-12, atol=1e-12)
