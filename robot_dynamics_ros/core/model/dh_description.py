@@ -5,8 +5,8 @@ The description is the model's internal chain (``model.Chain``) written out: DH 
 (alpha_{i-1}, a_{i-1}, d_i, theta_i, and the offset e_i where the chain has one: a URDF's almost
 parallel axes, ``axes_to_dh.py``), link inertias re-expressed in the DH frames, the base and the
 tool transform (the tool in the last DH frame), limits, motors, friction, the payload and the
-drive coupling as in the model.  Loading it gives the same dynamics, tool pose and Jacobian (to rounding); the link frames
-``forward_kinematics`` returns are then the DH frames.
+drive coupling as in the model.  Loading it gives the same dynamics, tool pose and Jacobian (to
+rounding); the link frames ``forward_kinematics`` returns are then the DH frames.
 """
 from __future__ import annotations
 
