@@ -2,7 +2,7 @@
 The dynamics of a model with coupled drives: the recursion's, plus what the coupling adds.
 
 A drive coupling K (``core/model/coupling.py``) adds the constant rotor inertia C = K^T D K - D
-and the friction difference ``control.friction.coupled_friction`` to what the Newton-Euler
+and the friction difference ``coupling.friction_change`` to what the Newton-Euler
 recursion, the CRBA and the ABA compute with each joint's own rotor and friction.  The route
 (``route.py``) wraps a coupled model's functions with these, as it wraps the friction law's
 further terms; a model without a coupling gets its functions unchanged:
@@ -16,15 +16,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..control.friction import coupled_friction
 from ..inputs import joint_arrays
-from ..model.coupling import coupling_terms
+from ..model.coupling import coupling_terms, friction_change
 from .compiled import singular
 
 
 def coupling_torques(model, qd, qdd=None) -> np.ndarray:
     """Return C qdd + df(qd): the coupling's torques beyond the recursion's ((n,), (N, n))."""
-    out = coupled_friction(model, qd)
+    out = friction_change(model, qd)
     if qdd is not None:
         out = out + np.asarray(qdd, dtype=float) @ coupling_terms(model).inertia
     return out
@@ -35,9 +34,11 @@ def adding_coupling(model, rnea):
     if not model.coupled_drives:
         return rnea
 
-    def call(q, qd, qdd):
-        tau = rnea(q, qd, qdd)
-        return tau + coupling_torques(model, qd, qdd)
+    inertia = coupling_terms(model).inertia
+
+    def call(q, qd, qdd, _rnea=rnea, _model=model, _inertia=inertia, _change=friction_change):
+        tau = _rnea(q, qd, qdd)         # (checks the arguments)
+        return tau + _change(_model, qd) + qdd @ _inertia
     return call
 
 
@@ -64,7 +65,7 @@ def coupled_forward(model, forward, mass):
 
     def call(q, qd, tau):
         (q, qd, tau), _ = joint_arrays(model, q=q, qd=qd, tau=tau)     # (InputError naming one)
-        qdd0 = forward(q, qd, np.asarray(tau, dtype=float) - coupled_friction(model, qd))
+        qdd0 = forward(q, qd, tau - friction_change(model, qd))
         coupled = mass(q)
         rhs = (coupled @ qdd0[..., None])[..., 0] - qdd0 @ inertia
         try:

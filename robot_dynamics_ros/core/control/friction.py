@@ -130,17 +130,11 @@ def coupled_friction(model, qd, viscous: bool = True) -> np.ndarray:
     coupled drives only (exactly zero elsewhere); zeros for a model without a coupling.
     ``viscous`` False: the Coulomb terms alone.
     """
-    qd = np.asarray(qd, dtype=float)
-    drives = list(model.coupled_drives)
-    if not drives:
-        return np.zeros_like(qd)
-    rows = model.coupling[drives]
-    viscous = model.viscous[drives] if viscous else np.zeros(len(drives))
-    coulomb = model.coulomb[drives]
-    v = qd @ rows.T
-    out = (viscous * v + coulomb * np.sign(v)) @ rows
-    out[..., drives] -= viscous * qd[..., drives] + coulomb * np.sign(qd[..., drives])
-    return out
+    if not model.coupled_drives:
+        return np.zeros(np.shape(qd))
+    # (late: the model package imports this law; its constants are cached per model there)
+    from ..model.coupling import friction_change
+    return friction_change(model, qd, viscous)
 
 
 def friction_torques(model, qd, q=None, gravity=None) -> np.ndarray:

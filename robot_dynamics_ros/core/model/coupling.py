@@ -56,6 +56,12 @@ class Coupling(NamedTuple):
     viscous: np.ndarray     # (c,) F_v of those drives
     coulomb: np.ndarray     # (c,) F_s
     inertia: np.ndarray     # (n, n) C = K^T D K - D
+    # the friction's change as one map (friction_change): velocities [K_i qd; qd_i] of the
+    # coupled drives, their F_v and F_s twice, torques back through [K_i; -e_i]
+    velocities: np.ndarray  # (2c, n)
+    torques: np.ndarray     # (2c, n)
+    viscous_twice: np.ndarray   # (2c,)
+    coulomb_twice: np.ndarray   # (2c,)
 
 
 def _build(model) -> Coupling:
@@ -65,13 +71,29 @@ def _build(model) -> Coupling:
     unit = np.eye(model.n)[drives]
     inertia = (np.einsum("c,ci,cj->ij", spin, rows, rows)
                - np.einsum("c,ci,cj->ij", spin, unit, unit))
-    return Coupling(drives, rows, model.viscous[drives], model.coulomb[drives],
-                    0.5 * (inertia + inertia.T))
+    viscous, coulomb = model.viscous[drives], model.coulomb[drives]
+    return Coupling(drives, rows, viscous, coulomb, 0.5 * (inertia + inertia.T),
+                    np.vstack([rows, unit]), np.vstack([rows, -unit]),
+                    np.concatenate([viscous, viscous]), np.concatenate([coulomb, coulomb]))
 
 
 def coupling_terms(model) -> Coupling:
     """Return the model's :class:`Coupling` (computed once per model)."""
     return model_constant(model, "coupling", _build)
+
+
+def friction_change(model, qd, viscous: bool = True) -> np.ndarray:
+    """
+    Return K^T f(K qd) - f(qd) over the coupled drives, f = F_v v + F_s sgn(v) ((n,), (N, n)).
+
+    ``control.friction.coupled_friction`` (its documentation); ``viscous`` False: F_s alone.
+    """
+    terms = coupling_terms(model)
+    v = np.asarray(qd, dtype=float) @ terms.velocities.T
+    f = terms.coulomb_twice * np.sign(v)
+    if viscous:
+        f = f + terms.viscous_twice * v
+    return f @ terms.torques
 
 
 def drive_velocities(model, qd) -> np.ndarray:
