@@ -8,6 +8,8 @@ from robot_dynamics_ros.core import RobotModel, rnea
 from robot_dynamics_ros.core.identification.drives import gains_from_constants
 from robot_dynamics_ros.core.identification.identify import identify
 from robot_dynamics_ros.core.identification.parameters import parameter_vector, predicted_effort
+from robot_dynamics_ros.core.identification.pipeline import (IdentificationOptions, Recording,
+                                                             identify_recordings)
 from robot_dynamics_ros.core.identification.regressor import regressor
 
 KINDS = ("viscous", "coulomb")
@@ -77,3 +79,23 @@ def test_without_the_coupling_the_wrist_cannot_be_fitted(recording):
     expected = np.array([np.hypot(g5, g6), g6])     # K^T: tau5 = g5 i5 + g6 i6, tau6 = g6 i6
     assert np.all(coupled.residual_rms < 1.5 * expected)
     assert uncoupled.residual_rms[0] > 10.0 * coupled.residual_rms[0]
+
+
+def test_the_defaults_identify_the_coupled_wrist_and_write_its_coupling(recording):
+    # identify_recordings as `robot-dynamics identify --torque-constant 0.1` runs it: its
+    # defaults (consistent fit, rotors, every friction kind, the cut-off chosen and checked)
+    model, true, q, qd, qdd, currents = recording
+    rng = np.random.default_rng(4)
+    t = np.arange(len(q)) * 2e-3
+    gains = gains_from_constants(model, [TORQUE_CONSTANT])
+    noisy = q + rng.normal(scale=1e-5, size=q.shape)        # encoder-like noise
+    fit = identify_recordings(model, [Recording("wrist", t, noisy, None, gains.torques(currents))],
+                              IdentificationOptions(gear_ratios=gains.gear_ratios))
+    written = fit.written
+    assert written.has_coupling and np.array_equal(written.coupling, model.coupling)
+    assert written.rotor_inertia[1] == pytest.approx(true.rotor_inertia[1], rel=0.02)
+    assert np.allclose(written.viscous, true.viscous, rtol=0.02)
+    assert np.allclose(written.coulomb, true.coulomb, rtol=0.02)
+    assert not np.any(written.viscous_quadratic[1:])        # not modelled on the coupled drive
+    report = fit.holdout
+    assert np.all(report.after_rms < 0.1 * report.before_rms)
