@@ -63,8 +63,15 @@ def coupled_forward(model, forward, mass):
         return forward
     inertia = coupling_terms(model).inertia
 
+    n, nd = model.n, np.ndarray
+
     def call(q, qd, tau):
-        (q, qd, tau), _ = joint_arrays(model, q=q, qd=qd, tau=tau)     # (InputError naming one)
+        # float arrays of one shape go straight on (``forward`` checks their values, q and qd
+        # first); anything else is checked and converted here, InputError naming the argument
+        if not (q.__class__ is nd and qd.__class__ is nd and tau.__class__ is nd
+                and q.shape == qd.shape == tau.shape and q.shape[-1:] == (n,)
+                and q.dtype == qd.dtype == tau.dtype == np.float64):
+            (q, qd, tau), _ = joint_arrays(model, q=q, qd=qd, tau=tau)
         qdd0 = forward(q, qd, tau - friction_change(model, qd))
         coupled = mass(q)
         rhs = (coupled @ qdd0[..., None])[..., 0] - qdd0 @ inertia

@@ -10,7 +10,7 @@ from robot_dynamics_ros.core.algorithms.forward_dynamics import forward_dynamics
 from robot_dynamics_ros.core.algorithms.route import select
 from robot_dynamics_ros.core.control import holding_torques
 from robot_dynamics_ros.core.control.friction import friction_torques
-from robot_dynamics_ros.core.errors import RobotDescriptionError
+from robot_dynamics_ros.core.errors import InputError, RobotDescriptionError
 from robot_dynamics_ros.core.observer import MomentumObserver, ObserverOptions
 from robot_dynamics_ros.core.trajectories.uniform import _torque_parts
 
@@ -131,3 +131,15 @@ def test_per_joint_friction_users_refuse_a_coupled_drive_with_friction(models):
     with pytest.raises(RobotDescriptionError, match="time-optimal scaling applies friction"):
         time_optimal_scaling(coupled, path)
     time_optimal_scaling(models[0].without_friction(), path)            # no friction: solved
+
+
+@pytest.mark.parametrize("bad, message", [
+    ({"qd": [float("nan"), 0.0]}, "qd: non-finite value for joint 'joint5'"),
+    ({"qd": np.array([float("nan"), 0.0])}, "qd: non-finite value for joint 'joint5'"),
+    ({"qd": np.zeros(3)}, "qd: expected shape (2,) or (N, 2)"),
+    ({"tau": np.array([0.0, float("inf")])}, "tau: non-finite value for joint 'joint6'")])
+def test_coupled_forward_dynamics_names_a_bad_argument(models, bad, message):
+    arguments = {"q": np.zeros(2), "qd": np.zeros(2), "tau": np.zeros(2), **bad}
+    with pytest.raises(InputError) as error:
+        forward_dynamics(models[0], **arguments)
+    assert message in str(error.value)
