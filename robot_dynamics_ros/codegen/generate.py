@@ -43,6 +43,7 @@ from ..core.algorithms.newton_euler import rows_of
 from ..core.model.bodies import FORMS, gravity_in_base, link_constants
 from .expr import Graph, OpCount, index_of
 from .graph_dynamics import (articulated_accelerations, joint_trig, ldl_solve, torques,
+                             with_coupled_inertia, with_coupling,
                              with_extra_friction)
 from .writer import FunctionSpec, function_source
 
@@ -112,9 +113,9 @@ def build_functions(model, grouping: str = "full") -> list[tuple[Graph, Function
     out = []
 
     g = Graph()
-    q, qd = _variables(g, "q", n), _variables(g, "qd", n)
-    tau = with_extra_friction(g, model, rows, gravity, q, qd, torques(
-        g, rows, gravity, q, qd, _variables(g, "qdd", n), label=True))
+    q, qd, qdd = _variables(g, "q", n), _variables(g, "qd", n), _variables(g, "qdd", n)
+    tau = with_coupling(g, model, qd, qdd, with_extra_friction(
+        g, model, rows, gravity, q, qd, torques(g, rows, gravity, q, qd, qdd, label=True)))
     out.append((g, FunctionSpec(
         "rnea", {"q": _names("q", n), "qd": _names("qd", n), "qdd": _names("qdd", n)}, tau,
         "Joint torques/forces tau(q, qd, qdd) with the model's gravity, rotors and friction "
@@ -122,8 +123,8 @@ def build_functions(model, grouping: str = "full") -> list[tuple[Graph, Function
 
     g = Graph()
     q, qd = _variables(g, "q", n), _variables(g, "qd", n)
-    tau = with_extra_friction(g, model, rows, gravity, q, qd,
-                              torques(g, rows, gravity, q, qd, [g.zero] * n))
+    tau = with_coupling(g, model, qd, None, with_extra_friction(
+        g, model, rows, gravity, q, qd, torques(g, rows, gravity, q, qd, [g.zero] * n)))
     out.append((g, FunctionSpec(
         "nonlinear_effects", {"q": _names("q", n), "qd": _names("qd", n)}, tau,
         "n(q, qd) = C(q, qd) qd + friction + g(q): the torques at zero acceleration.")))
@@ -142,7 +143,8 @@ def build_functions(model, grouping: str = "full") -> list[tuple[Graph, Function
         column = torques(g, rows, (0.0, 0.0, 0.0), q, [g.zero] * n, unit)
         for i in range(j, n):
             lower[i][j] = column[i]
-    rows_out = [[lower[max(i, j)][min(i, j)] for j in range(n)] for i in range(n)]
+    rows_out = with_coupled_inertia(g, model, [[lower[max(i, j)][min(i, j)] for j in range(n)]
+                                               for i in range(n)])
     out.append((g, FunctionSpec("mass_matrix", {"q": _names("q", n)}, rows_out,
                                 "M(q): the joint-space inertia matrix, rotors included "
                                 "(array (n, n)).")))
@@ -162,13 +164,14 @@ def mass_and_effects(model, grouping: str = "full") -> tuple[Graph, FunctionSpec
     g = Graph()
     q, qd = _variables(g, "q", n), _variables(g, "qd", n)
     gravity = gravity_in_base(model)
-    effects = with_extra_friction(g, model, rows, gravity, q, qd,
-                                  torques(g, rows, gravity, q, qd, [g.zero] * n))
+    effects = with_coupling(g, model, qd, None, with_extra_friction(
+        g, model, rows, gravity, q, qd, torques(g, rows, gravity, q, qd, [g.zero] * n)))
     columns = []
     for j in range(n):
         unit = [g.one if k == j else g.zero for k in range(n)]
         columns.append(torques(g, rows, (0.0, 0.0, 0.0), q, [g.zero] * n, unit))
-    lower = [[columns[j][i] for j in range(i + 1)] for i in range(n)]
+    lower = with_coupled_inertia(g, model, [[columns[j][i] for j in range(i + 1)]
+                                            for i in range(n)])
     return g, FunctionSpec("mass_and_effects", {"q": _names("q", n), "qd": _names("qd", n)},
                            lower + [effects], "Lower triangle of M(q) by rows, then n(q, qd).")
 

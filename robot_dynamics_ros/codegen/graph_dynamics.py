@@ -15,6 +15,7 @@ from __future__ import annotations
 from ..core.algorithms import aba, newton_euler as ne
 from ..core.control.friction import coulomb_level
 from ..core.model.bodies import quarter_turns
+from ..core.model.coupling import coupling_terms
 from ..core.transforms import exact_cos_sin
 from .expr import Graph, index_of
 
@@ -165,3 +166,45 @@ def label_steps(graph: Graph, trig, ws, tau) -> None:
         for step, fields in BACKWARD_STEPS:
             g.label_reachable([index_of(g, row[k]) for k in fields], step)
     g.label_reachable([index_of(g, t) for t in tau], "10")
+
+
+def with_coupling(graph: Graph, model, qd: list, qdd: list | None, tau: list) -> list[int]:
+    """
+    Return tau + C qdd + the coupled drives' friction difference, where the model couples drives.
+
+    ``core/model/coupling.py`` and ``core/algorithms/coupled.py``: C = K^T D K - D (constants)
+    times ``qdd`` (None: at zero acceleration), and per coupled drive i, with v = K_i qd, its
+    F_v v + F_s sgn(v) on the joints through K_i^T in place of the rows' F_v qd_i + F_s sgn(qd_i).
+    """
+    if not model.coupled_drives:
+        return tau
+    g, n = graph, model.n
+    out = [g.node(t) for t in tau]
+    if qdd is not None:
+        inertia = coupling_terms(model).inertia
+        for i in range(n):
+            for j in range(n):
+                if inertia[i, j] != 0.0:
+                    out[i] = out[i] + float(inertia[i, j]) * g.node(qdd[j])
+    for i in model.coupled_drives:
+        row, fv, fs = model.coupling[i], float(model.viscous[i]), float(model.coulomb[i])
+        v = g.node(g.zero)
+        for j in range(n):
+            if row[j] != 0.0:
+                v = v + float(row[j]) * g.node(qd[j])
+        drive = fv * v + fs * g.node(g.sign(index_of(g, v)))
+        own = fv * g.node(qd[i]) + fs * g.node(g.sign(qd[i]))
+        for j in range(n):
+            if row[j] != 0.0:
+                out[j] = out[j] + float(row[j]) * drive
+        out[i] = out[i] - own
+    return [index_of(g, t) for t in out]
+
+
+def with_coupled_inertia(graph: Graph, model, rows: list[list[int]]) -> list[list[int]]:
+    """Return the rows of M (node indices; a lower triangle's too) plus C's constant entries."""
+    if not model.coupled_drives:
+        return rows
+    inertia, g = coupling_terms(model).inertia, graph
+    return [[index_of(g, g.node(m) + float(inertia[i, j])) if inertia[i, j] != 0.0 else m
+             for j, m in enumerate(row)] for i, row in enumerate(rows)]

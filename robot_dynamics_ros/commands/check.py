@@ -55,5 +55,10 @@ def run(args) -> int:
         print("joint offsets beyond modified DH (almost parallel axes: the frame before stays at "
               "its joint origin): " + ", ".join(f"{joint}: e = {e:.6g} m"
                                                 for joint, e in offsets.items()))
+    for i in model.coupled_drives:      # (core/model/coupling.py)
+        row = zip(model.coupling[i], model.joint_names)
+        moved = " + ".join(f"{k:g} {joint}" for k, joint in row if k != 0.0)
+        print(f"coupled drive of {model.joint_names[i]}: motor position = "
+              f"{model.gear_ratio[i]:g} x ({moved})")
     print("OK")
     return 0

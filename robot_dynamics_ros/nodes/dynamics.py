@@ -112,6 +112,8 @@ class Dynamics:
 
     def holding_values(self, q: list, qd: list | None = None) -> list:
         """:meth:`holding_torques` for lists of n finite floats: a list, the per-message path."""
+        if qd is not None and self.model.coupled_drives:    # (drives' friction through K^T)
+            return self.holding_torques(np.array(q), np.array(qd)).tolist()
         tau = self._gravity_raw(q).tolist()
         if qd is None:
             return tau

@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from coupled_wrist import wrist
 from further_friction import with_further_friction
 from random_robots import random_robot_dict
 from locations import REPO
@@ -54,6 +55,7 @@ def shipped_models():
     models = {default_prefix(name): RobotModel.named(name) for name in shipped_robots()}
     puma = RobotModel.named("puma560")
     models["puma_friction"] = with_further_friction(puma, 0.3, 0.05, viscous=1.1, coulomb=2.0)
+    models["wrist_coupled"] = RobotModel.from_dict(wrist())     # coupled drives (coupling.py)
     return models
 
 

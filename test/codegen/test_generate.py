@@ -13,6 +13,7 @@ import math
 import numpy as np
 import pytest
 
+from coupled_wrist import hand_friction, hand_rotor_matrix, wrist
 from generated_checks import assert_agree, check_against_core
 from random_robots import random_robot_dict, random_state
 from robot_dynamics_ros.codegen import CodegenError, generate, generated_model
@@ -189,3 +190,20 @@ def test_generated_functions_carry_the_further_friction_terms():
                                    atol=1e-12 * np.abs(expected).max())
         np.testing.assert_allclose(module.nonlinear_effects(q, qd),
                                    nonlinear_effects(model, q, qd), rtol=1e-12, atol=1e-11)
+
+
+@pytest.mark.parametrize("grouping", ["full", "augmented"])
+def test_coupled_drives_are_exported(grouping):
+    # a wrist whose motor 6 turns with joints 5 and 6 (test/support/coupled_wrist.py): the
+    # generated functions carry the coupling's rotor matrix and drive friction as the core does
+    model = RobotModel.from_dict(wrist())
+    rng = np.random.default_rng(28)
+    check_against_core(model, grouping, rng, states=4)
+    raw = generated_model(model, grouping).module
+    q = np.array([0.4, -1.1])
+    rigid = generated_model(model.rigid(), grouping).module
+    assert_agree(np.asarray(raw.mass_matrix(q)) - np.asarray(rigid.mass_matrix(q)),
+                 hand_rotor_matrix())
+    qd = np.array([2.0, -0.5])                  # v6 = 1.5 > 0 while qd6 < 0
+    assert_agree(np.asarray(raw.nonlinear_effects(q, qd))
+                 - np.asarray(rigid.nonlinear_effects(q, qd)), hand_friction(qd))

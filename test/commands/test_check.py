@@ -6,6 +6,7 @@ import textwrap
 
 import yaml
 
+from coupled_wrist import wrist
 from locations import REPO
 from robot_dynamics_ros.commands.cli import main as cli_main
 from robot_texts import planar_dict
@@ -27,6 +28,18 @@ def test_check_command(capsys, tmp_path):
     assert cli_main(["check", str(bad)]) == 1
     err = capsys.readouterr().err
     assert "bad.yaml" in err and "joint1" in err and "link.mass" in err
+
+
+def test_check_names_the_coupled_drives(capsys, tmp_path):
+    path = tmp_path / "wrist.yaml"
+    path.write_text(yaml.safe_dump(wrist()))
+    assert cli_main(["check", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "coupled drive of joint6: motor position = 50 x (1 joint5 + 1 joint6)" in out
+    path.write_text(yaml.safe_dump({**wrist(), "coupling": {"joints": ["joint5", "joint6"],
+                                                            "matrix": [[1, 2], [2, 4]]}}))
+    assert cli_main(["check", str(path)]) == 1
+    assert "wrist.yaml: coupling.matrix: must be invertible" in capsys.readouterr().err
 
 
 def test_core_and_check_command_work_without_rclpy():

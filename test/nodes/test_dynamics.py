@@ -26,3 +26,16 @@ def test_dynamics_list_paths_equal_the_core(rng, shipped_model):
         tau = dynamics.rnea_values(q.tolist(), qd.tolist(), qdd.tolist())
         assert type(tau) is list
         np.testing.assert_allclose(tau, rnea(model, q, qd, qdd), rtol=1e-12, atol=1e-12)
+
+
+def test_coupled_drives_friction_on_the_list_path():
+    """A coupled wrist's gravity compensation with friction: the drives' friction through K^T."""
+    pytest.importorskip("rclpy")
+    from coupled_wrist import hand_friction, wrist
+    from robot_dynamics_ros.core import RobotModel, gravity_torques
+    from robot_dynamics_ros.nodes.dynamics import select_dynamics
+    model = RobotModel.from_dict(wrist())
+    q, qd = [0.3, -1.2], [2.0, -0.5]            # v6 = 1.5 > 0 while qd6 < 0
+    np.testing.assert_allclose(select_dynamics(model).holding_values(q, qd),
+                               gravity_torques(model, np.array(q))
+                               + hand_friction(np.array(qd)), rtol=0, atol=1e-12)

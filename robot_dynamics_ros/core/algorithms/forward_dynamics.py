@@ -16,6 +16,7 @@ from ..control.friction import subtracting_extra_friction
 from ..inputs import joint_arrays
 from .checked import aba_checked
 from .compiled import singular
+from .coupled import coupled_forward
 from .mass import mass_matrix
 from .rnea import gravity_torques, rnea
 from .route import bound
@@ -33,9 +34,9 @@ def forward_dynamics(model, q, qd, tau, f_ext=None) -> np.ndarray:
     """
     if f_ext is None:
         return bound(model).forward_dynamics(q, qd, tau)   # (friction's further terms)
-    return subtracting_extra_friction(
+    return coupled_forward(model, subtracting_extra_friction(
         model, lambda q, qd, tau: aba_checked(model, q, qd, tau, f_ext),
-        gravity_torques)(q, qd, tau)
+        gravity_torques), lambda q: mass_matrix(model, q))(q, qd, tau)
 
 
 def forward_dynamics_crba(model, q, qd, tau, f_ext=None) -> np.ndarray:

@@ -21,6 +21,7 @@ import numpy as np
 from ..control.friction import adding_extra_friction
 from ..inputs import joint_arrays
 from .checked import gravity_in_base, rnea_checked
+from .coupled import adding_coupling
 from .route import bound
 
 __all__ = ["rnea", "gravity_torques", "nonlinear_effects", "gravity_in_base"]
@@ -37,9 +38,9 @@ def rnea(model, q, qd, qdd, gravity=None, f_ext=None):
     """
     if gravity is None and f_ext is None:
         return bound(model).rnea(q, qd, qdd)       # (with the further friction terms)
-    return adding_extra_friction(
+    return adding_coupling(model, adding_extra_friction(
         model, lambda q, qd, qdd: rnea_checked(model, q, qd, qdd, gravity, f_ext),
-        gravity_torques)(q, qd, qdd)
+        gravity_torques))(q, qd, qdd)
 
 
 def gravity_torques(model, q, gravity=None):

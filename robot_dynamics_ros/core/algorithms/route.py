@@ -35,6 +35,7 @@ from ..model.bodies import numeric_form
 from ..model.cache import model_constant
 from . import plain
 from .checked import aba_checked, gravity_in_base, mass_checked, rnea_checked
+from .coupled import adding_coupled_inertia, adding_coupling, coupled_forward
 from .compiled import constants, entry, kernel_array, kernels, singular, status
 from .frames import numpy_jacobian
 
@@ -93,13 +94,19 @@ def select(model, prefer: str = "fastest") -> Kernel:
 
 
 def _kernel(model, implementation, reason, rnea, gravity, mass, forward, jacobian) -> Kernel:
-    """Return the :class:`Kernel` of these functions, with the friction law's further terms."""
+    """
+    Return the :class:`Kernel` of these functions, with the friction law's further terms.
+
+    And a coupled model's rotor inertia and friction (``coupled.py``).
+    """
     def gravity_of(_, q, _gravity=gravity):     # (the law's g(q): this kernel's)
         return _gravity(q)
-    full = adding_extra_friction(model, rnea, gravity_of)
+    full = adding_coupling(model, adding_extra_friction(model, rnea, gravity_of))
+    mass = adding_coupled_inertia(model, mass)
+    forward = coupled_forward(model, subtracting_extra_friction(model, forward, gravity_of),
+                              mass)
     return Kernel(model, implementation, reason, full, gravity,
-                  lambda q, qd: full(q, qd, np.zeros(np.shape(q))), mass,
-                  subtracting_extra_friction(model, forward, gravity_of), jacobian)
+                  lambda q, qd: full(q, qd, np.zeros(np.shape(q))), mass, forward, jacobian)
 
 
 def _bind(model) -> Kernel:

@@ -140,6 +140,22 @@ def recursion_friction(model, qd) -> np.ndarray:
     return model.viscous * qd + model.coulomb * np.sign(qd)
 
 
+def coupled_friction(model, qd, viscous: bool = True) -> np.ndarray:
+    """
+    Return what a drive coupling changes in the recursion's F_v qd + F_s sgn(qd) ((n,), (N, n)).
+
+    Drive i's friction acts on its velocity v_i = K_i qd and on the joints through K^T
+    (``core/model/coupling.py``): K^T (F_v v + F_s sgn(v)) - (F_v qd + F_s sgn(qd)), over the
+    coupled drives only (exactly zero elsewhere); zeros for a model without a coupling.
+    ``viscous`` False: the Coulomb terms alone.
+    """
+    if not model.coupled_drives:
+        return np.zeros(np.shape(qd))
+    # (late: the model package imports this law; its constants are cached per model there)
+    from ..model.coupling import friction_change
+    return friction_change(model, qd, viscous)
+
+
 def friction_torques(model, qd, q=None, gravity=None) -> np.ndarray:
     """
     Return the robot's friction torques at (q, qd) ((n,) or (N, n)): :func:`friction_torque`.
@@ -149,6 +165,8 @@ def friction_torques(model, qd, q=None, gravity=None) -> np.ndarray:
     naming the model and the term), never computed without the term.
     """
     out = recursion_friction(model, qd)
+    if model.coupled_drives:
+        out = out + coupled_friction(model, qd)
     if not model.has_extra_friction:
         return out
     if (q is None or gravity is None) and np.any(model.coulomb_load):

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import InputError
-from .friction import friction_torque
+from .friction import coupled_friction, friction_torque
 
 FEEDFORWARD, COMPUTED_TORQUE = "feedforward", "computed_torque"
 MODES = (FEEDFORWARD, COMPUTED_TORQUE)
@@ -49,8 +49,11 @@ def holding_torques(gravity_torques, model, q, qd=None) -> np.ndarray:
     g = gravity_torques(q)
     if qd is None:
         return g
-    return holding_torque(g, np.asarray(qd, dtype=float), model.viscous, model.coulomb,
-                          model.viscous_quadratic, model.coulomb_load)
+    qd = np.asarray(qd, dtype=float)
+    held = holding_torque(g, qd, model.viscous, model.coulomb, model.viscous_quadratic,
+                          model.coulomb_load)
+    # coupled drives: their friction on the drives' velocities, through K^T (model/coupling.py)
+    return held + coupled_friction(model, qd) if model.coupled_drives else held
 
 
 def servo_acceleration(qdd_ref, qd_ref, q_ref, qd, q, kd, kp):

@@ -20,7 +20,9 @@ Example, the UR10e of Mamedov et al.'s data set (drive gains identified with a k
     ...
 
 A gear ratio given in the file is also the one identification uses for that joint's rotor when
-the robot file has no motor there (:func:`DriveGains.gear_ratios`).
+the robot file has no motor there (:func:`DriveGains.gear_ratios`).  Where the robot file couples
+drives (``coupling``, ``core/model/coupling.py``), effort column i is drive i's motor current and
+the joint torques are K^T (gain x current).
 """
 from __future__ import annotations
 
@@ -41,10 +43,17 @@ class DriveGains(NamedTuple):
     gains: np.ndarray
     gear_ratios: dict          # joint name -> gear ratio given in the drive-gain file
     source: str
+    coupling: np.ndarray | None = None      # K of coupled drives (core/model/coupling.py)
 
     def torques(self, currents: np.ndarray) -> np.ndarray:
-        """Return joint torques from currents (N, n)."""
-        return np.asarray(currents, dtype=float) * self.gains
+        """
+        Return joint torques from currents (N, n): K^T (gain x current) with coupled drives.
+
+        Column i of the currents is drive i's motor, whose torque acts on the joints through
+        K^T (a wrist's motor 6 on joints 5 and 6); without a coupling, gain x current.
+        """
+        torques = np.asarray(currents, dtype=float) * self.gains
+        return torques if self.coupling is None else torques @ self.coupling
 
 
 def _value(x, where: str) -> float:
@@ -60,7 +69,11 @@ def gains_from_constants(model, constants) -> DriveGains:
         raise InputError(f"--torque-constant: give 1 value or {model.n} (one per joint of "
                          f"'{model.name}': {', '.join(model.joint_names)}), got {k.size}")
     return DriveGains(np.broadcast_to(k, (model.n,)) * model.gear_ratio, {},
-                      "torque constants x the robot file's gear ratios")
+                      "torque constants x the robot file's gear ratios", _coupling(model))
+
+
+def _coupling(model) -> np.ndarray | None:
+    return model.coupling if model.has_coupling else None
 
 
 def gains_from_file(model, path) -> DriveGains:
@@ -91,4 +104,4 @@ def gains_from_file(model, path) -> DriveGains:
         else:
             raise InputError(f"{where}: expected a number, {{drive_gain: G}} or {{torque_constant:"
                              f" K, gear_ratio: N}}, got keys {sorted(map(str, keys))}")
-    return DriveGains(gains, ratios, str(path))
+    return DriveGains(gains, ratios, str(path), _coupling(model))

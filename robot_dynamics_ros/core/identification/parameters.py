@@ -58,6 +58,10 @@ FRICTION_PREFIX = {"viscous": "Fv", "coulomb": "Fc", "offset": "Fo",
 # the kinds that must not be negative (an offset may have either sign), and F_l's upper bound
 # (F_v2 has its own floor: quadratic_floor)
 NONNEGATIVE_KINDS = ("viscous", "coulomb", "coulomb_load")
+# the kinds that act on a drive's velocity, mapped to the joints through K^T where drives are
+# coupled (core/model/coupling.py); an offset is the effort channel's own
+DRIVE_KINDS = ("viscous", "coulomb", "viscous_quadratic", "coulomb_load")
+EXTRA_KINDS = ("viscous_quadratic", "coulomb_load")     # not on a coupled drive
 COULOMB_LOAD_MAX = 1.0
 # (row, column) of the tensor entry of each inertia parameter
 TENSOR_ENTRIES = ((0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2))
@@ -205,9 +209,15 @@ def friction_terms(model, q, qd, kinds, load=None) -> dict:
     Return each friction kind's regressor column per joint (what multiplies its coefficient).
 
     qd, sgn(qd), 1, qd|qd| and |g(q)| sgn(qd) (``core.control.friction``); ``load``: g(q) to use
-    for the last (default: the model's own gravity torques), computed only if asked for.
+    for the last (default: the model's own gravity torques), computed only if asked for.  With
+    coupled drives (``core/model/coupling.py``) the terms are the drives': the velocity is each
+    drive's, v = K qd, and column i is drive i's (the regressor and :func:`known_friction` map
+    it to the joints through K^T, ``DRIVE_KINDS``); F_v2 and F_l of a coupled drive are not
+    modelled (their terms are 0: a robot file refuses them there).
     """
     qd = np.asarray(qd, dtype=float)
+    if model.coupled_drives:
+        qd = qd @ model.coupling.T
     terms = {}
     for kind in kinds:
         if kind == "viscous":
@@ -222,7 +232,18 @@ def friction_terms(model, q, qd, kinds, load=None) -> dict:
             if load is None:
                 load = gravity_torques(model, q)
             terms[kind] = np.abs(load) * np.sign(qd)
+    for kind in EXTRA_KINDS:
+        if kind in terms and model.coupled_drives:     # (not modelled on a coupled drive)
+            terms[kind] = terms[kind].copy()
+            terms[kind][..., list(model.coupled_drives)] = 0.0
     return terms
+
+
+def drive_to_joints(model, kind: str, torque: np.ndarray) -> np.ndarray:
+    """Return a friction kind's drive torques (..., n) as joint torques: K^T for DRIVE_KINDS."""
+    if model.coupled_drives and kind in DRIVE_KINDS:
+        return torque @ model.coupling
+    return torque
 
 
 def known_friction(model, qd, fitted, q=None) -> np.ndarray:
@@ -241,7 +262,7 @@ def known_friction(model, qd, fitted, q=None) -> np.ndarray:
                          "needs the joint positions, and none were given")
     total = np.zeros_like(qd)
     for kind, term in friction_terms(model, q, qd, known).items():
-        total = total + values[kind] * term
+        total = total + drive_to_joints(model, kind, values[kind] * term)
     return total
 
 
@@ -357,6 +378,8 @@ def model_with_parameters(model, pi, name: str | None = None, friction=None) -> 
                               "gear_ratio": float(model.gear_ratio[i])}
         for kind in layout.friction:
             joint["friction"][kind] = float(pi[friction_columns(layout, kind)[i]])
+            if kind in EXTRA_KINDS and i in model.coupled_drives:
+                del joint["friction"][kind]     # (not modelled there: friction_terms)
     spec["payload"] = None
     if name is not None:
         spec["name"] = name

@@ -198,14 +198,17 @@ def link_side(model) -> RobotModel:
     spec = model.to_dict()
     for joint in spec["joints"]:
         joint["motor"] = {"rotor_inertia": 0.0, "gear_ratio": 1.0}
+    spec.pop("coupling", None)      # (behind the gearbox: each joint's own friction)
     return RobotModel.from_dict(spec, model.name)
 
 
 def with_motors_of(model, source) -> RobotModel:
-    """Return ``model`` with the motors (rotor inertia, gear ratio) of ``source``."""
+    """Return ``model`` with the motors (rotor inertia, gear ratio, coupling) of ``source``."""
     spec, motors = model.to_dict(), [j.get("motor") for j in source.to_dict()["joints"]]
     for joint, motor in zip(spec["joints"], motors):
         joint["motor"] = motor or {"rotor_inertia": 0.0, "gear_ratio": 1.0}
+    if "coupling" in source.to_dict():
+        spec["coupling"] = source.to_dict()["coupling"]
     return RobotModel.from_dict(spec, model.name)
 
 

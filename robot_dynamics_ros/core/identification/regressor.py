@@ -19,7 +19,9 @@ Rotor i (Siciliano et al. 2009, eqs. 7.111-7.114, with rotor i on link i-1 spinn
 about z_i) adds to column Im_i the direct term k_r (wd_{i-1} . z_i + k_r qdd_i) on tau_i and the
 moment k_r (qd_i w_{i-1} x z_i + qdd_i z_i) on link i-1.  Friction columns (7.114) are qd_i and
 sgn(qd_i) (sgn(0) = 0, as ``rnea``), an offset's column is 1 on joint i, and the further terms'
-columns are qd_i |qd_i| and |g_i(q)| sgn(qd_i) (``parameters.friction_terms``).
+columns are qd_i |qd_i| and |g_i(q)| sgn(qd_i) (``parameters.friction_terms``).  A coupled drive
+i (``core/model/coupling.py``) has its rotor column's coupling term k_r^2 (K_i^T K_i - e_i e_i^T)
+qdd added and its friction columns on the drive's velocity K_i qd, acting on the joints as K_i^T.
 
 The batch runs in chunks of ``CHUNK`` samples, every quantity a numpy column of the chunk (as in
 the batched ``newton_euler`` recursion).
@@ -33,7 +35,7 @@ from ..model.joint_constants import joint_constants
 from ..model.cache import model_constant
 from ..algorithms import gravity_torques
 from ..algorithms.spatial_inertia import angular_velocity
-from .parameters import friction_columns, friction_terms, parameter_layout
+from .parameters import DRIVE_KINDS, friction_columns, friction_terms, parameter_layout
 
 CHUNK = 1024
 
@@ -155,6 +157,27 @@ def _chunk(model, q, qd, qdd, out, layout, load):
         ca, sa = jc.cos_alpha, jc.sin_alpha
         F[0], F[1], F[2] = fx, ca * fy - sa * fz, sa * fy + ca * fz
         F[3], F[4], F[5] = nx, ca * ny - sa * nz, sa * ny + ca * nz
+    if model.coupled_drives:
+        _coupled_columns(model, qdd, out, layout, terms)
+
+
+def _coupled_columns(model, qdd, out, layout, terms):
+    """
+    Give the columns of each coupled drive i their coupling terms (core/model/coupling.py).
+
+    Rotor: the column Im_i adds k_r^2 (K_i^T K_i - e_i e_i^T) qdd to what the recursion's rotor
+    term gave (the rotor's spin inertia seen through K); friction: drive i's term (on its
+    velocity K_i qd) acts on the joints as K_i^T, in place of the recursion's joint i alone.
+    """
+    for i in model.coupled_drives:
+        row, kr = model.coupling[i], float(model.gear_ratio[i])
+        if layout.rotor[i] >= 0:
+            spin = np.outer(row, row)
+            spin[i, i] -= 1.0
+            out[:, :, layout.rotor[i]] += kr * kr * (qdd @ spin)
+        for kind in DRIVE_KINDS:
+            if kind in terms:
+                out[:, :, friction_columns(layout, kind)[i]] = terms[kind][:, i, None] * row
 
 
 def regressor(model, q, qd, qdd, friction=None, load_model=None) -> np.ndarray:

@@ -4,9 +4,9 @@ Any model as a modified-DH robot file: what ``robot-dynamics convert`` writes.
 The description is the model's internal chain (``model.Chain``) written out: DH rows
 (alpha_{i-1}, a_{i-1}, d_i, theta_i, and the offset e_i where the chain has one: a URDF's almost
 parallel axes, ``axes_to_dh.py``), link inertias re-expressed in the DH frames, the base and the
-tool transform (the tool in the last DH frame), limits, motors, friction and the payload as in the
-model.  Loading it gives the same dynamics, tool pose and Jacobian (to rounding); the link frames
-``forward_kinematics`` returns are then the DH frames.
+tool transform (the tool in the last DH frame), limits, motors, friction, the payload and the
+drive coupling as in the model.  Loading it gives the same dynamics, tool pose and Jacobian (to
+rounding); the link frames ``forward_kinematics`` returns are then the DH frames.
 """
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def modified_dh_description(model) -> dict:
 _DEFAULTS = {"motor": {"rotor_inertia": 0.0, "gear_ratio": 1.0},
              "friction": {"viscous": 0.0, "coulomb": 0.0}}    # (terms at 0 left out first)
 _TOP_ORDER = ("name", "description", "dh_convention", "gravity", "base", "tool", "joints",
-              "payload", "accept_inconsistent_inertia")
+              "payload", "coupling", "accept_inconsistent_inertia")
 _JOINT_ORDER = ("name", "type", "dh", "limits", "link", "link_frame", "motor", "friction")
 
 

@@ -34,6 +34,7 @@ import numpy as np
 from ..errors import InputError, RobotDescriptionError
 from ..transforms import homogeneous, placement, pose_matrix, rot_x
 from .inertia import Body, inertia_entries, inertia_matrix
+from .coupling import coupling_matrix
 from .payload import fold_payload
 from .robot_file import load_robot_file, parse_robot
 
@@ -128,6 +129,11 @@ class RobotModel:
         # offset): part of measured efforts, not a torque on the robot, so no dynamics uses it
         self.torque_offset = col("friction", "offset", 0.0)
         self.payload: dict | None = copy.deepcopy(spec["payload"])
+        # K of the drive coupling, motor positions q_m = diag(gear_ratio) K q (identity: none);
+        # ``coupled_drives``: the drives whose row of K is not the unit row (model/coupling.py)
+        self.coupling = _frozen(coupling_matrix(self.joint_names, spec.get("coupling")))
+        self.coupled_drives: tuple[int, ...] = tuple(
+            i for i, row in enumerate(self.coupling) if np.any(row != np.eye(self.n)[i]))
 
         mass = np.array([j["link"]["mass"] for j in joints])
         com = np.array([j["link"]["com"] for j in joints])
@@ -207,6 +213,7 @@ class RobotModel:
         for j in spec["joints"]:
             j["motor"] = {"rotor_inertia": 0.0, "gear_ratio": 1.0}
             j["friction"] = {"viscous": 0.0, "coulomb": 0.0, "offset": 0.0}
+        spec.pop("coupling", None)      # (couples rotors and friction only: none left)
         return RobotModel(spec)
 
     def without_friction(self) -> "RobotModel":
@@ -286,9 +293,30 @@ class RobotModel:
                         f"description gives none, 0 or a value that is not finite): {purpose} "
                         f"needs it{hint}")
 
+    def refuse_coupled_friction(self, purpose: str, kinds=("viscous", "coulomb")) -> None:
+        """
+        Raise RobotDescriptionError if a coupled drive has friction of ``kinds``.
+
+        For what applies friction per joint (``purpose`` says what), not per drive through the
+        coupling (``core/model/coupling.py``): its result would be wrong for such a drive.
+        """
+        values = {"viscous": self.viscous, "coulomb": self.coulomb}
+        drives = [self.joint_names[i] for i in self.coupled_drives
+                  if any(values[kind][i] != 0.0 for kind in kinds)]
+        if drives:
+            raise RobotDescriptionError(
+                f"{self.name}: the drives of joint(s) {drives} move with other joints (coupling) "
+                f"and have friction ({' or '.join(kinds)}): {purpose} applies friction per "
+                "joint, so it cannot take theirs")
+
     @property
     def has_motors(self) -> bool:
         return bool(np.any(self.rotor_inertia != 0.0))
+
+    @property
+    def has_coupling(self) -> bool:
+        """Whether a drive moves with more than its own joint (``coupling``, model/coupling.py)."""
+        return bool(self.coupled_drives)
 
     @property
     def has_friction(self) -> bool:

@@ -28,7 +28,7 @@ from .inertia import check_physical_inertia, inertia_matrix
 
 TOP_KEYS = {"name": True, "dh_convention": True, "gravity": False, "base": False, "tool": False,
             "joints": True, "payload": False, "description": False,
-            "accept_inconsistent_inertia": False}
+            "accept_inconsistent_inertia": False, "coupling": False}
 JOINT_KEYS = {"name": True, "type": True, "dh": True, "limits": True, "link": True,
               "motor": False, "friction": False, "link_frame": False}
 DH_KEYS = {"a": True, "alpha": True, "d": True, "theta": True, "e": False}
@@ -43,6 +43,10 @@ FRICTION_KEYS = {"viscous": False, "coulomb": False, "offset": False,
 # normalised description only when the file gives them, so files without them load as before.
 EXTRA_FRICTION_KEYS = ("viscous_quadratic", "coulomb_load")
 POSE_KEYS = {"xyz": False, "rpy": False}
+COUPLING_KEYS = {"joints": True, "matrix": True}
+# A coupling matrix whose condition number is beyond this drives some joint by no motor (or by
+# motors whose positions nearly cancel): not a transmission, a typing error.
+MAX_COUPLING_CONDITION = 1e8
 PAYLOAD_KEYS = LINK_KEYS
 
 LIMIT_KINDS = {"velocity": "velocity", "effort": "effort",
@@ -92,7 +96,8 @@ BOUNDS = {"length": (1e3, "m"), "dh_length": (1e9, "m"),
           "inertia": (1e6, "kg m^2"), "gravity": (1e3, "m/s^2"),
           "velocity": (1e6, "rad/s or m/s"), "effort": (1e9, "N m or N"),
           "acceleration": (1e8, "rad/s^2 or m/s^2"), "gear_ratio": (1e5, ""),
-          "rotor_inertia": (1e3, "kg m^2"), "friction": (1e9, "N m s/rad or N")}
+          "rotor_inertia": (1e3, "kg m^2"), "friction": (1e9, "N m s/rad or N"),
+          "coupling": (1e3, "")}
 
 
 def _number(value: Any, where: str, loc: _Where, kind: str | None = None, *,
@@ -327,14 +332,66 @@ def parse_robot(data: Any, source: str = "<dict>", strict_inertia: bool = False)
     if data.get("payload") is not None:
         # A payload is the user's run-time input, not a vendor's link data: checked strictly.
         payload = _body(data["payload"], "payload", loc, None if accept else False)
+    coupling = _coupling(data.get("coupling"), joints, loc)
     description = data.get("description", "")
     if not isinstance(description, str):
         raise loc.error("description", f"must be a string, got {type(description).__name__}")
-    return {"name": name, "dh_convention": convention, "gravity": gravity,
+    spec = {"name": name, "dh_convention": convention, "gravity": gravity,
             "base": _pose(data.get("base"), "base", loc),
             "tool": _pose(data.get("tool"), "tool", loc),
             "joints": joints, "payload": payload, "description": description,
             "accept_inconsistent_inertia": accept}
+    if coupling is not None:        # (absent otherwise: descriptions without one as before)
+        spec["coupling"] = coupling
+    return spec
+
+
+def _coupling(value: Any, joints: list, loc: _Where) -> dict | None:
+    """
+    Read the drive coupling: motor positions q_m = diag(gear_ratio) K q (doc/robot_files.md).
+
+    K is the identity but for the block ``matrix`` on the joints ``joints`` (rows: the drives of
+    those joints, columns: the joints).  Refused: an unknown or repeated joint, a matrix that is
+    not square over them, not finite or not invertible, and the friction terms F_v2, F_l on a
+    drive the coupling moves with other joints (the law is per joint velocity,
+    core/control/friction.py).
+    """
+    if value is None:
+        return None
+    _check_keys(value, COUPLING_KEYS, "coupling", loc)
+    names, listed = [j["name"] for j in joints], value["joints"]
+    if not isinstance(listed, list) or not listed or \
+            not all(isinstance(x, str) for x in listed):
+        raise loc.error("coupling.joints",
+                        f"must be a non-empty list of joint names, got {_shown(listed)}")
+    unknown = [x for x in listed if x not in names]
+    if unknown:
+        raise loc.error("coupling.joints", f"unknown joint(s) {_shown(unknown)}; the robot's "
+                                           f"joints are {names}")
+    repeated = sorted(x for x, count in Counter(listed).items() if count > 1)
+    if repeated:
+        raise loc.error("coupling.joints", f"joint(s) {repeated} listed more than once")
+    rows, m = value["matrix"], len(listed)
+    if not isinstance(rows, list) or len(rows) != m or \
+            not all(isinstance(row, list) and len(row) == m for row in rows):
+        raise loc.error("coupling.matrix", f"must be a square {m} x {m} list of rows (one row "
+                                           f"and one column per joint of coupling.joints), got "
+                                           f"{_shown(rows)}")
+    matrix = [[_number(x, f"coupling.matrix[{r}][{c}]", loc, "coupling")
+               for c, x in enumerate(row)] for r, row in enumerate(rows)]
+    condition = float(np.linalg.cond(np.array(matrix)))
+    if not condition <= MAX_COUPLING_CONDITION:
+        raise loc.error("coupling.matrix", f"must be invertible (every joint moved by its "
+                                           f"motors), its condition number is {condition:.3g}")
+    for r, name in enumerate(listed):
+        if any(x != float(c == r) for c, x in enumerate(matrix[r])):
+            i = names.index(name)
+            extra = [k for k in EXTRA_FRICTION_KEYS if joints[i]["friction"].get(k)]
+            if extra:
+                raise loc.error(f"joints[{i}] ({name}).friction.{extra[0]}",
+                                "is not supported on a drive that the coupling moves with other "
+                                "joints (give viscous and coulomb only)")
+    return {"joints": list(listed), "matrix": matrix}
 
 
 MAX_FILE_BYTES = 1 << 20       # a robot file is a few KB; this bounds the work a bad one causes

@@ -19,7 +19,9 @@ joint axes once as the equivalent modified-DH chain with base and tool transform
 * ``base``: DH frame 0 in the root link frame (the world frame); ``tool``: the tip link frame in
   the last chain link's frame; gravity [0, 0, -9.81] in the root link frame unless given (or
   given by the package's ``<robot_dynamics:gravity>`` extension, when the chain starts at the
-  URDF's root link).
+  URDF's root link);
+* ``coupling``: the drive coupling of the package's ``<robot_dynamics:coupling joints
+  matrix>``, when its joints are in the chain (all of them, or none: then it is left out).
 
 so that every algorithm, the formulations, the code generator, scaling and the nodes work on a
 URDF robot exactly as on a YAML one.  ``UrdfReport`` says what was merged and locked.
@@ -183,6 +185,9 @@ def load_urdf(source, options: UrdfOptions | None = None, **fields) -> UrdfDescr
             chain.root_link not in {j.child for j in robot.joints.values()}
         gravity = robot.gravity if extension else DEFAULT_GRAVITY
     spec = _description(chain, gravity)
+    coupling = _chain_coupling(robot, chain)
+    if coupling is not None:
+        spec["coupling"] = coupling
     # The file's inconsistent links were reported by name above; the merged bodies that
     # parse_robot and later copies (payload, to_dict) check again are not the file's.
     spec["accept_inconsistent_inertia"] = bool(accepted)
@@ -195,6 +200,27 @@ def load_urdf(source, options: UrdfOptions | None = None, **fields) -> UrdfDescr
         # that parse_robot checks again are not the file's.
         warnings.simplefilter("ignore", UserWarning)
         return UrdfDescription(parse_robot(spec, label), report)
+
+
+def _chain_coupling(robot, chain) -> dict | None:
+    """Return the URDF's drive coupling if its joints are in the chain (none of them: None)."""
+    if robot.coupling is None:
+        return None
+    unknown = [name for name in robot.coupling["joints"] if name not in robot.joints]
+    if unknown:
+        raise RobotDescriptionError(f"{robot.source}: <robot_dynamics:coupling joints>: unknown "
+                                    f"joint(s) {unknown}: not joints of the URDF")
+    names = {link.joint.name for link in chain.links}
+    inside = [name for name in robot.coupling["joints"] if name in names]
+    if not inside:
+        return None
+    if len(inside) != len(robot.coupling["joints"]):
+        outside = [name for name in robot.coupling["joints"] if name not in names]
+        raise RobotDescriptionError(
+            f"{robot.source}: <robot_dynamics:coupling joints>: joints {inside} are in the chain "
+            f"from '{chain.root_link}' to '{chain.tip_link}' and {outside} are not: a coupling "
+            "must lie in the chain (choose root_link and tip_link around all of its joints)")
+    return robot.coupling
 
 
 def _inverse(T: np.ndarray) -> np.ndarray:

@@ -17,7 +17,8 @@ an axis through that frame's origin, which is where the DH frame F_i sits: on jo
   ``<robot_dynamics:limit acceleration>`` and ``<robot_dynamics:friction offset
   viscous_quadratic coulomb_load>`` (the torque offset, what the joint's sensor reports at zero
   torque; the friction terms F_v2, F_l of ``core/control/friction.py``) in a joint, and
-  ``<robot_dynamics:gravity xyz>`` when gravity is not [0, 0, -9.81].
+  ``<robot_dynamics:gravity xyz>`` when gravity is not [0, 0, -9.81], and
+  ``<robot_dynamics:coupling joints matrix>`` when the model couples drives.
 
 Numbers are written with Python's shortest round-trip repr: reading the file back gives the same
 model to rounding (``RobotModel.from_urdf``; Pinocchio reads the same rigid-body model).
@@ -137,6 +138,10 @@ def urdf_text(model, source: str = "") -> str:
         out.append(f'  <material name="{name}"><color rgba="{rgba}"/></material>')
     if not np.array_equal(model.gravity, DEFAULT_GRAVITY):
         out.append(f'  <robot_dynamics:gravity xyz="{_vec(model.gravity)}"/>')
+    if spec.get("coupling") is not None:
+        coupling = spec["coupling"]
+        out.append(f'  <robot_dynamics:coupling joints={quoteattr(" ".join(coupling["joints"]))} '
+                   f'matrix="{"  ".join(_vec(row) for row in coupling["matrix"])}"/>')
     out.append('  <link name="base_link">')
     out += _cylinder([0, 0, 0], origins[0][:3, 3], radius, "link_color", "    ")
     out.append("  </link>")

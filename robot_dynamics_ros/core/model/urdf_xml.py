@@ -37,7 +37,8 @@ viscous_quadratic="..." coulomb_load="..."/>`` (the effort its sensor reports at
 friction terms F_v2 qd|qd| and F_l |g(q)| sgn(qd) of ``core/control/friction.py``), and the robot
 ``<robot_dynamics:gravity xyz="..."/>`` (namespace :data:`EXTENSION_NS`; other URDF readers
 ignore them), which ``robot-dynamics urdf`` writes so that rotor inertias, acceleration limits
-and gravity survive a round trip.
+and gravity survive a round trip; and ``<robot_dynamics:coupling joints="j5 j6" matrix="1 0 1
+1"/>``, the drive coupling of a robot file's ``coupling`` (matrix rows one after the other).
 """
 from __future__ import annotations
 
@@ -130,6 +131,9 @@ class UrdfRobot(NamedTuple):
     joints: dict[str, UrdfJoint]
     source: str
     gravity: list[float] | None       # <robot_dynamics:gravity xyz>, in the root link frame
+    # <robot_dynamics:coupling joints matrix>: {"joints": [...], "matrix": rows} (robot files'
+    # ``coupling``: motor positions diag(gear_ratio) K q, core/model/coupling.py)
+    coupling: dict | None = None
 
 
 class UnexpandedXacroError(RobotDescriptionError):
@@ -286,7 +290,23 @@ def parse_urdf(text: str, source: str = "<URDF text>") -> UrdfRobot:
     if gravity_element is not None:
         gravity = _numbers(gravity_element.get("xyz"), 3, "<robot_dynamics:gravity xyz>", source,
                            "gravity")
-    return UrdfRobot(name, links, joints, source, gravity)
+    return UrdfRobot(name, links, joints, source, gravity, _coupling(root, source))
+
+
+def _coupling(root, source: str) -> dict | None:
+    """Read ``<robot_dynamics:coupling joints="a b" matrix="1 0 1 1"/>`` (rows, in order)."""
+    element = root.find(f"{{{EXTENSION_NS}}}coupling")
+    if element is None:
+        return None
+    where = "<robot_dynamics:coupling joints>"
+    names = (element.get("joints") or "").split()
+    if not names:
+        raise _error(source, where, "missing: the coupled joints' names, separated by spaces")
+    values = _numbers(element.get("matrix"), len(names) ** 2,
+                      "<robot_dynamics:coupling matrix> (rows of a square matrix, one row and "
+                      "one column per joint of its joints)", source, "coupling")
+    m = len(names)
+    return {"joints": names, "matrix": [values[r * m:(r + 1) * m] for r in range(m)]}
 
 
 def _by_name(root, tag: str, parse, source: str) -> dict:

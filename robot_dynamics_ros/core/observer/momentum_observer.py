@@ -128,6 +128,8 @@ class MomentumObserver:
     def __init__(self, model, options: ObserverOptions, gravity=None, gravity_many=None):
         self.model = model
         self.options = options = options.checked(model)
+        if options.friction:
+            model.refuse_coupled_friction("the observer (friction=False leaves friction out)")
         self._gains = options.gains
         self._interval = options.effort_timing == "interval"
         self._vs = options.static_velocity

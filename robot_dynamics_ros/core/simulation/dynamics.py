@@ -99,6 +99,11 @@ class ForwardDynamics:
         self.accelerations = lambda q, qd, tau: forward(
             np.array(q, dtype=float), np.array(qd, dtype=float),
             np.array(tau, dtype=float)).tolist()
+        if smooth.coupled_drives:
+            # the whole-step kernels run the recursion alone: a coupled model's RK4 stages take
+            # the route's forward dynamics, which add the coupling (algorithms/coupled.py)
+            self.how += ", RK4 stages in Python (coupled drives)"
+            return
         self.rk4_step, self.rk4_coulomb_step = _steps(module, smooth)
 
     def __call__(self, q, qd, tau) -> list:

@@ -45,7 +45,7 @@ import numpy as np
 
 from ..algorithms.rnea import gravity_torques, rnea
 from ..control import friction as law
-from ..control.friction import coulomb_friction, quadratic_viscous
+from ..control.friction import coulomb_friction, coupled_friction, quadratic_viscous
 from ..errors import InputError
 from .limits import Limits, ScalingError, check_count, check_positions, static_feasibility
 from .result import ScaledTrajectory
@@ -92,6 +92,8 @@ def _torque_parts(model, q, qd, qdd):
     friction = friction_torques(model, qd, q) - quadratic
     tau_s = rnea(model, q, qd, qdd, gravity=np.zeros(3)) - friction
     coulomb = coulomb_friction(model, g, qd)
+    if model.coupled_drives:    # coupled drives' F_s on sgn(K qd), which no scaling changes
+        coulomb = coulomb + coupled_friction(model, qd, viscous=False)
     return tau_s, friction, g, coulomb
 
 

@@ -432,6 +432,7 @@ def time_optimal_scaling(model, path: JointTrajectory | JointPath, constraints=N
     check_count("max_levels", max_levels, 2, 10)
     check_count("max_rounds", max_rounds, 0, 20)
     check_count("points_per_step", points_per_step, 1, DENSE_OUTPUT)
+    model.refuse_coupled_friction("time-optimal scaling")
     viscous = bool(np.any(model.viscous != 0.0))
     # Level 0: half the steps, duration only (the reference for the first convergence test).
     knots, per_segment = grid_knots(path, math.ceil(grid_steps / 2), grid_steps)
