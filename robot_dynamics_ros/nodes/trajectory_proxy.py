@@ -143,8 +143,11 @@ class TrajectoryProxyNode(TrajectoryScalerNode):
         downstream = await self.client.send_goal_async(
             forwarded, feedback_callback=lambda msg: goal_handle.publish_feedback(msg.feedback))
         if not downstream.accepted:
-            return self._abort(goal_handle, Result.INVALID_GOAL,
-                               f"the controller ({self.controller_action}) rejected the goal")
+            hint = (" (a joint_trajectory_controller without an effort command interface refuses "
+                    "the points' effort: set include_effort false)"
+                    if self.settings.include_effort else "")
+            return self._abort(goal_handle, Result.INVALID_GOAL, f"the controller "
+                               f"({self.controller_action}) rejected the goal{hint}")
         key = bytes(goal_handle.goal_id.uuid)
         self._downstream[key] = downstream
         try:

@@ -26,7 +26,7 @@ from robot_dynamics_ros.messages.ros import trajectory_to_msg
 from action_msgs.msg import GoalStatus  # noqa: E402
 from control_msgs.action import FollowJointTrajectory  # noqa: E402
 from control_msgs.msg import JointTolerance  # noqa: E402
-from rclpy.action import ActionClient, ActionServer, CancelResponse  # noqa: E402
+from rclpy.action import ActionClient, ActionServer, CancelResponse, GoalResponse  # noqa: E402
 from rclpy.task import Future  # noqa: E402
 from locations import REPO
 
@@ -54,7 +54,7 @@ EFFORT_MARGIN = 0.9
 
 def moveit_trajectory(points: int = 30) -> JointTrajectory:
     """
-    Return a trajectory shaped as MoveIt sends it: from the current state at t = 0, at rest at both ends.
+    Return a trajectory shaped as MoveIt sends it: from the current state at t = 0, at rest.
 
     Positions, velocities and accelerations of every point (a minimum-jerk blend between the
     Panda's ready pose and a goal, sampled evenly as time parameterisation samples it), too fast
@@ -98,8 +98,11 @@ class StandInController:
 
     def __init__(self, node, action):
         self.node, self.mode, self.goals, self.cancelled = node, "succeed", [], 0
-        self.server = ActionServer(node, FollowJointTrajectory, action, self.execute,
-                                   cancel_callback=lambda _: CancelResponse.ACCEPT)
+        self.server = ActionServer(
+            node, FollowJointTrajectory, action, self.execute,
+            goal_callback=lambda _: (GoalResponse.REJECT if self.mode == "reject"
+                                     else GoalResponse.ACCEPT),
+            cancel_callback=lambda _: CancelResponse.ACCEPT)
 
     async def execute(self, goal_handle):
         self.goals.append(goal_handle.request)
@@ -162,7 +165,7 @@ def run_goal(ros_client, client, goal, cancel_after=None):
 
 
 def expected_scaling(traj):
-    """Return the core's time-optimal scaling with the node's limits (robot, joint_limits, margin)."""
+    """Return the core's time-optimal scaling with the node's limits (robot, file, margin)."""
     given = load_joint_limits(JOINT_LIMITS).overrides(MODEL)
     limits = Limits.from_model(MODEL, EFFORT_MARGIN, 1.0, 1.0, given.get("acceleration"),
                                velocity=given.get("velocity"), effort=given.get("effort"))
@@ -216,6 +219,15 @@ def test_controller_abort_reaches_the_client(proxy):
     assert accepted and status == GoalStatus.STATUS_ABORTED
     assert result.error_code == Result.PATH_TOLERANCE_VIOLATED
     assert result.error_string == "panda_joint4 path tolerance violated by 0.2 rad"
+
+
+def test_controller_rejection_reaches_the_client(proxy):
+    _, ros_client, client, controller = proxy
+    controller.mode = "reject"
+    accepted, status, result, _ = run_goal(ros_client, client, moveit_goal(moveit_trajectory()))
+    assert accepted and status == GoalStatus.STATUS_ABORTED
+    assert result.error_code == Result.INVALID_GOAL
+    assert "rejected the goal" in result.error_string and "include_effort" in result.error_string
 
 
 def _rename_joint(goal):
