@@ -73,7 +73,7 @@ class TrajectoryProxyNode(TrajectoryScalerNode):
             name, action_ns = controller.name, controller.action_ns
             self.controller_joints = controller.joints
             unknown = sorted(set(controller.joints) - set(self.joint_names))
-            if unknown:
+            if unknown and self.joint_names:    # (a robot from the topic: checked per goal)
                 raise InputError(f"moveit_controllers {path}: controller '{name}' has joints "
                                  f"{unknown} that the robot does not")
         self.controller_action = controller_action(name, action_ns)
@@ -97,6 +97,10 @@ class TrajectoryProxyNode(TrajectoryScalerNode):
             raise GoalRefused(Result.INVALID_JOINTS, "multi_dof_trajectory: "
                               f"{len(multi.joint_names)} joints, {len(multi.points)} points: "
                               "this proxy scales joint trajectories only (send it empty)")
+        try:
+            self.require_model()
+        except ValueError as exc:           # no robot yet (robot_description from the topic)
+            raise GoalRefused(Result.INVALID_GOAL, describe(exc)[1]) from None
         names = set(goal.trajectory.joint_names)
         unknown = sorted(names - set(self.joint_names))
         if unknown:
