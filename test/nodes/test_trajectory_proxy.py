@@ -256,3 +256,22 @@ def test_infeasible_goal_refused_with_the_reason(proxy, edit, code, reason):
     assert accepted and status == GoalStatus.STATUS_ABORTED
     assert result.error_code == code and reason in result.error_string, result.error_string
     assert controller.goals == []                           # never forwarded
+
+
+def test_no_controller_aborts_after_the_timeout(ros_env, ros_client, tmp_path):
+    proc = NodeProcess.node("robot_dynamics_ros.nodes.trajectory_proxy", ros_env, tmp_path,
+                            "lonely_proxy", NS,
+                            {"robot_description": "panda", "controller_name": "nobody_here",
+                             "controller_timeout": 0.3})
+    try:
+        client = ActionClient(ros_client.node, FollowJointTrajectory,
+                              f"{NS}/lonely_proxy/follow_joint_trajectory")
+        assert ros_client.spin_until(client.server_is_ready), proc.log_text()
+        accepted, status, result, _ = run_goal(ros_client, client,
+                                               moveit_goal(moveit_trajectory()))
+        assert accepted and status == GoalStatus.STATUS_ABORTED
+        assert result.error_code == Result.INVALID_GOAL
+        assert result.error_string == ("controller action /nobody_here/follow_joint_trajectory "
+                                       "is not available")
+    finally:
+        proc.stop()
