@@ -106,7 +106,8 @@ class StandInController:
 
     async def execute(self, goal_handle):
         self.goals.append(goal_handle.request)
-        feedback = FollowJointTrajectory.Feedback(joint_names=list(MODEL.joint_names), index=7)
+        feedback = FollowJointTrajectory.Feedback(joint_names=list(MODEL.joint_names))
+        feedback.desired.positions = [0.7] * MODEL.n       # (index: Kilted's control_msgs only)
         goal_handle.publish_feedback(feedback)
         await sleep_future(self.node, 0.3)
         if self.mode == "abort":
@@ -180,8 +181,8 @@ def test_goal_scaled_forwarded_and_feedback_relayed(proxy):
     accepted, status, result, feedback = run_goal(ros_client, client, goal)
     assert accepted and status == GoalStatus.STATUS_SUCCEEDED, result
     assert result.error_code == Result.SUCCESSFUL
-    assert [f.index for f in feedback] == [7] and list(feedback[0].joint_names) == \
-        list(MODEL.joint_names)
+    assert [list(f.desired.positions) for f in feedback] == [[0.7] * MODEL.n]
+    assert list(feedback[0].joint_names) == list(MODEL.joint_names)
     (got,) = controller.goals
     # every field but the trajectory's points as MoveIt sent it
     assert got.trajectory.header == goal.trajectory.header
