@@ -38,6 +38,7 @@ setup(
             "gravity_compensation_node = robot_dynamics_ros.nodes.executables:main",
             "dynamics_service_node = robot_dynamics_ros.nodes.executables:main",
             "trajectory_scaler_node = robot_dynamics_ros.nodes.executables:main",
+            "trajectory_proxy_node = robot_dynamics_ros.nodes.executables:main",
             "dynamics_simulator_node = robot_dynamics_ros.nodes.executables:main",
             "external_torque_observer_node = robot_dynamics_ros.nodes.executables:main",
         ],

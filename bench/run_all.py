@@ -18,7 +18,7 @@ BENCHMARKS = ["bench_kernel.py", "bench_core.py", "bench_codegen.py", "bench_for
               "bench_ros_latency.py", "bench_simulation.py", "bench_joint_state_cdr.py",
               "bench_bags.py", "bench_fleet.py",
               "bench_closed_loop.py", "bench_oversize_request.py", "bench_observer.py",
-              "bench_first_contact.py"]
+              "bench_first_contact.py", "bench_proxy.py"]
 
 
 def main() -> int:

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "bench"
 # Benchmarks that start nodes (DDS): in processes of their own, or in-process (bench_observer).
 USES_DDS = {"bench_ros_latency.py", "bench_closed_loop.py", "bench_bags.py",
-            "bench_oversize_request.py", "bench_observer.py"}
+            "bench_oversize_request.py", "bench_observer.py", "bench_proxy.py"}
 QUICK_TIMEOUT = 180   # s: a quick run takes seconds; this only bounds a hung one
 
 

@@ -58,7 +58,8 @@ IMPORT_KEYS = {
 }
 # ROS packages (import name = rosdep key = package name in jazzy/ and kilted/distribution.yaml).
 ROS_PACKAGES = {
-    "ament_flake8", "ament_index_python", "ament_pep257", "builtin_interfaces", "diagnostic_msgs",
+    "action_msgs", "ament_flake8", "ament_index_python", "ament_pep257", "builtin_interfaces",
+    "control_msgs", "diagnostic_msgs",
     "geometry_msgs", "launch", "launch_ros", "lifecycle_msgs", "rcl_interfaces", "rclpy",
     "rosgraph_msgs",
     "sensor_msgs", "std_msgs", "trajectory_msgs", "xacro",
@@ -123,8 +124,9 @@ NOT_DECLARED = {
     "cmeel-eigen": "Eigen's headers for bench/bench_codegen_cpp.py's C++ program against "
                    "Pinocchio (requirements/bench.txt; not imported)",
 }
-# ROS packages without a wheel on the package index: the launch file needs a ROS installation.
-NOT_ON_PYPI = {"launch", "launch_ros"}
+# ROS packages without a wheel on the package index: the launch file needs a ROS installation;
+# control_msgs is built into the development venv from tools/vendor/control_msgs (setup_venv.sh).
+NOT_ON_PYPI = {"launch", "launch_ros", "control_msgs"}
 RUN_DEPENDENCY_FILES = ("base.txt",)
 REQUIREMENT_FILES = ("base.txt", "test.txt", "doc.txt", "bench.txt")
 # The ROS wheels of each supported distribution (tools/setup_venv.sh, ROS_DISTRO).

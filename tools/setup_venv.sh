@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Create/refresh a venv in the repository root: one ROS 2 distribution (pip
 # wheels of requirements/ros-$ROS_DISTRO.txt), the pinned Python dependencies,
-# robot_dynamics_interfaces (built with CMake into the venv prefix) and this
-# project (editable install).
+# robot_dynamics_interfaces and control_msgs (tools/vendor/control_msgs: trimmed to
+# FollowJointTrajectory; no wheel exists), both built with CMake into the venv prefix, and
+# this project (editable install).
 #
 # Idempotent: .venv/.setup-stamp holds hashes of the inputs; when nothing
 # changed the script exits at once, and when only the project's packaging files
@@ -59,7 +60,8 @@ hash_files() {  # hash_files PATH... (relative to ROOT; missing paths are skippe
     | sha256sum | cut -d' ' -f1
 }
 # Environment = interpreter + pins + interface package; project = its packaging files.
-ENV_HASH="distro=$ROS_DISTRO,bench=$BENCH,$(hash_files tools/setup_venv.sh "${REQS[@]}" robot_dynamics_interfaces)"
+ENV_HASH="distro=$ROS_DISTRO,bench=$BENCH,$(hash_files tools/setup_venv.sh "${REQS[@]}" robot_dynamics_interfaces \
+  "tools/vendor/control_msgs/$ROS_DISTRO")"
 PROJ_HASH="$(hash_files setup.py setup.cfg pyproject.toml resource package.xml launch config)"
 OLD_ENV="" OLD_PROJ=""
 if [[ $FORCE == 0 && -x "$VENV/bin/python" && -f "$STAMP" ]]; then
@@ -137,20 +139,21 @@ print(f"[setup_venv] rosidl_generator_py CMake exports: {len(files)} found, {pat
 EOF
 }
 
+# build_interfaces NAME SOURCE: an ament_cmake interface package, built into the venv prefix.
 build_interfaces() {
-  local build="$VENV/.build/robot_dynamics_interfaces"
-  log "building robot_dynamics_interfaces into the venv (cmake)"
+  local name="$1" source="$2" build="$VENV/.build/$1"
+  log "building $name into the venv (cmake)"
   rm -rf "$build"
   mkdir -p "$build"
   if ! (
     export CMAKE_PREFIX_PATH="$VENV" AMENT_PREFIX_PATH="$VENV"
-    cmake -S "$ROOT/robot_dynamics_interfaces" -B "$build" -DCMAKE_INSTALL_PREFIX="$VENV" \
+    cmake -S "$source" -B "$build" -DCMAKE_INSTALL_PREFIX="$VENV" \
       -DPython3_EXECUTABLE="$PY" -DBUILD_TESTING=OFF \
       && cmake --build "$build" -j"$(nproc 2>/dev/null || echo 2)" \
       && cmake --install "$build"
   ) >"$build.log" 2>&1; then
     tail -n 60 "$build.log" >&2
-    echo "error: interface build failed (full log: $build.log)" >&2
+    echo "error: $name build failed (full log: $build.log)" >&2
     exit 1
   fi
 }
@@ -222,11 +225,12 @@ if [[ "$OLD_ENV" != "$ENV_HASH" ]]; then
   create_venv
   install_pins
   patch_rosidl_exports
-  build_interfaces
+  build_interfaces robot_dynamics_interfaces "$ROOT/robot_dynamics_interfaces"
+  build_interfaces control_msgs "$ROOT/tools/vendor/control_msgs/$ROS_DISTRO"
   write_underlay_scripts
 fi
 install_project
-"$PY" -c "import rclpy, robot_dynamics_interfaces.srv, trajectory_msgs.msg, numpy, scipy"
+"$PY" -c "import rclpy, robot_dynamics_interfaces.srv, control_msgs.action, trajectory_msgs.msg, numpy, scipy"
 
 # Compile the numba kernels into the user's cache once, now, so that no first call (make demo,
 # make test, a node's first message) compiles (robot-dynamics compile says where and how long).

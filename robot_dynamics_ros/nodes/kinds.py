@@ -41,6 +41,10 @@ NODE_TYPES = {
                                  "DynamicsServiceNode"),
     "trajectory_scaler": NodeType("trajectory_scaler_node", f"{PACKAGE}.nodes.trajectory_scaler",
                                   "TrajectoryScalerNode"),
+    # between a planner (MoveIt) and the controller's FollowJointTrajectory action (not started
+    # by default: it needs the controller's name)
+    "trajectory_proxy": NodeType("trajectory_proxy_node", f"{PACKAGE}.nodes.trajectory_proxy",
+                                 "TrajectoryProxyNode"),
     # the stand-in for the robot (not started by default): publishes joint_states, takes
     # effort_command, so the topic arguments below wire it to the other nodes
     "simulator": NodeType("dynamics_simulator_node", f"{PACKAGE}.nodes.simulator",

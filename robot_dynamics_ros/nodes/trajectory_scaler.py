@@ -102,6 +102,12 @@ class TrajectoryScalerNode(DynamicsNode):
         self.payload = Payload.from_yaml(payload) if payload else None    # a bad one: stops
         self._carried = None
         self._said_jerk = False
+        self.create_interfaces()
+        self.get_logger().info(f"{self.get_name()} for {self.robot_label} ready "
+                               f"(method {self.settings.method})")
+
+    def create_interfaces(self):
+        """Create the topics and the service (the FollowJointTrajectory proxy has its own)."""
         self.publisher = self.advertise(JointTrajectoryMsg, "scaled_trajectory", QoSProfile(
             depth=1, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
             durability=DurabilityPolicy.TRANSIENT_LOCAL))
@@ -112,8 +118,6 @@ class TrajectoryScalerNode(DynamicsNode):
             self, ScaleTrajectory, "~/scale_trajectory",
             service_guard(self.get_logger(), "scale_trajectory", self.on_request),
             MAX_MESSAGE_JOINTS, MAX_POINTS)
-        self.get_logger().info(f"trajectory scaler for {self.robot_label} ready "
-                               f"(method {self.settings.method})")
 
     def _scaler_parameters(self, values: dict):
         settings = ScalerSettings(values["method"], float(values["effort_margin"]),
