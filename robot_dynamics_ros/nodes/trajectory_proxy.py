@@ -157,10 +157,36 @@ class TrajectoryProxyNode(TrajectoryScalerNode):
         try:
             if goal_handle.is_cancel_requested:     # cancelled while being forwarded
                 downstream.cancel_goal_async()
-            answer = await downstream.get_result_async()
+            answer = await self._result_or_lost(downstream)
         finally:
             self._downstream.pop(key, None)
+        if answer is None:
+            return self._abort(goal_handle, Result.INVALID_GOAL, f"the controller action "
+                               f"{self.controller_action} disappeared during the goal (no "
+                               f"server for {self._timeout():g} s): its outcome is unknown")
         return self._finish(goal_handle, answer.status, answer.result)
+
+    async def _result_or_lost(self, downstream):
+        """
+        Return the controller's result, or None once its server has been gone controller_timeout.
+
+        A controller that dies mid-goal never answers; without this the planner's goal would wait
+        for ever (MoveIt's own execution monitoring would only time out much later).
+        """
+        result = downstream.get_result_async()
+        gone_since = None
+        while not result.done():
+            if self.client.server_is_ready():
+                gone_since = None
+            elif gone_since is None:
+                gone_since = time.monotonic()
+            elif time.monotonic() - gone_since >= self._timeout():
+                return None
+            await self._sleep(0.05)
+        return result.result()
+
+    def _timeout(self) -> float:
+        return self.get_parameter("controller_timeout").value
 
     def _finish(self, goal_handle, status: int, result):
         """End the goal as the controller ended its goal."""
@@ -184,7 +210,7 @@ class TrajectoryProxyNode(TrajectoryScalerNode):
 
     async def _controller_ready(self) -> bool:
         """Wait (bounded by controller_timeout) for the controller's action server."""
-        end = time.monotonic() + self.get_parameter("controller_timeout").value
+        end = time.monotonic() + self._timeout()
         while not self.client.server_is_ready():
             if time.monotonic() >= end:
                 return False

@@ -8,6 +8,7 @@ the same limits (the node adds transport, not arithmetic), the limits re-checked
 controller received, every other goal field equal to the one sent, and the states and codes of
 both goals.
 """
+import sys
 import time
 
 import numpy as np
@@ -19,6 +20,8 @@ from ros_fixtures import TIMEOUT, NodeProcess, private_namespace
 from robot_dynamics_ros.core import JointTrajectory, Limits, RobotModel, rnea
 from robot_dynamics_ros.core import time_optimal_scaling
 from robot_dynamics_ros.core.trajectories.joint_limits_file import load_joint_limits
+from robot_dynamics_ros.core.trajectories.limits import with_jerk
+from robot_dynamics_ros.core.trajectories.topp.jerk_limited import jerk_limited_scaling
 from robot_dynamics_ros.core.trajectories.topp.from_parameters import constraint_list
 from robot_dynamics_ros.messages.conversions import JointOrder, trajectory_from_msg
 from robot_dynamics_ros.messages.ros import trajectory_to_msg
@@ -168,9 +171,14 @@ def run_goal(ros_client, client, goal, cancel_after=None):
 def expected_scaling(traj):
     """Return the core's time-optimal scaling with the node's limits (robot, file, margin)."""
     given = load_joint_limits(JOINT_LIMITS).overrides(MODEL)
-    limits = Limits.from_model(MODEL, EFFORT_MARGIN, 1.0, 1.0, given.get("acceleration"),
-                               velocity=given.get("velocity"), effort=given.get("effort"))
-    return time_optimal_scaling(MODEL, traj, constraint_list(limits), grid_steps=150), given
+    limits = with_jerk(Limits.from_model(MODEL, EFFORT_MARGIN, 1.0, 1.0,
+                                         given.get("acceleration"), velocity=given.get("velocity"),
+                                         effort=given.get("effort")), given.get("jerk"))
+    constraints = constraint_list(limits)
+    optimal = time_optimal_scaling(MODEL, traj, constraints, grid_steps=150)
+    # the Panda's file limits every joint's jerk: the scaler's time_optimal is then jerk-limited
+    assert np.isfinite(limits.jerk).all()
+    return jerk_limited_scaling(MODEL, traj, constraints, optimal=optimal), given
 
 
 def test_goal_scaled_forwarded_and_feedback_relayed(proxy):
@@ -275,4 +283,57 @@ def test_no_controller_aborts_after_the_timeout(ros_env, ros_client, tmp_path):
         assert result.error_string == ("controller action /nobody_here/follow_joint_trajectory "
                                        "is not available")
     finally:
+        proc.stop()
+
+
+DOOMED_CONTROLLER = """
+import sys, time, rclpy
+from rclpy.action import ActionServer
+from rclpy.executors import MultiThreadedExecutor
+from control_msgs.action import FollowJointTrajectory
+rclpy.init()
+node = rclpy.create_node("doomed_controller")
+def execute(goal_handle):          # holds the goal until the process is stopped
+    goal_handle.publish_feedback(FollowJointTrajectory.Feedback())
+    while rclpy.ok():
+        time.sleep(0.05)
+    return FollowJointTrajectory.Result()
+server = ActionServer(node, FollowJointTrajectory, sys.argv[1], execute)
+executor = MultiThreadedExecutor(2)
+executor.add_node(node)
+try:
+    executor.spin()
+except BaseException:
+    pass
+"""
+
+
+def test_controller_lost_mid_goal_aborts(ros_env, ros_client, tmp_path):
+    """A controller process stopped while it holds the goal: the goal is aborted, not left open."""
+    action = f"{NS}/doomed_controller/follow_joint_trajectory"
+    doomed = NodeProcess([sys.executable, "-c", DOOMED_CONTROLLER, action], ros_env,
+                         tmp_path / "doomed.log")
+    proc = NodeProcess.node("robot_dynamics_ros.nodes.trajectory_proxy", ros_env, tmp_path,
+                            "orphan_proxy", NS,
+                            {"robot_description": "panda",
+                             "controller_name": action.strip("/").rsplit("/", 1)[0],
+                             "controller_timeout": 5.0})
+    try:
+        client = ActionClient(ros_client.node, FollowJointTrajectory,
+                              f"{NS}/orphan_proxy/follow_joint_trajectory")
+        assert ros_client.spin_until(client.server_is_ready), proc.log_text()
+        feedback = []
+        sent = client.send_goal_async(moveit_goal(moveit_trajectory()),
+                                      feedback_callback=lambda m: feedback.append(m))
+        assert ros_client.spin_until(lambda: feedback), \
+            "the controller never got the goal:\n" + proc.log_text() + doomed.log_text()
+        doomed.stop()                                   # the controller goes, holding the goal
+        result = sent.result().get_result_async()
+        assert ros_client.spin_until(result.done), "the goal was left open:\n" + proc.log_text()
+        assert result.result().status == GoalStatus.STATUS_ABORTED
+        answer = result.result().result
+        assert answer.error_code == Result.INVALID_GOAL
+        assert answer.error_string.startswith(f"the controller action {action} disappeared")
+    finally:
+        doomed.stop()
         proc.stop()
