@@ -71,7 +71,8 @@ class ForwardDynamics:
     ``rk4_coulomb_step(q, qd, tau, h, levels, stuck, share)`` return the kernels' rows as
     lists (q, qd after the step, qdd at its start, ...: ``kernels.rk4_into``), or None where
     the kernel refused the step (a singular B): the Python step then names the cause;
-    ``simulate_steps(params, stuck, counts, command, rows, h, share, limits, first, last)``
+    ``simulate_steps(params, stuck, counts, iw, command, rows, h, share, limits, first,
+    last)``
     is ``kernels.simulate_steps`` of the model (``Simulator.advance``: whole steps of a run in
     one call).  Otherwise the four are None.  ``how`` says which in words (for logs).  The
     model is never changed.

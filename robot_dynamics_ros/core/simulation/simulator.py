@@ -31,6 +31,7 @@ from ..errors import InputError, SingularityError
 from ..inputs import joint_arrays
 from .dynamics import ForwardDynamics
 from ..algorithms.rnea import gravity_torques
+from ..algorithms.stick_slip import N_FRICTION_INDEX_ROWS
 from ..control.friction import coulomb_levels
 from .friction import CoulombStep
 from .integrators import INTEGRATORS, solve_ivp_stepper, stepper
@@ -125,6 +126,7 @@ class Simulator:
             self._params = np.array([model.lower, model.upper, model.effort_limit,
                                      model.coulomb, model.viscous_quadratic], dtype=float)
             self._limits = (1 if self.joint_limits else 0) | (2 if self.effort_limits else 0)
+            self._index_work = np.zeros((N_FRICTION_INDEX_ROWS, model.n), dtype=np.int64)
 
     # -- state ---------------------------------------------------------------------------------
     @property
@@ -271,14 +273,14 @@ class Simulator:
                 rows[3, k], rows[2, k] = self.step(command, True)
                 rows[0, k + 1], rows[1, k + 1] = self._q, self._qd
             return
-        run, params, stuck, counts = self._run_steps, self._params, self.coulomb._stuck, \
-            self._counts
+        run, params, stuck, counts, iw = self._run_steps, self._params, self.coulomb._stuck, \
+            self._counts, self._index_work
         dt, share, limits = self.dt, self._friction_share, self._limits
         self.coulomb.may_stick = True           # (the kernel may set joints stuck)
         if controller is None:
             k = first
             while k < last:
-                k = run(params, stuck, counts, command, rows, dt, share, limits, k, last)
+                k = run(params, stuck, counts, iw, command, rows, dt, share, limits, k, last)
                 if k < last:
                     k = self._python_step(rows, command, base, k)
         else:
@@ -290,7 +292,7 @@ class Simulator:
                         command.shape != shape:
                     self.steps = base + k               # (the time in its error message)
                     command = self._command(command)
-                if run(params, stuck, counts, command, rows, dt, share, limits, k, k + 1) \
+                if run(params, stuck, counts, iw, command, rows, dt, share, limits, k, k + 1) \
                         != k + 1:
                     self._python_step(rows, command, base, k)
         self._q, self._qd = rows[0, last].tolist(), rows[1, last].tolist()
