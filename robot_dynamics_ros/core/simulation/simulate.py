@@ -61,8 +61,9 @@ def simulate(model, q0, qd0, duration: float, dt: float = 1e-3, torque=None,
     the start of each step and held over it (a controller sampled at 1/dt).  ``integrator``:
     "rk4" (default), "semi_implicit_euler", or "solve_ivp" (the adaptive reference).  ``options``
     are :class:`~.simulator.Simulator`'s (``joint_limits``, ``effort_limits``, ``compiled``,
-    ``ivp_method``, ``rtol``, ``atol``, ``t0``).  Each RK4 step is one call into the core's
-    compiled kernels (``dynamics.py``), the same for every robot: nothing is compiled here.
+    ``ivp_method``, ``rtol``, ``atol``, ``t0``).  With RK4 the steps are taken in the core's
+    compiled kernels (``Simulator.advance``: a fixed torque's whole run in one call, one call
+    per step under a controller), the same for every robot: nothing is compiled here.
     The model's motor inertia and friction are included (Siciliano et al. 2009, eqs. 7.111-7.116;
     Coulomb friction as stick-slip, see ``friction.py``); see ``simulator.py`` for effort
     saturation and joint stops.  Torques clipped at the effort limits are counted in the result and
