@@ -447,6 +447,9 @@ class DynamicsSimulatorNode(DynamicsNode):
                     lambda: self._stop.is_set() or all(i.count > 0 for i in self.inputs), period)
         if self.lockstep and probes > 1:
             self._drain(probes)
+            if not self.hold:       # (the handshake was needed: say so, it costs some time)
+                self.get_logger().info(f"lockstep: the initial state was answered after "
+                                       f"{probes} publications of it")
         with self._new_command:                 # (arrivals while held count as at t0)
             for effort_input in self.inputs:
                 effort_input.received = self.sim.t
