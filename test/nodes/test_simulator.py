@@ -164,6 +164,47 @@ def test_gravity_compensation_alone_holds_the_arm(ros_env, ros_client, tmp_path)
                                                (len(effort), 1)), atol=1e-6)
 
 
+def test_lockstep_waits_for_the_answer_to_the_first_state_when_it_is_lost(
+        ros_env, ros_client, tmp_path):
+    """
+    The lockstep start handshake: a first joint state lost on the way is published again.
+
+    A controller in this process that drops the first state it receives (as DDS did to a
+    controller whose end of joint_states was not matched yet) and answers every other one with
+    the gravity torques g(q): every step is taken with its command, so the arm stays at q0
+    (a step without it, under zero torque, moves joints whose gravity load exceeds their
+    static friction: 1e-2 rad/s after one step); the simulator says it needed the repeat.
+    """
+    from std_msgs.msg import Float64MultiArray
+    namespace = private_namespace("first_lost")
+    model = RobotModel.named("puma560")
+    q0 = [0.3, 0.6, -1.0, 0.4, 0.8, 0.2]
+    assert np.any(np.abs(gravity_torques(model, q0)) > 2.0 * model.coulomb)
+    commands = ros_client.publisher(Float64MultiArray, f"{namespace}/effort_command")
+    dropped = []
+
+    def answer(msg):
+        if not dropped:
+            dropped.append(stamp_ns(msg))
+            return
+        command = Float64MultiArray()
+        command.data = gravity_torques(model, list(msg.position)).tolist()
+        commands.publish(command)
+    ros_client.node.create_subscription(JointState, f"{namespace}/joint_states", answer, 100)
+    states = ros_client.collect(JointState, f"{namespace}/joint_states", depth=2000)
+    sim = lockstep_simulator(ros_env, tmp_path, namespace, q0, command_timeout=1.0)
+    try:
+        run_until(ros_client, states, 0.2, [sim], min_messages=150)
+    finally:
+        sim.stop()
+    log = sim.log_text()
+    assert dropped == [0] and "no message yet" not in log, log
+    assert "the initial state was answered after" in log, log
+    np.testing.assert_allclose([m.position for m in states.messages],
+                               np.tile(q0, (len(states.messages), 1)), rtol=0, atol=1e-9)
+    assert np.abs([m.velocity for m in states.messages]).max() < 1e-6
+
+
 def test_without_commands_zero_torque_is_said_once_and_noise_is_added(
         ros_env, ros_client, tmp_path):
     namespace = private_namespace("free")
