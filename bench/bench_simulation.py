@@ -5,8 +5,9 @@ Speed and accuracy of the simulator (robot_dynamics_ros.core.simulate).
 
 * Real-time factor (simulated seconds per wall-clock second) at 1 kHz with RK4 on the Puma 560,
   full model (rotors, viscous and stick-slip Coulomb friction), from the public call
-  ``simulate(model, q0, qd0, duration, torque=...)`` as the docs show it (each step one call into
-  the core's compiled kernels, the same for every robot), the same run as plain Python
+  ``simulate(model, q0, qd0, duration, torque=...)`` as the docs show it (the steps in the core's
+  compiled kernels, the same for every robot: a fixed torque's run in one call, one call per
+  step under a controller), the same run as plain Python
   (``compiled=False``), and the rigid model;
   next to a loop of Pinocchio's ``aba`` (the rigid model: Pinocchio has no rotor gyroscopic
   terms) with the same classical RK4 written on numpy arrays, Pinocchio's recommended Python

@@ -34,8 +34,13 @@ wall-clock second (1: real time; 0: as fast as possible, which needs ``publish_c
 ``lockstep`` the simulator waits after each joint_states (up to ``command_timeout`` wall-clock
 seconds) for a new message on every effort command topic before integrating on, so a controller
 that answers every state closes the loop without delay jitter, at any speed.  It starts once the
-nodes that publish the commands also read joint_states (at most 5 s), so that the first state
-is not lost to a controller whose subscription was not matched yet.
+nodes that publish the commands also read joint_states (at most 15 s), and then only once every
+command input has answered the initial state: that state (time 0) is published again every
+0.25 s until each has (DDS matches the two ends of a topic separately, and a state or an answer
+sent before the other end has matched is lost: the first step was then taken without its
+command, and the controller started its reference one step late); answers to the repeated
+initial state are let through before time advances, so that each later state's command is the
+answer to that state.
 
 External forces, to simulate a collision: ``applied_wrench`` (geometry_msgs/WrenchStamped) is a
 wrench applied to the robot at the tool point (force, and moment about that point): in the tool's
@@ -94,6 +99,8 @@ from .errors import topic_guard
 BEHIND_WARNING = 0.5            # s of wall clock behind schedule before the pace is reset
 CONNECT_TIMEOUT = 30.0          # s: lockstep waits this long for its controller to connect
 CONTROLLER_READS_TIMEOUT = 15.0  # s: ... and this long for the controller to read joint_states
+PROBE_PERIOD = 0.25             # s: lockstep publishes the initial state again this often ...
+DRAIN_QUIET = 0.5               # s: ... and lets late answers to it through until this quiet
 
 
 class EffortInput:
@@ -338,17 +345,20 @@ class DynamicsSimulatorNode(DynamicsNode):
                 self.get_logger().error(f"simulation stopped: {type(exc).__name__}: {exc}")
 
     def _loop(self):
+        answered = False                # the state about to be stepped from has its commands
         if self.lockstep:
             self._wait_for_controller()
-        if self.hold:
-            self._hold()
+        if self.hold or self.lockstep:
+            answered = self._hold() and self.lockstep
         wall_start, sim_start = time.monotonic(), self.sim.t
         saturated = 0
         while not self._stop.is_set():
-            counts = [i.count for i in self.inputs]
-            self._publish()
-            if self.lockstep:
-                self._wait_for_commands(counts)
+            if not answered:
+                counts = [i.count for i in self.inputs]
+                self._publish()
+                if self.lockstep:
+                    self._wait_for_commands(counts)
+            answered = False
             with self._lock:
                 self._advance()
                 sim = self.sim
@@ -407,22 +417,66 @@ class DynamicsSimulatorNode(DynamicsNode):
         errors = [f"diverged, state held: {self.diverged}"] if self.diverged else []
         return Extra([("divergences (periods held)", self.divergences)], [], "", errors)
 
-    def _hold(self):
-        """Publish the initial state until every input has a message (time does not advance)."""
+    def _hold(self) -> bool:
+        """
+        Publish the initial state until every input has a message (time does not advance).
+
+        ``hold_until_command`` publishes it every period; lockstep alone every PROBE_PERIOD
+        (the start handshake of the module docstring); lockstep then lets the answers to the
+        repeated state through (:meth:`_drain`).  Return whether every input answered.
+        """
         period = self.steps_per_publish * self.sim.dt / max(self.real_time_factor, 1.0)
+        if not self.hold:
+            period = PROBE_PERIOD
         said = False
+        probes = 0
+        deadline = time.monotonic() + CONNECT_TIMEOUT
         while not self._stop.is_set() and not all(i.count > 0 for i in self.inputs):
-            if not said:
+            if not self.hold and time.monotonic() > deadline:
+                self.get_logger().warning(f"lockstep: no command answered the initial state "
+                                          f"after {CONNECT_TIMEOUT:g} s; starting anyway")
+                return False
+            if self.hold and not said:
                 self.get_logger().info("holding the initial state until every effort input "
                                        f"has sent a message: {[i.topic for i in self.inputs]}")
                 said = True
             self._publish()
-            self._stop.wait(period)
+            probes += 1
+            with self._new_command:
+                self._new_command.wait_for(
+                    lambda: self._stop.is_set() or all(i.count > 0 for i in self.inputs), period)
+        if self.lockstep and probes > 1:
+            self._drain(probes)
+            if not self.hold:       # (the handshake was needed: say so, it costs some time)
+                self.get_logger().info(f"lockstep: the initial state was answered after "
+                                       f"{probes} publications of it")
         with self._new_command:                 # (arrivals while held count as at t0)
             for effort_input in self.inputs:
                 effort_input.received = self.sim.t
         if said and not self._stop.is_set():
             self.get_logger().info("effort commands received: simulation running")
+        return not self._stop.is_set()
+
+    def _drain(self, probes: int):
+        """
+        Let the answers to the ``probes`` repeated initial states arrive before time advances.
+
+        Otherwise a late answer to the initial state would be counted as the answer to the next
+        state, and every step after it would use the command of the state before.  Ends when
+        every input has answered every probe (nothing more can come), or when no answer came
+        for DRAIN_QUIET s (the rest were lost); bounded by command_timeout.
+        """
+        end = time.monotonic() + max(self.command_timeout, DRAIN_QUIET)
+        with self._new_command:
+            while not self._stop.is_set():
+                counts = [i.count for i in self.inputs]
+                if min(counts) >= probes:
+                    return
+                quiet = min(DRAIN_QUIET, end - time.monotonic())
+                if quiet <= 0.0 or not self._new_command.wait_for(
+                        lambda: self._stop.is_set()
+                        or [i.count for i in self.inputs] != counts, quiet):
+                    return
 
     def _wait_for_controller(self):
         """In lockstep, start once joint_states has a reader and every input a publisher."""

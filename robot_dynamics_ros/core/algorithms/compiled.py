@@ -100,8 +100,13 @@ def _functions() -> tuple:
         (_kernels._aba_stage, INLINE), (_kernels.rk4_into, None), (_kernels.valid_step, INLINE),
         (_kernels.mass_into, INLINE),
         (_kernels.rk4_one, f"int64({_F2}, {_F2}, float64, {_F1}, {_F2})"),
+        (_kernels.coulomb_step_into, None),
         (_kernels.rk4_coulomb_one, f"int64({_F2}, {_F2}, float64, {_F1}, {_F1}, boolean[::1], "
                                    f"float64, {_F2})"),
+        (_kernels.step_into, None), (_kernels.stop_at_limits, INLINE),
+        (_kernels.simulate_steps, f"int64({_F2}, {_F2}, boolean[::1], int64[:, ::1], "
+                                  f"int64[:, ::1], {_F1}, {_F3}, float64, float64, int64, int64, "
+                                  "int64)"),
     )
 
 

@@ -27,7 +27,7 @@ from .aba import AW_D, N_ABA_WORKSPACE, accelerations, inertias, velocities
 from .crba import N_CRBA_WORKSPACE, composite_inertias, mass_matrix_entries
 from .newton_euler import (COS_ALPHA, N_WORKSPACE, PRISMATIC, PX, PY, PZ, SIN_ALPHA, THETA0,
                            backward_pass, forward_pass)
-from .stick_slip import friction_step
+from .stick_slip import N_FRICTION_INDEX_ROWS, N_FRICTION_ROWS, friction_step
 
 COS_THETA0_COLUMN = -2   # (the rows end with cos, sin theta0 snapped: compiled.constants_array)
 SIN_THETA0_COLUMN = -1
@@ -428,18 +428,159 @@ def rk4_coulomb_one(c, state, h, quadratic, coulomb, stuck, share, out) -> int:
     if not (valid_step(n, state, quadratic, out) and coulomb.shape[0] == n
             and stuck.shape[0] == n and all_finite(coulomb)):
         return 1
-    q, qd = state[0], state[1]
     ws, trig, zeros = scratch(n, N_ABA_WORKSPACE)
     s = np.empty((12 + 2 * n, n))
-    status = rk4_into(c, q, qd, state[2], h, quadratic, ws, trig, zeros, s, out)
+    w, iw = np.empty((n + N_FRICTION_ROWS, n)), np.empty((N_FRICTION_INDEX_ROWS, n), np.int64)
+    return coulomb_step_into(c, state[0], state[1], state[2], h, quadratic, coulomb, stuck,
+                             share, ws, trig, zeros, s, w, iw, out)
+
+
+def coulomb_step_into(c, q, qd, tau, h, quadratic, coulomb, stuck, share, ws, trig, zeros, s,
+                      w, iw, out) -> int:
+    """
+    ``rk4_coulomb_one``'s step on its scratch ``s`` (12 + 2 n, n); status as rk4_one.
+
+    ``w``, ``iw``: the workspaces of ``stick_slip.friction_step``.
+    """
+    n = q.shape[0]
+    status = rk4_into(c, q, qd, tau, h, quadratic, ws, trig, zeros, s, out)
     if status:
         return status
-    end, start = s[12:12 + n], s[12 + n:]
+    end, start = s[12:12 + n], s[12 + n:12 + 2 * n]
     mass_into(c, out[3], ws, trig, end)
     for i in range(n):
         if coulomb[i] != 0.0 and qd[i] != 0.0:      # (B at the start: for qdd's friction)
             mass_into(c, q, ws, trig, start)
             break
     s[9, :], s[10, :], s[11, :] = out[0], out[1], out[2]
-    friction_step(end, start, q, qd, s[9], s[10], s[11], h, coulomb, stuck, share, out)
+    friction_step(end, start, q, qd, s[9], s[10], s[11], h, coulomb, stuck, share, out, w, iw)
     return 0
+
+
+def step_into(c, params, q, qd, tau, h, share, stuck, ws, trig, zeros, s, w, iw,
+              out) -> int:
+    """
+    Take ``simulation.Simulator.step``'s RK4 step from (q, qd) under ``tau``, into ``out``.
+
+    The same branches and operations as the Python step: without Coulomb friction one RK4
+    step; while every joint with friction slides the same way through the step, the RK4 step
+    with F_s sgn(qd) held in the torque; otherwise the RK4 step and the implicit Coulomb step
+    (``coulomb_step_into``; ``w``, ``iw`` its workspaces).  ``params`` rows 3, 4: F_s, F_v2
+    (``simulate_steps``); rows 0-2 of ``out`` (5, n): q, qd after the step, qdd at its start.
+    0, or 2 if a pivot is not positive or the state is not finite (nothing kept: the caller
+    takes the step in Python, which names the cause); ``stuck`` is as before then.
+    """
+    n = q.shape[0]
+    levels, quadratic = params[3], params[4]
+    torque, saved = s[13 + 2 * n], s[14 + 2 * n]
+    friction, slides = False, True
+    for i in range(n):
+        torque[i] = tau[i]
+        saved[i] = 1.0 if stuck[i] else 0.0
+        if levels[i] > 0.0:
+            friction = True
+            if qd[i] == 0.0:
+                slides = False
+            else:
+                torque[i] -= levels[i] if qd[i] > 0.0 else -levels[i]
+    if friction and slides:
+        if rk4_into(c, q, qd, torque, h, quadratic, ws, trig, zeros, s, out):
+            return 2
+        if not (all_finite(out[0]) and all_finite(out[1])):
+            return 2
+        for i in range(n):
+            if levels[i] > 0.0 and ((out[1, i] > 0.0) != (qd[i] > 0.0) or out[1, i] == 0.0):
+                slides = False
+        if slides:
+            stuck[:] = False
+            return 0
+    if friction:
+        status = coulomb_step_into(c, q, qd, tau, h, quadratic, levels, stuck, share, ws, trig,
+                                   zeros, s, w, iw, out)
+    else:
+        status = rk4_into(c, q, qd, tau, h, quadratic, ws, trig, zeros, s, out)
+    if status == 0 and all_finite(out[0]) and all_finite(out[1]):
+        return 0
+    for i in range(n):
+        stuck[i] = saved[i] != 0.0
+    return 2
+
+
+def stop_at_limits(lower, upper, q, qd, counts):
+    """``Simulator._stop_at_limits``: a joint beyond a limit is put on it, inelastic stop."""
+    for i in range(q.shape[0]):
+        if q[i] > upper[i]:
+            q[i] = upper[i]
+            if qd[i] > 0.0:
+                qd[i] = 0.0
+            counts[i] += 1
+        elif q[i] < lower[i]:
+            q[i] = lower[i]
+            if qd[i] < 0.0:
+                qd[i] = 0.0
+            counts[i] += 1
+
+
+def simulate_steps(c, params, stuck, counts, iw, command, rows, h, share, limits, first,
+                   last) -> int:
+    """
+    Take ``Simulator.step``'s steps first .. last - 1 of a run under ``command``, in one call.
+
+    The whole step of ``simulation.Simulator.step`` with the compiled RK4 (its effort saturation,
+    ``step_into``, the joint stops), on the run's rows: ``rows`` (4, N + 1, n) q, qd, qdd and
+    the applied torque per step, q and qd of row ``first`` the start; writes q, qd of rows
+    first + 1 .. last and qdd, torque of rows first .. last - 1.  ``command`` (n,) the torque
+    held over every one of these steps (a fixed torque: all steps of a run; a controller: one
+    step per call).  ``params`` (5, n): the lower and upper position limits, the effort limits,
+    F_s and F_v2; ``c`` the constants of the model without Coulomb friction; ``stuck`` (bool)
+    the sticking joints (in place); ``counts`` (2, n) the steps each joint was clipped at its
+    effort limit and stopped at a position limit (added to); ``iw`` (N_FRICTION_INDEX_ROWS, n)
+    the Coulomb step's integer workspace; ``limits``: 1 joint stops, 2 effort saturation
+    (bits).  The float scratch lives on the stack: nothing is allocated per step (but by the
+    coordinate-descent fallback of ``stick_slip.py``, should the active set cycle).  Returns
+    the index of the
+    first step not taken: ``last``, or the step whose torque is not finite, whose B is
+    singular or whose state is not finite (nothing of it written: the caller takes that step
+    in Python, which raises the error naming the cause); -1 if the arguments are not valid.
+    """
+    n = c.shape[0] - 1
+    if not (params.shape[0] == 5 and params.shape[1] == n and c_order_rows(params)
+            and all_finite(params[3]) and all_finite(params[4]) and stuck.shape[0] == n
+            and counts.shape[0] == 2 and counts.shape[1] == n and c_order_rows(counts)
+            and iw.shape[0] == N_FRICTION_INDEX_ROWS and iw.shape[1] == n and c_order_rows(iw)
+            and command.shape[0] == n and (n <= 1 or command.strides[0] == command.itemsize)
+            and rows.shape[0] == 4 and rows.shape[2] == n
+            and 0 <= first and first <= last and last < rows.shape[1]
+            and c_order_rows(rows[0]) and math.isfinite(h) and math.isfinite(share)):
+        return -1
+    c, params, stuck, counts = unmanaged(c), unmanaged(params), unmanaged(stuck), unmanaged(counts)
+    command, rows, iw = unmanaged(command), unmanaged(rows), unmanaged(iw)
+    ws, trig, zeros = scratch(n, N_ABA_WORKSPACE)
+    # scratch rows: rk4_into 0-8, coulomb_step_into 9 .. 11 + 2 n, step_into 13 + 2 n and
+    # 14 + 2 n, then the applied torque, the clipped joints, the step's rows (5) and the
+    # Coulomb step's workspace (n + N_FRICTION_ROWS)
+    height = 21 + 3 * n + N_FRICTION_ROWS
+    s = stack_array(height, n) if height * n <= STACK_FLOATS else np.empty((height, n))
+    applied, clipped, out = s[12 + 2 * n], s[15 + 2 * n], s[16 + 2 * n:21 + 2 * n]
+    w = s[21 + 2 * n:]
+    effort = params[2]
+    if not all_finite(command):
+        return first
+    for i in range(n):
+        x, bound = command[i], effort[i]
+        applied[i], clipped[i] = x, 0.0
+        if limits & 2 and (x > bound or x < -bound):
+            applied[i], clipped[i] = (bound if x > 0.0 else -bound), 1.0
+    for k in range(first, last):
+        if step_into(c, params, rows[0, k], rows[1, k], applied, h, share, stuck, ws, trig,
+                     zeros, s, w, iw, out):
+            return k
+        q, qd = rows[0, k + 1], rows[1, k + 1]
+        for i in range(n):
+            q[i], qd[i] = out[0, i], out[1, i]
+            rows[2, k, i], rows[3, k, i] = out[2, i], applied[i]
+            if clipped[i] != 0.0:
+                counts[0, i] += 1
+        if limits & 1:
+            stop_at_limits(params[0], params[1], q, qd, counts[1])
+    return last

@@ -11,13 +11,18 @@ Where it is computed: the core's compiled kernels (``core/algorithms/compiled.py
 module every caller of the core's dynamics uses.  A whole RK4 step is one call into it
 (``kernels.rk4_one``: four articulated-body evaluations), and so is the RK4 step followed by the
 implicit Coulomb step (``kernels.rk4_coulomb_one``: ``stick_slip.py``, the arrays version of
-``friction.py``, with the CRBA's B).  The kernels are generic over the model (its constants are
-a data array, ``compiled.constants``): a new robot compiles nothing.  Without numba, or with
-``compiled=False``, the steps are taken in Python (``integrators.py``) on B and n_v from the
-core's public functions, solved by the straight-line Cholesky of ``linear_solve.py``: the
-reference the compiled steps are tested against.
+``friction.py``, with the CRBA's B); ``kernels.simulate_steps`` takes a run's whole steps
+(saturation, RK4, Coulomb step, joint stops: ``Simulator.step``) in one call, its workspace
+on the kernel's stack (as Pinocchio's ``Data`` holds its own): ``simulate`` under a fixed
+torque is one call, under a controller one call per step.  The kernels are generic over the
+model (its constants are a data array, ``compiled.constants``): a new robot compiles nothing.
+Without numba, or with ``compiled=False``, the steps are taken in Python (``integrators.py``)
+on B and n_v from the core's public functions, solved by the straight-line Cholesky of
+``linear_solve.py``: the reference the compiled steps are tested against.
 """
 from __future__ import annotations
+
+from functools import partial
 
 import numpy as np
 
@@ -65,9 +70,12 @@ class ForwardDynamics:
     dynamics (lists in and out, no ``last_terms``), ``rk4_step(q, qd, tau, h)`` and
     ``rk4_coulomb_step(q, qd, tau, h, levels, stuck, share)`` return the kernels' rows as
     lists (q, qd after the step, qdd at its start, ...: ``kernels.rk4_into``), or None where
-    the kernel refused the step (a singular B): the Python step then names the cause.
-    Otherwise the three are None.  ``how`` says which in words (for logs).  The model is never
-    changed.
+    the kernel refused the step (a singular B): the Python step then names the cause;
+    ``simulate_steps(params, stuck, counts, iw, command, rows, h, share, limits, first,
+    last)``
+    is ``kernels.simulate_steps`` of the model (``Simulator.advance``: whole steps of a run in
+    one call).  Otherwise the four are None.  ``how`` says which in words (for logs).  The
+    model is never changed.
     """
 
     def __init__(self, model, compiled="auto"):
@@ -90,6 +98,7 @@ class ForwardDynamics:
                              "steps as plain Python instead)")
         self.compiled = module is not None
         self.accelerations = self.rk4_step = self.rk4_coulomb_step = None
+        self.simulate_steps = None
         if module is None:
             self.how = ("plain Python (compiled=False)" if compiled is False
                         else f"plain Python ({status()})")
@@ -105,6 +114,8 @@ class ForwardDynamics:
             self.how += ", RK4 stages in Python (coupled drives)"
             return
         self.rk4_step, self.rk4_coulomb_step = _steps(module, smooth)
+        # (the constants bound: a C-implemented partial costs less than a Python frame)
+        self.simulate_steps = partial(entry(module.simulate_steps), constants(smooth, "plain"))
 
     def __call__(self, q, qd, tau) -> list:
         terms = self.last_terms = self._terms(q, qd)

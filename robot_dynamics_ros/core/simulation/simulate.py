@@ -61,8 +61,9 @@ def simulate(model, q0, qd0, duration: float, dt: float = 1e-3, torque=None,
     the start of each step and held over it (a controller sampled at 1/dt).  ``integrator``:
     "rk4" (default), "semi_implicit_euler", or "solve_ivp" (the adaptive reference).  ``options``
     are :class:`~.simulator.Simulator`'s (``joint_limits``, ``effort_limits``, ``compiled``,
-    ``ivp_method``, ``rtol``, ``atol``, ``t0``).  Each RK4 step is one call into the core's
-    compiled kernels (``dynamics.py``), the same for every robot: nothing is compiled here.
+    ``ivp_method``, ``rtol``, ``atol``, ``t0``).  With RK4 the steps are taken in the core's
+    compiled kernels (``Simulator.advance``: a fixed torque's whole run in one call, one call
+    per step under a controller), the same for every robot: nothing is compiled here.
     The model's motor inertia and friction are included (Siciliano et al. 2009, eqs. 7.111-7.116;
     Coulomb friction as stick-slip, see ``friction.py``); see ``simulator.py`` for effort
     saturation and joint stops.  Torques clipped at the effort limits are counted in the result and
@@ -76,30 +77,16 @@ def simulate(model, q0, qd0, duration: float, dt: float = 1e-3, torque=None,
     n = model.n
     controller = torque_function(torque, n)
     t = sim.t + np.arange(steps + 1) * sim.dt
-    times = t.tolist()
-    # rows collected as lists and converted once at the end: a numpy row assignment per step
-    # costs about as much as the arithmetic of an RK4 stage
-    q, qd, qdd, tau = [], [], [], []
-    step, array = sim.step, np.array
-    # a fixed torque: checked once, no arrays of the state for a controller that reads none
-    fixed = None if callable(torque) else sim.torque_list(controller(0.0, None, None))
-    for k in range(steps):
-        position, velocity = sim._q, sim._qd        # (new lists each step, never changed)
-        q.append(position)
-        qd.append(velocity)
-        command = fixed if fixed is not None else controller(times[k], array(position),
-                                                             array(velocity))
-        applied, acceleration = step(command, True)
-        tau.append(applied)
-        qdd.append(acceleration)
-    q.append(sim._q)
-    qd.append(sim._qd)
-    last = controller(times[steps], array(sim._q), array(sim._qd))
-    last = sim.saturate(sim.torque_list(last), count=False)
-    tau.append(last)
-    qdd.append(sim.acceleration(last).tolist())
-    q, qd, qdd, tau = (array(rows, dtype=float).reshape(steps + 1, n)
-                       for rows in (q, qd, qdd, tau))
+    # the run's rows, written in place by the steps (Simulator.advance)
+    rows = np.empty((4, steps + 1, n))
+    rows[0, 0], rows[1, 0] = sim._q, sim._qd
+    # a fixed torque checked once and every step in one call; a controller's at each step
+    sim.advance(rows, torque if callable(torque) else controller(0.0, None, None), 0, steps,
+                t.tolist())
+    q, qd, qdd, tau = rows
+    last = controller(float(t[steps]), q[steps].copy(), qd[steps].copy())
+    tau[steps] = sim.saturate(sim.torque_list(last), count=False)
+    qdd[steps] = sim.acceleration(tau[steps])
     if sim.saturation_counts.any():
         counts = {name: int(c) for name, c in zip(model.joint_names, sim.saturation_counts) if c}
         warnings.warn(f"simulate({model.name}): torques clipped to the effort limits in {counts} "

@@ -31,6 +31,7 @@ from ..errors import InputError, SingularityError
 from ..inputs import joint_arrays
 from .dynamics import ForwardDynamics
 from ..algorithms.rnea import gravity_torques
+from ..algorithms.stick_slip import N_FRICTION_INDEX_ROWS
 from ..control.friction import coulomb_levels
 from .friction import CoulombStep
 from .integrators import INTEGRATORS, solve_ivp_stepper, stepper
@@ -120,9 +121,18 @@ class Simulator:
         self._lower, self._upper = model.lower.tolist(), model.upper.tolist()
         self._effort = model.effort_limit.tolist()
         self._min_limit = min(self._effort)
-        self.saturation_counts = np.zeros(model.n, dtype=np.int64)
-        self.limit_stop_counts = np.zeros(model.n, dtype=np.int64)
+        # (one array, two views: the compiled steps add to both in one argument)
+        self._counts = np.zeros((2, model.n), dtype=np.int64)
+        self.saturation_counts, self.limit_stop_counts = self._counts[0], self._counts[1]
         self.last_applied: list | None = None      # the torque of the last step (saturated)
+        # the whole step compiled (advance): RK4 on the kernels, friction levels fixed
+        self._run_steps = (self.dynamics.simulate_steps
+                           if integrator == "rk4" and not self._load_dependent else None)
+        if self._run_steps is not None:
+            self._params = np.array([model.lower, model.upper, model.effort_limit,
+                                     model.coulomb, model.viscous_quadratic], dtype=float)
+            self._limits = (1 if self.joint_limits else 0) | (2 if self.effort_limits else 0)
+            self._index_work = np.zeros((N_FRICTION_INDEX_ROWS, model.n), dtype=np.int64)
 
     # -- state ---------------------------------------------------------------------------------
     @property
@@ -242,6 +252,75 @@ class Simulator:
         self.steps += 1
         self.last_applied = applied
         return applied, qdd
+
+    def advance(self, rows: np.ndarray, torque, first: int, last: int, times=None) -> None:
+        """
+        Take the steps ``first`` .. ``last`` - 1 of a run held in ``rows``.
+
+        ``rows`` (4, N + 1, n): q, qd, qdd and the applied torque per step, as
+        :class:`~.simulate.SimulationResult`'s; row ``first``'s q, qd must be the current
+        state.  ``torque``: n values held over every step, or a controller ``(t, q, qd) ->
+        tau`` called at the start of step k with ``times[k]`` and copies of row k's state.
+        Each step is :meth:`step` (``acceleration=True``): row k gets the applied torque and
+        qdd, row k + 1 the state after it.  With the compiled RK4 (``_run_steps``; not for
+        load-dependent friction) the steps are taken by ``kernels.simulate_steps``, the same
+        operations as :meth:`step` in machine code with nothing allocated per step: a fixed
+        torque's run in one call, one call per step under a controller.  A step the kernel
+        does not take (a torque or state that is not finite, a singular B) is taken by
+        :meth:`step`, which raises the error naming the cause.
+        """
+        base = self.steps - first
+        controller = torque if callable(torque) else None
+        command = None if controller is not None else self._command(torque)
+        if self._run_steps is None:
+            for k in range(first, last):
+                if controller is not None:
+                    command = controller(times[k], rows[0, k].copy(), rows[1, k].copy())
+                rows[3, k], rows[2, k] = self.step(command, True)
+                rows[0, k + 1], rows[1, k + 1] = self._q, self._qd
+            return
+        run, params, stuck, counts, iw = self._run_steps, self._params, self.coulomb._stuck, \
+            self._counts, self._index_work
+        dt, share, limits = self.dt, self._friction_share, self._limits
+        self.coulomb.may_stick = True           # (the kernel may set joints stuck)
+        if controller is None:
+            k = first
+            while k < last:
+                k = run(params, stuck, counts, iw, command, rows, dt, share, limits, k, last)
+                if k < last:
+                    k = self._python_step(rows, command, base, k)
+        else:
+            q_rows, qd_rows = rows[0], rows[1]
+            array, float64, shape = np.ndarray, _FLOAT64, (self.model.n,)
+            for k in range(first, last):
+                command = controller(times[k], q_rows[k].copy(), qd_rows[k].copy())
+                if type(command) is not array or command.dtype is not float64 or \
+                        command.shape != shape:
+                    self.steps = base + k               # (the time in its error message)
+                    command = self._command(command)
+                if run(params, stuck, counts, iw, command, rows, dt, share, limits, k, k + 1) \
+                        != k + 1:
+                    self._python_step(rows, command, base, k)
+        self._q, self._qd = rows[0, last].tolist(), rows[1, last].tolist()
+        self.steps = base + last
+        if last > first:
+            self.last_applied = rows[3, last - 1].tolist()
+
+    def _command(self, tau) -> np.ndarray:
+        """Return ``tau`` as the compiled steps take it: n finite floats in an array."""
+        if type(tau) is np.ndarray and tau.dtype is _FLOAT64 and tau.shape == (self.model.n,):
+            return np.ascontiguousarray(tau)
+        return np.array(self.torque_list(tau))
+
+    def _python_step(self, rows: np.ndarray, command, base: int, k: int) -> int:
+        """Take step k of :meth:`advance` by :meth:`step` (raises, or writes it); return k + 1."""
+        if k < 0:
+            raise AssertionError("kernels.simulate_steps refused its arguments")
+        self._q, self._qd = rows[0, k].tolist(), rows[1, k].tolist()
+        self.steps = base + k
+        rows[3, k], rows[2, k] = self.step(command, True)
+        rows[0, k + 1], rows[1, k + 1] = self._q, self._qd
+        return k + 1
 
     def _set_coulomb_levels(self, q) -> None:
         """Set the Coulomb step's levels F_s + F_l |g(q)| at the position ``q``."""

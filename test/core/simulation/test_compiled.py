@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -20,7 +21,7 @@ import pytest
 from robot_dynamics_ros.core import RobotModel, SingularityError, shipped_robots, simulate
 from robot_dynamics_ros.core.algorithms import compiled
 from robot_dynamics_ros.core.model.urdf_export import urdf_text
-from robot_dynamics_ros.core.simulation import Simulator
+from robot_dynamics_ros.core.simulation import EffortSaturationWarning, Simulator
 from robot_dynamics_ros.core.simulation.dynamics import ForwardDynamics
 from robot_dynamics_ros.core.simulation.integrators import stepper
 from locations import REPO
@@ -95,17 +96,126 @@ def test_the_rigid_puma_follows_pinocchio_aba_in_the_same_rk4():
     np.testing.assert_allclose(run.qd[-1], v, rtol=0, atol=1e-9)
 
 
+def _demo_torques(model, duration):
+    """Return (q0, a controller playing the demo trajectory's RNEA torques at each step)."""
+    from robot_dynamics_ros.core import rnea
+    from robot_dynamics_ros.core.trajectories.demo import demo_trajectory
+    traj = demo_trajectory(model, 4.0)
+    table = rnea(model, *traj.sample(np.arange(round(duration / 1e-3) + 1) * 1e-3))
+    return traj.positions[0], lambda t, q, qd: table[round(t / 1e-3)]
+
+
+def _stepped(model, q0, qd0, duration, torque, **options):
+    """Return the rows (q, qd, qdd, tau) of ``Simulator.step`` called once per step."""
+    sim = Simulator(model, q0, qd0, **options)
+    rows = [[], [], [], []]
+    for k in range(round(duration / 1e-3)):
+        tau = torque(k * 1e-3, sim.q, sim.qd) if callable(torque) else torque
+        rows[0].append(sim.q)
+        rows[1].append(sim.qd)
+        applied, qdd = sim.step(tau, True)
+        rows[2].append(qdd)
+        rows[3].append(applied)
+    return [np.array(r) for r in rows], sim
+
+
+def test_a_run_in_one_kernel_call_is_the_step_by_step_simulator():
+    """
+    ``simulate``'s whole steps in machine code (``kernels.simulate_steps``) == ``Simulator.step``.
+
+    Moving (the demo's torques from a controller), falling until friction holds joints, at rest
+    with friction holding every joint, and pushed into the effort limits and the joint stops:
+    the same rows and counts as one ``Simulator.step`` per step (the compiled RK4 step and
+    Coulomb step called from Python), to 1e-12.
+    """
+    puma = RobotModel.named("puma560")
+    q_demo, demo = _demo_torques(puma, 0.4)
+    from robot_dynamics_ros.core import gravity_torques
+    holding = 0.9 * gravity_torques(puma, q_demo)
+    cases = {"moving": (q_demo, np.zeros(6), demo), "falling": (Q0, QD0, np.zeros(6)),
+             "held": (q_demo, np.zeros(6), holding),
+             "pushed": (Q0, QD0, lambda t, q, qd: 300.0 * np.sin(9.0 * t + np.arange(6)))}
+    for label, (q0, qd0, torque) in cases.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", EffortSaturationWarning)    # ("pushed": counted)
+            run = simulate(puma, q0, qd0, 0.4, torque=torque)
+        (q, qd, qdd, tau), sim = _stepped(puma, q0, qd0, 0.4, torque)
+        for got, expected in zip((run.q, run.qd, run.qdd, run.tau), (q, qd, qdd, tau)):
+            assert _relative(got[:-1], expected) < 1e-12, label
+        assert _relative(run.q[-1], sim.q) < 1e-12 and _relative(run.qd[-1], sim.qd) < 1e-12
+        np.testing.assert_array_equal(run.saturation_counts, sim.saturation_counts)
+        np.testing.assert_array_equal(run.limit_stop_counts, sim.limit_stop_counts)
+        if label == "held":          # friction holds: exactly still
+            assert np.all(run.qd == 0.0) and np.all(run.q == q_demo)
+        if label == "pushed":
+            assert run.saturation_counts.min() > 0 and run.limit_stop_counts.max() > 0
+    falling = simulate(puma, Q0, QD0, 0.4)
+    assert (falling.qd == 0.0).sum(axis=0).max() > 50 and np.ptp(falling.q, axis=0).max() > 1e-2
+
+
+def test_moving_and_held_runs_agree_with_pinocchio():
+    """
+    Moving: the rigid Puma under the demo's torques follows Pinocchio's ABA in the same RK4.
+
+    Held: the full Puma at rest under 0.9 g(q) stays exactly still, as it must where Pinocchio's
+    gravity torques leave every joint a load within its static friction (|0.1 g_i| <= F_s,i).
+    """
+    pin = pytest.importorskip("pinocchio")
+    puma = RobotModel.named("puma560")
+    rigid = puma.rigid()
+    q0, demo = _demo_torques(rigid, 0.3)
+    pm = pin.buildModelFromXML(urdf_text(rigid))
+    pm.gravity.linear = np.asarray(rigid.gravity, dtype=float)
+    data, h = pm.createData(), 1e-3
+    q, v = np.array(q0, dtype=float), np.zeros(6)
+    for k in range(300):
+        tau = demo(k * h, q, v)
+
+        def aba(x, w):
+            return pin.aba(pm, data, x, w, tau).copy()
+        a1 = aba(q, v)
+        v2 = v + 0.5 * h * a1
+        a2 = aba(q + 0.5 * h * v, v2)
+        v3 = v + 0.5 * h * a2
+        a3 = aba(q + 0.5 * h * v2, v3)
+        v4 = v + h * a3
+        a4 = aba(q + h * v3, v4)
+        q, v = (q + h / 6.0 * (v + 2.0 * (v2 + v3) + v4),
+                v + h / 6.0 * (a1 + 2.0 * (a2 + a3) + a4))
+    run = simulate(rigid, q0, np.zeros(6), 0.3, torque=demo, **FREE)
+    assert np.ptp(run.q, axis=0).max() > 0.05
+    np.testing.assert_allclose(run.q[-1], q, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(run.qd[-1], v, rtol=0, atol=1e-8)
+    gravity = pin.computeGeneralizedGravity(pm, data, np.array(q0, dtype=float))
+    assert np.all(np.abs(0.1 * gravity) <= puma.coulomb)
+    held = simulate(puma, q0, np.zeros(6), 0.3, torque=0.9 * gravity)
+    assert np.all(held.qd == 0.0) and np.all(held.q == np.asarray(q0))
+
+
+def test_a_run_stops_at_a_singular_mass_matrix_or_a_bad_torque_with_the_cause():
+    """The steps the kernel does not take are the Python step's, which names the cause."""
+    with pytest.raises(SingularityError, match=r"mass matrix \(1 x 1\) is not positive"):
+        simulate(wheel(coulomb=0.0, viscous=0.1, inertia=0.0), [0.0], [1.0], 0.01)
+    from robot_dynamics_ros.core import InputError
+    model = RobotModel.named("planar2")
+    with pytest.raises(InputError, match=r"tau at t = 0.005 s: non-finite torque nan for "
+                                         r"joint '.*'"):
+        simulate(model, [0.1, 0.2], None, 0.01,
+                 torque=lambda t, q, qd: np.array([np.nan if t > 0.0045 else 0.0, 0.0]))
+
+
 def test_a_new_robot_compiles_nothing():
     """The kernels are generic over the model: every robot runs the same machine code."""
     module = compiled.kernels()
     simulate(RobotModel.named("planar2"), [0.1, 0.2], None, 0.01)
-    before = {name: len(getattr(module, name).signatures) for name in ("rk4_one",
-                                                                       "rk4_coulomb_one")}
+    names = ("rk4_one", "rk4_coulomb_one", "simulate_steps")
+    before = {name: len(getattr(module, name).signatures) for name in names}
     for seed in (21, 22):
         model, q0, qd0 = full_inertia_robot(seed)
         simulate(model, q0, qd0, 0.01, **FREE)
+        simulate(model, q0, qd0, 0.01, torque=lambda t, q, qd: -qd)
     after = {name: len(getattr(module, name).signatures) for name in before}
-    assert before == after == {"rk4_one": 1, "rk4_coulomb_one": 1}
+    assert before == after == dict.fromkeys(names, 1)
     assert not [m for m in sys.modules if m.startswith("robot_dynamics_ros_generated_")]
 
 
@@ -124,7 +234,7 @@ NO_NUMBA = """
 import json, warnings
 import numpy as np
 from robot_dynamics_ros.core import RobotModel, simulate
-from robot_dynamics_ros.core.simulation import Simulator
+from robot_dynamics_ros.core.simulation import EffortSaturationWarning, Simulator
 model = RobotModel.named("puma560")
 q0, qd0 = [0.0, 0.6, -1.2, 0.3, 0.6, 0.1], [0.5, -0.4, 0.6, 1.0, -0.8, 1.2]
 with warnings.catch_warnings(record=True) as caught:

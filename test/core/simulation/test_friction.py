@@ -93,6 +93,8 @@ def test_the_compiled_coulomb_step_satisfies_the_law_and_equals_the_python_one(s
     """
     pytest.importorskip("numba")
     from robot_dynamics_ros.core.algorithms import compiled
+    from robot_dynamics_ros.core.algorithms.stick_slip import (N_FRICTION_INDEX_ROWS,
+                                                               N_FRICTION_ROWS)
     rng = np.random.default_rng(100 + seed)
     model, _, _ = full_inertia_robot(seed)
     spec = model.to_dict()
@@ -110,7 +112,9 @@ def test_the_compiled_coulomb_step_satisfies_the_law_and_equals_the_python_one(s
             rng.choice([0.3, 3.0], 6)
         target[rng.uniform(size=6) < 0.2] = 0.0                  # some joints start at rest
         stuck = python._stuck.copy()
-        v = kernels.coulomb_velocity(B, target, dt * model.coulomb, stuck)
+        v = kernels.coulomb_velocity(B, target, dt * model.coulomb, stuck,
+                                     np.full((6 + N_FRICTION_ROWS, 6), np.nan),
+                                     np.zeros((N_FRICTION_INDEX_ROWS, 6), dtype=np.int64))
         want = np.array(python(terms, target.tolist(), dt))
         np.testing.assert_allclose(v, want, rtol=1e-9, atol=1e-12)
         np.testing.assert_array_equal(stuck, python._stuck)
