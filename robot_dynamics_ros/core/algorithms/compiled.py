@@ -29,6 +29,8 @@ Measured in ``bench/bench_kernel.py`` (doc/benchmarks.md): a batch of one costs 
 from __future__ import annotations
 
 import threading
+from contextlib import contextmanager
+from time import perf_counter
 
 import numpy as np
 
@@ -105,6 +107,10 @@ def _functions() -> tuple:
 
 _LOCK = threading.Lock()
 _STATE: dict = {}
+# Seconds of plain-Python dynamics a process runs before it loads the kernels (route.py's
+# docstring: why, and the figures).
+PLAIN_BUDGET = 0.5
+_PLAIN_SPENT = [0.0]    # seconds the plain route has spent so far in this process
 _kernels_unset = False          # (a falsy default: look the module up once it is built)
 
 
@@ -147,6 +153,34 @@ def kernels():
                 jit.warn_once(f"the dynamics kernels run as plain Python: {reason}")
             _STATE["module"], _STATE["reason"] = module, reason
     return _STATE["module"]
+
+
+def loaded() -> bool:
+    """Return whether this process has built or loaded the kernels (or found it cannot)."""
+    return "module" in _STATE
+
+
+def due():
+    """
+    Return the kernels (:func:`kernels`) if a call should take them now, else None (plain).
+
+    The one decision of the route (``route.py``'s docstring says why): the kernels once this
+    process has loaded them or its plain route has spent :data:`PLAIN_BUDGET`; until then
+    None, and the caller runs the plain texts inside :func:`charged`.
+    """
+    if "module" in _STATE or _PLAIN_SPENT[0] >= PLAIN_BUDGET:
+        return kernels()
+    return None
+
+
+@contextmanager
+def charged():
+    """Count the time spent inside towards :data:`PLAIN_BUDGET` (a plain call of :func:`due`)."""
+    start = perf_counter()
+    try:
+        yield
+    finally:
+        _PLAIN_SPENT[0] += perf_counter() - start
 
 
 def status() -> str:
