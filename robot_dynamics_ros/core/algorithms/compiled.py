@@ -28,6 +28,7 @@ Measured in ``bench/bench_kernel.py`` (doc/benchmarks.md): a batch of one costs 
 """
 from __future__ import annotations
 
+import sys
 import threading
 from contextlib import contextmanager
 from time import perf_counter
@@ -165,12 +166,19 @@ def due():
     Return the kernels (:func:`kernels`) if a call should take them now, else None (plain).
 
     The one decision of the route (``route.py``'s docstring says why): the kernels once this
-    process has loaded them or its plain route has spent :data:`PLAIN_BUDGET`; until then
-    None, and the caller runs the plain texts inside :func:`charged`.
+    process has loaded them, has imported numba for something else (the scaling's passes: then
+    most of the price is paid and the kernels cost some 10 ms each) or its plain route has spent
+    :data:`PLAIN_BUDGET`; until then None, and the caller runs the plain texts inside
+    :func:`charged`.
     """
-    if "module" in _STATE or _PLAIN_SPENT[0] >= PLAIN_BUDGET:
+    if "module" in _STATE or _PLAIN_SPENT[0] >= PLAIN_BUDGET or _numba_imported():
         return kernels()
     return None
+
+
+def _numba_imported() -> bool:
+    """Return whether this process has imported numba (for :func:`due`)."""
+    return "numba" in sys.modules
 
 
 @contextmanager

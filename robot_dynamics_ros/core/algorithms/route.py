@@ -29,16 +29,18 @@ numba (0.46 s on a quiet 2-core EPYC, 0.29 s of it scipy.linalg, which numba imp
 for a BLAS), then numba's first cache load initialises its CPU target (0.6-0.9 s, most of it
 importing numba's implementations), then the kernels themselves (some 10 ms each): 1.1-1.5 s
 quiet, 3-5 s at load 4 (profiled, 2026-11-29).  The plain-Python texts need none of it: a single
-call costs 0.1-1.2 ms and a batch row 1.5-9 us (Puma 560; ``bench/bench_first_contact.py``).  So
+call costs 0.1-1.2 ms and a batch row 1.5-9 us (Puma 560, timed at load 5, the same day).  So
 until this process has loaded the kernels (a node's ``on_configure`` does: ``precompile.
 warm_up``; so does ``select(model, "compiled")``, the simulator and ``robot-dynamics
-compile``), "fastest" runs the plain route and counts the time it spends; once that reaches
+compile``) or imported numba for other work (the scaling's passes: most of the price is then
+paid), "fastest" runs the plain route and counts the time it spends; once that reaches
 :data:`compiled.PLAIN_BUDGET` the kernels are loaded and every later call takes them (the
 decision: ``compiled.due``, which the checked paths below take too).  This is the
 ski-rental rule (Karlin, Manasse, Rudolph and Sleator 1988, "Competitive snoopy caching"): pay
 as you go until what was paid equals the price of buying, which never costs more than twice the
-best choice made knowing the job's size in advance; a budget below the price (0.5 s against
-1.1-1.5 s) leans towards buying, as most long jobs (nodes, fleets, simulation) are.  What it
+best choice made knowing the job's size in advance.  The budget here is below the price (0.5 s
+against 1.1-1.5 s): a job just longer than it costs at most 1 + price / budget (3-4x) its best,
+and a long job, the common case (bags, scalings, simulation), loads the kernels sooner.  What it
 gives: `robot-dynamics check` (one gravity vector) and a first rnea, forward_dynamics and
 mass_matrix of a new robot never import numba; a bag of 100,000 joint states or a scaling that
 needs more than half a second of plain Python loads the kernels and finishes compiled.
