@@ -384,6 +384,7 @@ def main(argv=None) -> int:
 
 
 def load() -> str:
+    """Return the machine's load averages (1, 5, 15 min) as text."""
     return " ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
