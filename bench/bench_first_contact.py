@@ -1,26 +1,34 @@
 """
-First contact: what a user's first calls cost, in fresh processes, on a cold and a warm cache.
+First contact: what a user's first calls cost, in fresh processes, on a cold and a warm install.
 
     python3 bench/bench_first_contact.py [--quick] [--no-cold]
 
+* **install**: ``robot-dynamics compile`` into an empty cache (what tools/setup_venv.sh runs at the
+  end of the set-up): its wall time (``--quick``: the default cache, which it only loads).  The
+  *warm install* is that cache; the *cold install* an empty cache directory per measurement
+  (``ROBOT_DYNAMICS_ROS_CACHE_DIR`` and ``XDG_CACHE_HOME`` pointing at new temporary
+  directories: what a user who skipped ``robot-dynamics compile`` meets).
 * **first dynamics**: a fresh process imports the core, loads a vendor URDF it has never seen
   (Doosan M1013, test/data/urdf) and computes a first ``rnea``, ``forward_dynamics`` and
   ``mass_matrix``: the whole process's wall time (target after install: at most 1.5 s), beside
-  Pinocchio doing the same (import, ``buildModelFromUrdf``, rnea, aba, crba) in a fresh process.
+  Pinocchio doing the same (import, ``buildModelFromUrdf``, rnea, aba, crba) in a fresh process,
+  and whether the process imported numba (core/algorithms/route.py: plain Python first).
 * **first scale vs later**: a fresh process's first time-optimal and uniform scaling of the
-  demo trajectory against the second, the same call again.
+  demo trajectory against the second, the same call again (target: within 2x).
 * **first service call vs later** (not in ``--quick``: it starts DDS): a dynamics_service
   node in a fresh process, its first ``get_mass_matrix`` answer against the next ones.
+* **launch to first output** (not in ``--quick``): ``ros2 launch robot_dynamics_ros
+  robot_dynamics.launch.py`` started by a harness that publishes the Puma's joint states at
+  100 Hz; the wall time from starting the launch to the first ``gravity_effort`` (target: 3 s).
 * **warm commands**: ``robot-dynamics check``, ``scale`` (a small job) and ``bag info`` from the
   command line, wall time (target at most 0.5 s), beside ``python -c "import numpy"`` (the floor
   of any Python command) timed in the same run.
-* **cold and warm**: each measured with an empty kernel cache (``ROBOT_DYNAMICS_ROS_CACHE_DIR``
-  a new directory: what a user without ``robot-dynamics compile`` meets) and with the install's
-  cache (after ``robot-dynamics compile``); the numba compilations each fresh process ran are
-  counted (numba's ``numba:compile`` events), and a last line says whether anything compiled
-  after install.  ``--no-cold`` skips the cold runs (minutes on a busy 2-core machine).
+* numba's compilations in each fresh process are counted (its ``numba:compile`` events; a cache
+  load is none), and a last line says whether anything compiled after install.  ``--no-cold``
+  skips the cold runs (minutes on a busy 2-core machine).
 
-The machine has 2 cores shared with other work: check ``uptime`` and re-run when it is quiet.
+Children run without ``PYTHONDONTWRITEBYTECODE`` (an install has its bytecode).  The machine has 2
+cores shared with other work: the load is printed before and after; re-run when it is quiet.
 """
 from __future__ import annotations
 
@@ -40,25 +48,43 @@ CLI = [PYTHON, "-m", "robot_dynamics_ros.commands.cli"]
 TARGET_FIRST = 1.5          # s: a fresh process's first dynamics after install
 TARGET_COMMAND = 0.5        # s: a warm command, start to finish
 
-# Run in the child: count numba's compilations (cache loads are not compilations).
+# Run in the child: count numba's compilations (cache loads are not compilations), listening
+# from numba's import on, without importing it (a process that never needs numba must not pay
+# for it here either).
 COUNTING = """
 import time
 _started = time.perf_counter()
+import importlib.abc
+import importlib.util
 import sys
 sys.path.insert(0, {root!r})
 _compiled = []
-try:
-    from numba.core import event as _event
 
-    class _Count(_event.Listener):
-        def on_start(self, ev):
-            _compiled.append(1)
 
-        def on_end(self, ev):
-            pass
-    _event.register("numba:compile", _Count())
-except ImportError:
-    pass
+class _CountCompilations(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name != "numba":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        original = spec.loader.exec_module
+
+        def exec_module(module):
+            original(module)
+            from numba.core import event
+
+            class _Count(event.Listener):
+                def on_start(self, ev):
+                    _compiled.append(1)
+
+                def on_end(self, ev):
+                    pass
+            event.register("numba:compile", _Count())
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+sys.meta_path.insert(0, _CountCompilations())
 """
 
 FIRST_DYNAMICS = COUNTING + """
@@ -75,7 +101,8 @@ done = time.perf_counter()
 rnea(model, q, qd, np.zeros(model.n)); forward_dynamics(model, q, qd, tau); mass_matrix(model, q)
 again = time.perf_counter() - done
 print(json.dumps({{"process": done - _started, "first_calls": done - first,
-                  "later_calls": again, "compilations": len(_compiled), "n": model.n}}))
+                  "later_calls": again, "compilations": len(_compiled), "n": model.n,
+                  "numba": "numba" in sys.modules}}))
 """.replace("import numpy as np", "import json\nimport numpy as np")
 
 PINOCCHIO = """
@@ -160,6 +187,48 @@ client_node.destroy_node()
 rclpy.shutdown()
 """
 
+LAUNCH = """
+import json, os, signal, subprocess, sys, time
+sys.path.insert(0, {root!r})
+import rclpy
+from sensor_msgs.msg import JointState
+from robot_dynamics_ros.core import RobotModel
+names = RobotModel.named("puma560").joint_names
+rclpy.init()
+node = rclpy.create_node("first_contact_launch_harness")
+got = []
+node.create_subscription(JointState, "/robot_dynamics/gravity_effort",
+                         lambda msg: got.append(time.perf_counter()), 10)
+publisher = node.create_publisher(JointState, "/joint_states", 10)
+started = time.perf_counter()
+launch = subprocess.Popen([{ros2!r}, "launch", "robot_dynamics_ros", "robot_dynamics.launch.py"],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                          start_new_session=True)
+next_state = started
+while not got and time.perf_counter() - started < 120.0 and launch.poll() is None:
+    if time.perf_counter() >= next_state:
+        msg = JointState(name=list(names), position=[0.1] * len(names),
+                         velocity=[0.0] * len(names), effort=[0.0] * len(names))
+        msg.header.stamp = node.get_clock().now().to_msg()
+        publisher.publish(msg)
+        next_state += 0.01
+    rclpy.spin_once(node, timeout_sec=0.002)
+first = got[0] - started if got else None
+try:
+    os.killpg(launch.pid, signal.SIGINT)
+    launch.wait(timeout=15)
+except subprocess.TimeoutExpired:
+    os.killpg(launch.pid, signal.SIGKILL)
+    launch.wait(timeout=15)
+except ProcessLookupError:
+    pass
+error = "" if got else launch.stderr.read().decode(errors="replace")[-2000:]
+print(json.dumps({{"first": first, "error": error}}), flush=True)
+node.destroy_node()
+rclpy.shutdown()
+"""
+TARGET_LAUNCH = 3.0         # s: ros2 launch to the first gravity_effort
+
 
 def child(script: str, env: dict, **values) -> tuple[dict, float]:
     """Run ``script`` in a fresh process; return (its JSON line, the process's wall time)."""
@@ -190,7 +259,8 @@ def first_dynamics(env: dict, label: str, compiled: list):
     print(f"  first dynamics of a new URDF ({URDF.name}, {result['n']} joints), {label}: "
           f"process {total:.2f} s (first rnea + forward_dynamics + mass_matrix "
           f"{result['first_calls'] * 1e3:.1f} ms, the same again "
-          f"{result['later_calls'] * 1e3:.2f} ms), {result['compilations']} numba compilations")
+          f"{result['later_calls'] * 1e3:.2f} ms), {result['compilations']} numba compilations, "
+          f"numba {'imported' if result['numba'] else 'not imported'}")
     return total
 
 
@@ -209,6 +279,22 @@ def first_service(env: dict, label: str, compiled: list):
     first, later = result["times"][0], min(result["times"][1:])
     print(f"  first get_mass_matrix service call, {label}: {first * 1e3:.1f} ms, later "
           f"{later * 1e3:.1f} ms = {first / later:.2f} x (target: within 2 x)")
+
+
+def first_launch(env: dict, label: str):
+    """Print the seconds from ``ros2 launch`` to the first gravity_effort (a harness process)."""
+    ros2 = str(Path(sys.prefix) / "bin" / "ros2")
+    if not Path(ros2).exists():
+        print(f"  launch to first gravity_effort, {label}: no ros2 command in {sys.prefix}")
+        return
+    result, _ = child(LAUNCH, env, ros2=ros2)
+    if result["first"] is None:
+        print(f"  launch to first gravity_effort, {label}: NO output within 120 s: "
+              f"{result['error']}")
+        return
+    met = "met" if result["first"] <= TARGET_LAUNCH else "MISSED"
+    print(f"  ros2 launch to the first gravity_effort, {label}: {result['first']:.2f} s "
+          f"(target at most {TARGET_LAUNCH:g} s on a warm install: {met})")
 
 
 def commands(env: dict, repeat: int, workdir: Path):
@@ -234,42 +320,72 @@ def commands(env: dict, repeat: int, workdir: Path):
               f"(target at most {TARGET_COMMAND:g} s: {met})")
 
 
+def install(env: dict, cache: Path | None) -> tuple[dict, float]:
+    """
+    Return the environment of a cache filled by ``robot-dynamics compile``, and its seconds.
+
+    ``cache`` None: the default cache (``--quick``: it only loads what the set-up compiled).
+    """
+    warm = env if cache is None else cache_env(env, cache)
+    started = time.perf_counter()
+    run = subprocess.run(CLI + ["compile", "--quiet"], env=warm, capture_output=True,
+                         text=True, timeout=3600)
+    if run.returncode != 0:
+        raise RuntimeError(f"robot-dynamics compile: {run.stderr[-2000:]}")
+    return warm, time.perf_counter() - started
+
+
+def cache_env(env: dict, cache: Path) -> dict:
+    """Return ``env`` with every cache of the package (and XDG's) under ``cache``."""
+    return dict(env, ROBOT_DYNAMICS_ROS_CACHE_DIR=str(cache / "robot_dynamics_ros"),
+                XDG_CACHE_HOME=str(cache / "xdg"))
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
     parser.add_argument("--quick", action="store_true",
-                        help="warm cache only, no DDS, one run each (a check that it works)")
-    parser.add_argument("--no-cold", action="store_true", help="skip the cold-cache runs")
+                        help="warm install only, no DDS, one run each (a check that it works)")
+    parser.add_argument("--no-cold", action="store_true", help="skip the cold-install runs")
     args = parser.parse_args(argv)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
-    print(f"First contact (load average {os.getloadavg()[0]:.1f}; cache "
-          f"{os.environ.get('ROBOT_DYNAMICS_ROS_CACHE_DIR') or 'the default'})")
+    env.pop("PYTHONDONTWRITEBYTECODE", None)        # (an install has its bytecode)
+    print(f"First contact (load average {load()})")
     compiled: list = []
     repeat = 1 if args.quick else 3
     with tempfile.TemporaryDirectory(prefix="bench-first-contact-") as work:
         workdir = Path(work)
-        labels = ["warm cache"] if args.quick or args.no_cold else ["cold cache", "warm cache"]
+        warm, seconds = install(env, None if args.quick else workdir / "installed")
+        print(f"  install: robot-dynamics compile into "
+              f"{'the default cache' if args.quick else 'an empty cache'}: {seconds:.1f} s")
+        labels = ["warm install"] if args.quick or args.no_cold else ["cold install",
+                                                                      "warm install"]
         _, reference = child(PINOCCHIO, env, urdf=str(URDF))
         for label in labels:
             def run_env(what, label=label):     # cold: each measurement its own empty cache
-                return env if label == "warm cache" else dict(
-                    env, ROBOT_DYNAMICS_ROS_CACHE_DIR=str(workdir / f"empty_cache_{what}"))
+                return warm if label == "warm install" else cache_env(env, workdir / what)
             total = first_dynamics(run_env("dynamics"), label, compiled)
-            if label == "warm cache":
+            if label == "warm install":
                 print(f"    = {total / reference:.1f} x Pinocchio's fresh process "
                       f"({reference:.2f} s); target at most {TARGET_FIRST:g} s: "
                       f"{'met' if total <= TARGET_FIRST else 'MISSED'}")
             first_scale(run_env("scale"), label, compiled)
             if not args.quick:
                 first_service(run_env("service"), label, compiled)
-        print("warm commands (best of %d):" % repeat)
-        commands(env, repeat, workdir)
-    after_install = [(what, n) for label, what, n in compiled if label == "warm cache" and n]
-    print("compiled after install (warm cache): "
+                first_launch(run_env("launch"), label)
+        print("warm commands (best of %d, warm install):" % repeat)
+        commands(warm, repeat, workdir)
+    after_install = [(what, n) for label, what, n in compiled if label == "warm install" and n]
+    print("compiled after install (warm install): "
           + ("nothing" if not after_install else
              ", ".join(f"{what}: {n} numba compilations" for what, n in after_install)))
-    print(f"(load average {os.getloadavg()[0]:.1f})")
+    print(f"(load average {load()})")
     return 0
+
+
+def load() -> str:
+    """Return the machine's load averages (1, 5, 15 min) as text."""
+    return " ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
 if __name__ == "__main__":

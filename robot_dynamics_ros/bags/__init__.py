@@ -32,10 +32,11 @@ temporary directory and renamed when complete (``storage.output_bag``), so nothi
 is ever left, and recordings are made durable every 0.5 s.  ``record`` and ``play`` (rclpy)
 live in ``record.py`` and ``play.py``.
 """
-from .info import BagInfo, bag_info, format_info
-from .joint_states import JointStates, load_joint_states, read_joint_states
-from .storage import DEFAULT_STORAGE, STORAGES
-from .write import write_joint_states
+from ..core.lazy import exports
 
-__all__ = ["read_joint_states", "load_joint_states", "JointStates", "write_joint_states",
-           "bag_info", "format_info", "BagInfo", "STORAGES", "DEFAULT_STORAGE"]
+# (imported at first use: `robot-dynamics bag info` reads metadata and needs neither numpy nor
+# the joint-state codec)
+__getattr__, __dir__, __all__ = exports(__name__, {
+    ".info": ("BagInfo", "bag_info", "format_info"),
+    ".joint_states": ("JointStates", "load_joint_states", "read_joint_states"),
+    ".storage": ("DEFAULT_STORAGE", "STORAGES"), ".write": ("write_joint_states",)})

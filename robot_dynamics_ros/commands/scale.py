@@ -24,7 +24,6 @@ from ..core.trajectories.limits import with_jerk
 from ..core.yaml_loader import dump_yaml
 from ..core.trajectories.topp.constraint_set import Payload, PathConstraint, path_uniform_factor
 from ..core.trajectories.topp.from_parameters import constraint_list
-from ..core.trajectories.topp.jerk_limited import jerk_limited_scaling
 from .robot_argument import add_robot_argument, load_robot
 
 HELP = ("retime a joint trajectory or time a geometric path so that no joint exceeds its "
@@ -92,6 +91,7 @@ def run(args) -> int:
     model = load_robot(args)
     if method == "time_optimal":        # (its path pulls in scipy.interpolate: only then)
         from ..core import JointPath, time_optimal_scaling
+        from ..core.trajectories.topp.jerk_limited import jerk_limited_scaling
     if args.path:
         source = JointPath.from_yaml(args.path)
         described = (f"{source.waypoints.shape[0]} waypoints, C2 cubic spline "

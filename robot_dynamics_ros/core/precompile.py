@@ -115,7 +115,9 @@ def warm_up(model) -> None:
     For a node's ``on_configure``: after it, the first call on ``model`` costs what every later
     call costs (the kernels loaded, the model's constants built).
     """
-    from .algorithms import forward_dynamics, gravity_torques, jacobian, mass_matrix, rnea
+    from .algorithms import compiled, forward_dynamics, gravity_torques, jacobian, mass_matrix
+    from .algorithms import rnea
+    compiled.kernels()      # (loaded now: the route takes them from here on, not plain first)
     q = np.clip(np.zeros(model.n), model.lower, model.upper)
     zero = np.zeros(model.n)
     for batch in (q, q[None, :]):

@@ -138,8 +138,12 @@ def _functions(kernel: Kernel) -> dict:
 
 
 def select_dynamics(model: RobotModel) -> Dynamics:
-    """Return the nodes' :class:`Dynamics` of ``model`` on the core's route (``route.select``)."""
-    return Dynamics(select(model))
+    """
+    Return the nodes' :class:`Dynamics` of ``model`` on the core's route (``route.select``).
+
+    The compiled kernels, loaded now (in ``on_configure``), not after a first plain stretch.
+    """
+    return Dynamics(select(model, "compiled"))
 
 
 class ModelOptions(NamedTuple):

@@ -3,9 +3,9 @@ The checked paths of the dynamics: arguments validated (InputError naming one), 
 
 Below the route (``route.py``), which calls these where its fast path refuses a call (for the
 error message) or where numba is unavailable, and below the public functions, which call them
-with a gravity or a wrench given.  Compiled kernels where numba works (``compiled.py``), else
-the plain-Python texts (``plain.py``); the friction law's further terms are added above, by the
-route.
+with a gravity or a wrench given.  Compiled kernels where numba works (``compiled.py``) and
+``compiled.due`` says they pay (route.py's docstring), else the plain-Python texts
+(``plain.py``); the friction law's further terms are added above, by the route.
 """
 from __future__ import annotations
 
@@ -62,9 +62,10 @@ def rnea_checked(model, q, qd, qdd, gravity, f_ext) -> np.ndarray:
     """
     (q, qd, qdd), batched = joint_arrays(model, q=q, qd=qd, qdd=qdd)
     g, wrench = general_arguments(model, q, gravity, f_ext, batched)
-    kernels = compiled.kernels()
+    kernels = compiled.due()
     if kernels is None:
-        return plain.rnea(model, q, qd, qdd, g, wrench)
+        with compiled.charged():
+            return plain.rnea(model, q, qd, qdd, g, wrench)
     q, qd, qdd = (compiled.kernel_array(v) for v in (q, qd, qdd))
     out = np.empty(q.shape)
     c = compiled.constants(model, numeric_form(model))
@@ -76,9 +77,10 @@ def rnea_checked(model, q, qd, qdd, gravity, f_ext) -> np.ndarray:
 def mass_checked(model, q) -> np.ndarray:
     """Validate q (InputError naming it), then compute B(q) (compiled, or plain Python)."""
     (q,), batched = joint_arrays(model, q=q)
-    kernels = compiled.kernels()
+    kernels = compiled.due()
     if kernels is None:
-        return plain.mass_matrix(model, q)
+        with compiled.charged():
+            return plain.mass_matrix(model, q)
     q = compiled.kernel_array(q)
     out = np.empty((q.shape[0], model.n, model.n))
     if not kernels.mass_many(compiled.constants(model, "plain"), q, out):
@@ -90,9 +92,10 @@ def aba_checked(model, q, qd, tau, f_ext) -> np.ndarray:
     """Validate the arguments (InputError naming one), then run the ABA (no further terms)."""
     (q, qd, tau), batched = joint_arrays(model, q=q, qd=qd, tau=tau)
     g, wrench = general_arguments(model, q, None, f_ext, batched)
-    kernels = compiled.kernels()
+    kernels = compiled.due()
     if kernels is None:
-        qdd, ok = plain.forward_dynamics(model, q, qd, tau, g, wrench)
+        with compiled.charged():
+            qdd, ok = plain.forward_dynamics(model, q, qd, tau, g, wrench)
         if not ok:
             raise compiled.singular(model)
         return qdd

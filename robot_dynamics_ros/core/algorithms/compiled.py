@@ -28,7 +28,10 @@ Measured in ``bench/bench_kernel.py`` (doc/benchmarks.md): a batch of one costs 
 """
 from __future__ import annotations
 
+import sys
 import threading
+from contextlib import contextmanager
+from time import perf_counter
 
 import numpy as np
 
@@ -112,6 +115,10 @@ def _functions() -> tuple:
 
 _LOCK = threading.Lock()
 _STATE: dict = {}
+# Seconds of plain-Python dynamics a process runs before it loads the kernels (route.py's
+# docstring: why, and the figures).
+PLAIN_BUDGET = 0.5
+_PLAIN_SPENT = [0.0]    # seconds the plain route has spent so far in this process
 _kernels_unset = False          # (a falsy default: look the module up once it is built)
 
 
@@ -154,6 +161,41 @@ def kernels():
                 jit.warn_once(f"the dynamics kernels run as plain Python: {reason}")
             _STATE["module"], _STATE["reason"] = module, reason
     return _STATE["module"]
+
+
+def loaded() -> bool:
+    """Return whether this process has built or loaded the kernels (or found it cannot)."""
+    return "module" in _STATE
+
+
+def due():
+    """
+    Return the kernels (:func:`kernels`) if a call should take them now, else None (plain).
+
+    The one decision of the route (``route.py``'s docstring says why): the kernels once this
+    process has loaded them, has imported numba for something else (the scaling's passes: then
+    most of the price is paid and the kernels cost some 10 ms each) or its plain route has spent
+    :data:`PLAIN_BUDGET`; until then None, and the caller runs the plain texts inside
+    :func:`charged`.
+    """
+    if "module" in _STATE or _PLAIN_SPENT[0] >= PLAIN_BUDGET or _numba_imported():
+        return kernels()
+    return None
+
+
+def _numba_imported() -> bool:
+    """Return whether this process has imported numba (for :func:`due`)."""
+    return "numba" in sys.modules
+
+
+@contextmanager
+def charged():
+    """Count the time spent inside towards :data:`PLAIN_BUDGET` (a plain call of :func:`due`)."""
+    start = perf_counter()
+    try:
+        yield
+    finally:
+        _PLAIN_SPENT[0] += perf_counter() - start
 
 
 def status() -> str:

@@ -22,6 +22,28 @@ the compiled module (``kernels.py``, ``compiled.py``, ``plain.py``), the checked
 What is left of a call besides the arithmetic is its toll in Python and numba; the closures
 below bind everything as local names and call the kernels' machine-code entries
 (``compiled.entry``) where one array of joint values comes in (``compiled.py`` says why).
+
+**A process's first dynamics: plain Python until the kernels pay.**  Loading the compiled
+kernels costs a fresh process a fixed toll even from a warm cache, whatever the job: importing
+numba (0.46 s on a quiet 2-core EPYC, 0.29 s of it scipy.linalg, which numba imports to look
+for a BLAS), then numba's first cache load initialises its CPU target (0.6-0.9 s, most of it
+importing numba's implementations), then the kernels themselves (some 10 ms each): 1.1-1.5 s
+quiet, 3-5 s at load 4 (profiled, 2026-11-29).  The plain-Python texts need none of it: a single
+call costs 0.1-1.2 ms and a batch row 1.5-9 us (Puma 560, timed at load 5, the same day).  So
+until this process has loaded the kernels (a node's ``on_configure`` does: ``precompile.
+warm_up``; so does ``select(model, "compiled")``, the simulator and ``robot-dynamics
+compile``) or imported numba for other work (the scaling's passes: most of the price is then
+paid), "fastest" runs the plain route and counts the time it spends; once that reaches
+:data:`compiled.PLAIN_BUDGET` the kernels are loaded and every later call takes them (the
+decision: ``compiled.due``, which the checked paths below take too).  This is the
+ski-rental rule (Karlin, Manasse, Rudolph and Sleator 1988, "Competitive snoopy caching"): pay
+as you go until what was paid equals the price of buying, which never costs more than twice the
+best choice made knowing the job's size in advance.  The budget here is below the price (0.5 s
+against 1.1-1.5 s): a job just longer than it costs at most 1 + price / budget (3-4x) its best,
+and a long job, the common case (bags, scalings, simulation), loads the kernels sooner.  What it
+gives: `robot-dynamics check` (one gravity vector) and a first rnea, forward_dynamics and
+mass_matrix of a new robot never import numba; a bag of 100,000 joint states or a scaling that
+needs more than half a second of plain Python loads the kernels and finishes compiled.
 """
 from __future__ import annotations
 
@@ -36,12 +58,15 @@ from ..model.cache import model_constant
 from . import plain
 from .checked import aba_checked, gravity_in_base, mass_checked, rnea_checked
 from .coupled import adding_coupled_inertia, adding_coupling, coupled_forward
-from .compiled import constants, entry, kernel_array, kernels, singular, status
+from .compiled import (PLAIN_BUDGET, charged, constants, due, entry, kernel_array, kernels,
+                       singular, status)
 from .frames import numpy_jacobian
 
 IMPLEMENTATIONS = ("compiled", "plain")
 PREFERENCES = ("fastest",) + IMPLEMENTATIONS
 FLOAT64 = np.dtype(np.float64)
+FIRST_REASON = (f"the compiled kernels are not loaded in this process yet: plain Python for the "
+                f"first {PLAIN_BUDGET:g} s of dynamics, then the kernels (compiled.PLAIN_BUDGET)")
 
 
 class Kernel(NamedTuple):
@@ -71,26 +96,60 @@ _LAST: list = [None, None]      # the last model and its Kernel: most calls repe
 
 
 def bound(model) -> Kernel:
-    """Return the model's :class:`Kernel` on the route (built once per model)."""
+    """
+    Return the model's :class:`Kernel` on the route (built once per model).
+
+    The compiled kernels once this process has loaded them; until then, and while the plain
+    route has spent less than ``compiled.PLAIN_BUDGET`` (``compiled.due``), a Kernel that
+    runs plain Python and moves to the kernels by itself (the module docstring says why; its
+    ``reason`` says so).
+    """
     last = _LAST
     if last[0] is model:
         return last[1]
+    if due() is None:
+        return model_constant(model, "first_kernels", _first)
+    return _compiled(model)
+
+
+def select(model, prefer: str = "fastest") -> Kernel:
+    """
+    Return the dynamics of ``model``: :func:`bound` ("fastest"), "compiled" or "plain".
+
+    "compiled" loads the kernels now (for work that must not pay for them on a later call: a
+    node's ``on_configure``); "plain" is the plain-Python texts whether or not numba works (the
+    reference the compiled kernels are tested against).  Raises ValueError for an unknown
+    ``prefer``.
+    """
+    if prefer not in PREFERENCES:
+        raise ValueError(f"unknown dynamics implementation {prefer!r} "
+                         f"(available: {list(PREFERENCES)})")
+    if prefer == "plain":
+        return _plain(model)
+    return _compiled(model) if prefer == "compiled" else bound(model)
+
+
+def _compiled(model) -> Kernel:
+    """Return the model's compiled :class:`Kernel` (the kernels loaded first if need be)."""
     functions = model_constant(model, "bound_kernels", _bind)
     _LAST[:] = model, functions     # (another thread may see either pair: both are consistent)
     return functions
 
 
-def select(model, prefer: str = "fastest") -> Kernel:
-    """
-    Return the dynamics of ``model``: :func:`bound` ("fastest", "compiled"), or "plain".
+def _first(model) -> Kernel:
+    """Return the Kernel of a process's first dynamics: plain, timed, then compiled."""
+    plain_kernel = _plain(model)
 
-    "plain" is the plain-Python texts whether or not numba works (the reference the compiled
-    kernels are tested against).  Raises ValueError for an unknown ``prefer``.
-    """
-    if prefer not in PREFERENCES:
-        raise ValueError(f"unknown dynamics implementation {prefer!r} "
-                         f"(available: {list(PREFERENCES)})")
-    return _plain(model) if prefer == "plain" else bound(model)
+    def tier(index):
+        def call(*args, _plain_call=plain_kernel[index], _due=due, _charged=charged):
+            if _due() is not None:
+                return _compiled(model)[index](*args)
+            with _charged():
+                return _plain_call(*args)
+        return call
+    first = Kernel._fields.index("rnea")
+    return Kernel(model, "plain", FIRST_REASON,
+                  *(tier(i) for i in range(first, len(Kernel._fields))))
 
 
 def _kernel(model, implementation, reason, rnea, gravity, mass, forward, jacobian) -> Kernel:

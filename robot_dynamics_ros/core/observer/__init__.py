@@ -21,5 +21,6 @@ from ..lazy import exports
 # parser, reading EFFORT_TIMINGS, does not need)
 __getattr__, __dir__, __all__ = exports(__name__, {
     ".contact": ("ContactDetector", "detection_latency"),
-    ".momentum_observer": ("EFFORT_TIMINGS", "MomentumObserver", "ObserverOptions"),
+    ".momentum_observer": ("MomentumObserver",),
+    ".options": ("EFFORT_TIMINGS", "ObserverOptions"),
     ".wrench": ("joint_torques_of_wrench", "wrench_from_residual")})

@@ -3,7 +3,8 @@ The one route to a model's dynamics (robot_dynamics_ros/core/algorithms/route.py
 
 Both implementations (the compiled kernels, the plain-Python texts) give the core's numbers (to
 1e-12) for single calls and batches of every size, check arguments as the core does, and the
-route falls back to plain Python with a reason where numba cannot serve.
+route falls back to plain Python with a reason where numba cannot serve.  A process that has not
+loaded the kernels runs plain Python until it has spent the budget, then the kernels.
 """
 
 import numpy as np
@@ -68,8 +69,8 @@ def test_every_implementation_checks_its_arguments(prefer):
 
 def test_fastest_is_compiled_where_numba_works_and_falls_back_with_a_reason(monkeypatch):
     model = RobotModel.named("panda")
-    kernel = select(model)
-    assert kernel is route.bound(model) is select(model, "compiled")
+    kernel = select(model, "compiled")          # (loads the kernels: "fastest" takes them)
+    assert kernel is route.bound(model) is select(model)
     assert kernel.implementation == ("compiled" if compiled.kernels() is not None else "plain")
     monkeypatch.setattr(route, "kernels", lambda: None)
     monkeypatch.setattr(route, "status", lambda: "numba is not importable (test)")
@@ -80,3 +81,33 @@ def test_fastest_is_compiled_where_numba_works_and_falls_back_with_a_reason(monk
                                rtol=0, atol=1e-12 * np.abs(kernel.gravity_torques(q)).max())
     with pytest.raises(ValueError, match="unknown dynamics implementation"):
         select(model, "generated")
+
+
+def test_a_process_runs_plain_python_first_then_the_kernels(monkeypatch):
+    """Before the kernels are loaded: plain (same numbers), timed; past the budget: compiled."""
+    rng = np.random.default_rng(5)
+    model = RobotModel.from_dict(random_robot_dict(5, rng, "modified", with_motors=True,
+                                                   with_friction=True, offsets=True))
+    q, qd, x = random_state(model, rng, 7)
+    want = results(select(model, "compiled"), q, qd, x)
+    monkeypatch.setattr(compiled, "_STATE", {})             # a process that has not loaded them
+    monkeypatch.setattr(compiled, "_PLAIN_SPENT", [0.0])
+    monkeypatch.setattr(route, "_LAST", [None, None])
+    monkeypatch.setattr(compiled, "_numba_imported", lambda: False)   # (this one has numba)
+    first = route.bound(model)
+    assert first.implementation == "plain" and first.reason == route.FIRST_REASON
+    assert first is select(model)
+    for name, got in results(first, q, qd, x).items():
+        np.testing.assert_allclose(got, want[name], rtol=0,
+                                   atol=TOL * max(1.0, float(np.abs(want[name]).max())))
+    assert not compiled.loaded() and 0.0 < compiled._PLAIN_SPENT[0] < compiled.PLAIN_BUDGET
+    with pytest.raises(InputError, match="q: expected shape"):     # checked as the core checks
+        first.rnea(np.zeros(2), np.zeros(2), np.zeros(2))
+    compiled._PLAIN_SPENT[0] = compiled.PLAIN_BUDGET         # the budget spent: the kernels
+    got = first.gravity_torques(q)
+    assert compiled.loaded()
+    np.testing.assert_allclose(got, want["gravity_torques"], rtol=0,
+                               atol=TOL * max(1.0, float(np.abs(got).max())))
+    assert route.bound(model) is select(model, "compiled")
+    assert route.bound(model).implementation == ("compiled" if compiled.kernels() is not None
+                                                 else "plain")

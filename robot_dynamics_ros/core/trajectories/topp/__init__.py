@@ -7,8 +7,10 @@ coefficients at collocation points), ``constraints`` (limits as rows in (sdd, sd
 (the output re-checked as the controller interpolates it), ``torques`` (their batched inverse
 dynamics); ``time_optimal`` drives them.
 """
-from .path import JointPath
-from .reachability import TimeLaw
-from .time_optimal import time_optimal_scaling
+from ...lazy import exports
 
-__all__ = ["JointPath", "TimeLaw", "time_optimal_scaling"]
+# (imported at first use: the path's spline is scipy.interpolate, 0.4-0.9 s of a command's start,
+# which a uniform `robot-dynamics scale` reading the constraint set does not need)
+__getattr__, __dir__, __all__ = exports(__name__, {
+    ".path": ("JointPath",), ".reachability": ("TimeLaw",),
+    ".time_optimal": ("time_optimal_scaling",)})
