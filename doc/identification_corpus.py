@@ -14,8 +14,9 @@ test/data/identification/README.md).  The readers are those of the tests,
 1. writes the training recording and the validation recording as rosbag2 bags of
    sensor_msgs/JointState (efforts as recorded: currents, or torques);
 2. runs ``robot-dynamics identify ROBOT TRAIN --validate VALIDATION -o FILE`` with the defaults
-   and only what the data need to be read (the UR10e's drive gains, the TX40's unit torque constant), and says whether it wrote
-   the file; where it refused, it runs again with ``--force`` to get the figures;
+   and only what the data need to be read (the UR10e's drive gains, the TX40's unit torque
+   constant), and says whether it wrote the file; where it refused, it runs again with
+   ``--force`` to get the figures;
 3. compares, joint by joint, the torque RMS error of the file written and of the published
    model (friction included) on the same samples: the training recording's held-out share (the
    same identification run in Python, which holds out the same samples) and the validation

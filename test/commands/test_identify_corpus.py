@@ -4,10 +4,11 @@
 Oracle: the model each data set's authors publish with it, friction included
 (test/support/identification_corpus.py, test/data/identification/README.md).  Each robot's
 training recording is identified with the defaults and only what the data need to be read (the
-UR10e's drive gains, the TX40's unit torque constant: motor torques); the file must be written, and on the validation recording (``--validate``,
-filtered at the cut-off the command chose) its torque RMS error must be at most the published
-model's on every joint.  Data that cannot be committed (licence) are read from a checkout under
-``$ROBOT_DYNAMICS_CORPUS``; without it the test skips and says why.
+UR10e's drive gains, the TX40's unit torque constant: motor torques); the file must be written,
+and on the validation recording (``--validate``, filtered at the cut-off the command chose) its
+torque RMS error must be at most the published model's on every joint.  Data that cannot be
+committed (licence) are read from a checkout under ``$ROBOT_DYNAMICS_CORPUS``; without it the
+test skips and says why.
 """
 import numpy as np
 import pytest
