@@ -41,7 +41,8 @@ identification", T-RO 2020, in its limit -- and the data move only the others (t
 least-squares change of a truncated SVD, :func:`_solve`).  The base parameters in such
 directions are named in ``result.held`` and the report with an infinite standard deviation; the
 others' covariance is the pseudo-inverse's over the determined directions.  The consistent fit
-then holds the same directions by its prior term.
+holds the same directions at the file's values by a further term of its objective
+(``physical.consistent_fit``, ``hold``).
 
 Standard deviations are those of the (weighted) least-squares estimator,
 cov = s^2 (R^T R)^-1 with s^2 = ||r_w||^2 / (N n - b), reported for the consistent solve as well
