@@ -56,3 +56,26 @@ def test_identify_with_defaults_is_no_worse_than_the_published_model(robot, tmp_
              in zip(identified.joint_names, ours, published) if a > b]
     assert worse == [], f"{robot.name}: joints worse than the published model (RMS N m)"
     assert np.all(np.isfinite(ours))
+
+
+def test_the_tx40s_robot_file_reads_its_motor_data_as_figaroh_does(tmp_path):
+    """
+    The TX40's coupling in the robot file reproduces FIGAROH's conversion of its motor data.
+
+    Oracle: FIGAROH's ``staubli_tx40_tools.py`` as written there: joint positions
+    inv(reduction_matrix) q_m with reduction_matrix[5, 4] = r6 (plus the zero offsets of joints
+    2, 3), joint torques red_tau tau_m with red_tau[4, 5] = r6.
+    """
+    robot = next(r for r in CORPUS if r.name == "staubli_tx40")
+    directory, _ = source(robot)
+    recordings = robot.read(directory, tmp_path)
+    r = np.array([32.0, 32.0, 45.0, -48.0, 45.0, 32.0])
+    positions, torques = np.diag(r), np.diag(r)
+    positions[5, 4], torques[4, 5] = r[5], r[5]
+    motor_q = np.loadtxt(directory / "pos_read_data_1khz.csv.gz", delimiter=",", skiprows=1)
+    rec, motor_tau = recordings.training["tx40_train"]
+    rows = slice(0, rec.t.size)
+    q = motor_q[rows] @ np.linalg.inv(positions).T + [0.0, -np.pi / 2, np.pi / 2, 0.0, 0.0, 0.0]
+    assert np.allclose(rec.q, q, rtol=0, atol=1e-12)
+    assert np.allclose(rec.tau, motor_tau @ torques.T, rtol=1e-12, atol=1e-12)
+    assert recordings.model.has_coupling and recordings.arguments == ["--torque-constant", "1"]
