@@ -14,8 +14,9 @@ test/data/identification/README.md).  The readers are those of the tests,
 1. writes the training recording and the validation recording as rosbag2 bags of
    sensor_msgs/JointState (efforts as recorded: currents, or torques);
 2. runs ``robot-dynamics identify ROBOT TRAIN --validate VALIDATION -o FILE`` with the defaults
-   and only what the data need to be read (the UR10e's drive gains), and says whether it wrote
-   the file; where it refused, it runs again with ``--force`` to get the figures;
+   and only what the data need to be read (the UR10e's drive gains, the TX40's unit torque
+   constant), and says whether it wrote the file; where it refused, it runs again with
+   ``--force`` to get the figures;
 3. compares, joint by joint, the torque RMS error of the file written and of the published
    model (friction included) on the same samples: the training recording's held-out share (the
    same identification run in Python, which holds out the same samples) and the validation
@@ -37,7 +38,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "test" / "support")
 from identification_corpus import (CORPUS, chosen_factor, compare, source,  # noqa: E402
                                    validation_samples, write_bags)
 from robot_dynamics_ros.core import RobotModel  # noqa: E402
-from robot_dynamics_ros.core.identification.drives import gains_from_file  # noqa: E402
+from robot_dynamics_ros.core.identification.drives import (  # noqa: E402
+    gains_from_constants, gains_from_file)
 from robot_dynamics_ros.core.identification.pipeline import (  # noqa: E402
     IdentificationOptions, identify_recordings)
 
@@ -65,7 +67,9 @@ def _identify(recordings, bag, validation, out):
 def _options(recordings) -> IdentificationOptions:
     """Return the options the command uses for these arguments (its defaults otherwise)."""
     if "--torque-constant" in recordings.arguments:
-        gains = gains_from_file(recordings.model, recordings.arguments[1])
+        given = recordings.arguments[1:]
+        gains = gains_from_file(recordings.model, given[0]) if Path(given[0]).is_file() \
+            else gains_from_constants(recordings.model, [float(x) for x in given])
         return IdentificationOptions(gear_ratios=gains.gear_ratios, torque_side="motor")
     return IdentificationOptions(torque_side="auto")
 

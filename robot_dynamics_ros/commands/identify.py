@@ -37,7 +37,7 @@ from ..core.identification import (FRICTION_KINDS, InconsistentParametersWarning
                                    identification_data, identify_payload, parameter_vector,
                                    predicted_effort)
 from ..core.identification.drives import gains_from_constants, gains_from_file
-from ..core.identification.identify import SIGNIFICANCE, loose_parameters
+from ..core.identification.identify import SIGNIFICANCE, held_note, loose_parameters
 from ..core.identification.pipeline import (IdentificationOptions, Recording, bad_efforts,
                                             identify_recordings, prepare_validation)
 from ..core.identification.validation import rms, validation_report
@@ -283,7 +283,7 @@ def _check_written(fit, validations, args) -> None:
     held-out share) at least as well as the starting file overall (the sum over joints of the
     squared error relative to the measured effort); joints where it is worse are named.
     Parameters the data leave nearly free are kept at the starting file's values by the fit's
-    prior term and named.
+    prior term and named; those they do not determine at all are held at them and named.
     """
     result = fit.result
     print(f"efforts taken as measured on the {fit.torque_side} side"
@@ -296,6 +296,8 @@ def _check_written(fit, validations, args) -> None:
                          + "; ".join(result.problems))
     if not result.determined:
         print("note: " + loose_parameters(result), file=sys.stderr)
+    elif result.held:
+        print("note: " + held_note(result), file=sys.stderr)
     reports = [r for r, _ in validations] or ([fit.holdout] if fit.holdout else [])
     worse = [(r.title, name) for r in reports for name, b, a in
              zip(r.joint_names, r.before_rms, r.after_rms) if a > b]

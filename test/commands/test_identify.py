@@ -142,6 +142,46 @@ def test_random_efforts_are_refused_unless_forced(tmp_path, capsys):
     assert out.exists()
 
 
+def _one_way(t, q, qd, qdd):
+    """Turn joint 6 one way only: its Coulomb friction and offset become the same column."""
+    q[:, 5] = PUMA.lower[5] + 0.5 + 0.15 * t + 0.05 * np.sin(t)
+    qd[:, 5] = 0.15 + 0.05 * np.cos(t)
+    qdd[:, 5] = -0.05 * np.sin(t)
+
+
+def test_parameters_the_data_cannot_see_are_held_at_the_file_and_named(tmp_path, capsys):
+    """
+    A joint turning one way only: its friction is held at the file's values, the file written.
+
+    Oracle: the real robot's torques along motions where joint 6's velocity never changes sign,
+    so sgn(qd_6) is the offset's column and the data determine only F_c6 + F_o6.  Issue 28:
+    what the data cannot see is no failure; the command writes the file, keeps the split at the
+    starting file's values (F_c6 - F_o6 as the file's), names the held parameters, and the file
+    predicts the real robot better than the starting file.
+    """
+    bags = []
+    for seed, name in ((1, "run"), (2, "val")):
+        rng = np.random.default_rng(seed)
+        t = np.arange(0.0, 20.0, 1.0 / 250.0)
+        q, qd, qdd = multisine(PUMA, t, rng, period=8.0)
+        _one_way(t, q, qd, qdd)
+        tau = predicted_effort(REAL, q, qd, qdd) + rng.normal(size=q.shape) * 0.005 * \
+            PUMA.effort_limit
+        write_joint_states(tmp_path / name, PUMA.joint_names, t, q, qd, tau)
+        bags.append(str(tmp_path / name))
+    out = tmp_path / "identified.yaml"
+    assert main(["identify", "puma560", bags[0], "--validate", bags[1], "-o", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert "held at the starting file's values" in captured.err
+    assert "Fc[joint6]" in captured.err and "Fo[joint6]" in captured.err
+    loaded = RobotModel.from_yaml(out)
+    split = loaded.coulomb[5] - loaded.torque_offset[5]
+    assert np.isclose(split, PUMA.coulomb[5] - PUMA.torque_offset[5], rtol=0.01)
+    assert np.isclose(loaded.coulomb[5] + loaded.torque_offset[5],
+                      REAL.coulomb[5] + REAL.torque_offset[5], atol=0.05 * PUMA.effort_limit[5])
+    assert np.all(_error_against_real(loaded) < _error_against_real(PUMA))
+
+
 def test_payload_from_a_bag(tmp_path, capsys):
     loaded = PUMA.with_payload(1.5, [0.0, 0.01, 0.04], {"ixx": 2e-3, "iyy": 2e-3, "izz": 1e-3})
     bag = _record(tmp_path / "run", 3, model=loaded)

@@ -27,7 +27,9 @@ import numpy as np
 from locations import CONFIG, DATA
 from robot_dynamics_ros.bags import write_joint_states
 from robot_dynamics_ros.core import RobotModel, rnea
+from robot_dynamics_ros.core.model.dh_description import robot_yaml_text
 from robot_dynamics_ros.core.identification import predicted_effort
+from robot_dynamics_ros.core.identification.drives import gains_from_constants
 from robot_dynamics_ros.core.identification.pipeline import (IdentificationOptions, Recording,
                                                              prepare_validation)
 from robot_dynamics_ros.core.identification.validation import rms
@@ -88,13 +90,7 @@ def _split(name, t, q, qd, tau, raw):
 # --- Staubli TX40: motor currents, a coupled wrist (FIGAROH's example data) -----------------
 
 TX40_RATIOS = np.array([32.0, 32.0, 45.0, -48.0, 45.0, 32.0])
-
-
-def tx40_coupling() -> np.ndarray:
-    """Return K, motor positions = K q: joint 6's motor turns with joint 5 (r6 (q5 + q6))."""
-    k = np.diag(TX40_RATIOS)
-    k[5, 4] = TX40_RATIOS[5]
-    return k
+TX40_OFFSETS = np.array([0.0, -np.pi / 2, np.pi / 2, 0.0, 0.0, 0.0])   # joints 2, 3's zeros
 
 
 def _tx40_published(model, config: dict):
@@ -124,7 +120,7 @@ def _tx40_published(model, config: dict):
 def _tx40_config(path: Path) -> dict:
     text = path.read_text()
     values = {}
-    for key in ("fv", "fs", "Ia", "offset"):
+    for key in ("fv", "fs", "Ia", "offset", "reduction_ratio"):
         values[key] = [float(x) for x in re.search(rf"\b{key} : \[(.*?)\]", text).group(1)
                        .split(",")]
     for key in ("Iam6", "fvm6", "fsm6"):
@@ -133,28 +129,65 @@ def _tx40_config(path: Path) -> dict:
     return values
 
 
+def tx40_robot_file(urdf: Path, config: dict, work: Path) -> Path:
+    """
+    Write the TX40's robot file: the URDF's bodies and FIGAROH's drives, with the wrist coupling.
+
+    The coupling is FIGAROH's (``examples/staubli_TX40/utils/staubli_tx40_tools.py``:
+    ``_convert_motor_to_joint_positions`` puts r6 at [5, 4] of the reduction matrix, q_m6 =
+    r6 (q5 + q6); ``process_torque_data`` its transpose, tau = K^T tau_m): K = [[1, 0], [1, 1]]
+    on joints 5 and 6, gear ratios ``reduction_ratio`` of ``config/TX40_config.yaml``.  The
+    starting values are that file's, mapped to this model's drive terms (doc/robot_files.md,
+    "Coupled drives"): reflected rotor inertias k_r^2 I_m = Ia (motor 6: Iam6, the coupled
+    term; motor 5: Ia5 - Iam6, so that joint 5's diagonal stays Ia5), friction fv, fs and
+    offsets per joint, with drive 6's friction fvm6, fsm6 on v6 = qd5 + qd6 (drive 5's viscous
+    fv5 - fvm6 for the same reason).  FIGAROH's own fs6 sgn(qd6) has no term in this model.
+    """
+    spec = RobotModel.from_urdf(urdf).to_dict()
+    ratios = np.array(config["reduction_ratio"])
+    reflected = np.array(config["Ia"], dtype=float)
+    viscous = np.array(config["fv"], dtype=float)
+    coulomb = np.array(config["fs"], dtype=float)
+    reflected[4:] = reflected[4] - config["Iam6"], config["Iam6"]
+    viscous[4:] = viscous[4] - config["fvm6"], config["fvm6"]
+    coulomb[5] = config["fsm6"]
+    for i, joint in enumerate(spec["joints"]):
+        joint["motor"] = {"rotor_inertia": float(reflected[i] / ratios[i] ** 2),
+                          "gear_ratio": float(ratios[i])}
+        joint["friction"] = {"viscous": float(viscous[i]), "coulomb": float(coulomb[i]),
+                             "offset": float(config["offset"][i])}
+    spec["coupling"] = {"joints": ["joint_5", "joint_6"], "matrix": [[1.0, 0.0], [1.0, 1.0]]}
+    work.mkdir(parents=True, exist_ok=True)
+    path = work / "staubli_tx40.yaml"
+    path.write_text(robot_yaml_text(spec, "Staubli TX40: FIGAROH's example (README beside the "
+                                          "data), coupled wrist"))
+    return path
+
+
 def read_tx40(directory: Path, work: Path) -> Recordings:
     """
-    Read the TX40's motor positions and motor torques as joint positions and torques.
+    Read the TX40's motor positions and motor torques; the robot file's coupling maps them.
 
-    Motor positions (rad) become joint positions through the coupling, q = K^-1 q_m, with the
-    example's zero offsets of joints 2 and 3 (-pi/2, +pi/2); motor torques become joint torques
-    through its transpose, tau = K^T tau_m (the virtual work of the drives): that is reading the
-    data, the wrist's coupled rotor inertia and friction stay in them.  The rows committed are
-    every 5th of the 5 kHz recording (``ts`` of the configuration x 5).
+    Joint positions are the motor positions through the robot file's drives, q = (diag(k_r)
+    K)^-1 q_m, with the example's zero offsets of joints 2 and 3 (-pi/2, +pi/2): a joint state
+    holds joint positions.  The efforts stay the motor torques (N m, motor side), read with
+    ``--torque-constant 1`` (gain = 1 x the file's gear ratios): identify takes them to the
+    joints through the coupling, K^T (k_r tau_m), and fits the coupled rotor and friction of
+    drive 6 on the motor side.  The rows committed are every 5th of the 5 kHz recording
+    (``ts`` of the configuration x 5).
     """
     config = _tx40_config(directory / "TX40_config.yaml")
     motor_q = np.loadtxt(directory / "pos_read_data_1khz.csv.gz", delimiter=",", skiprows=1)
     motor_tau = np.loadtxt(directory / "curr_data_1khz.csv.gz", delimiter=",", skiprows=1)
-    k = tx40_coupling()
-    q = np.linalg.solve(k, motor_q.T).T + np.array([0.0, -np.pi / 2, np.pi / 2, 0.0, 0.0, 0.0])
-    tau = motor_tau @ k
+    robot = tx40_robot_file(directory / "tx40_mdh_modified.urdf", config, work)
+    model = RobotModel.from_yaml(robot)
+    drives = np.diag(model.gear_ratio) @ model.coupling
+    q = np.linalg.solve(drives, motor_q.T).T + TX40_OFFSETS
+    tau = gains_from_constants(model, [1.0]).torques(motor_tau)
     t = np.arange(q.shape[0]) * 5.0 * config["ts"]
-    urdf = directory / "tx40_mdh_modified.urdf"
-    model = RobotModel.from_urdf(urdf)
-    parts = _split("tx40", t, q, None, tau, tau)
-    return Recordings(model, str(urdf), [], {"tx40_train": parts["train"]},
-                      ("tx40_validation", *parts["validation"]),
+    parts = _split("tx40", t, q, None, tau, motor_tau)
+    return Recordings(model, str(robot), ["--torque-constant", "1"],
+                      {"tx40_train": parts["train"]}, ("tx40_validation", *parts["validation"]),
                       _tx40_published(model, config))
 
 

@@ -33,6 +33,17 @@ yet is wrong on other motions; more uncertainty than the noise (``PREDICTION_LIM
 fails.  (A Puma excitation that used 11 % of the velocity limits: 5-26 x the noise, and 33 N m
 wrong at other states; a good one: 0.03-0.07 x; the UR10e recordings: 0.13-0.31 x.)
 
+**What the data do not determine is held, not refused.**  Directions of the base parameters
+that the data do not see (a numerical null space of the column-scaled regressor: a joint that
+never moves; Coulomb friction and the offset of a joint that turns one way only) stay at the
+starting file's values theta0 -- the prior of Lee, Wensing and Park, "Geometric robot dynamic
+identification", T-RO 2020, in its limit -- and the data move only the others (the minimum-norm
+least-squares change of a truncated SVD, :func:`_solve`).  The base parameters in such
+directions are named in ``result.held`` and the report with an infinite standard deviation; the
+others' covariance is the pseudo-inverse's over the determined directions.  The consistent fit
+holds the same directions at the file's values by a further term of its objective
+(``physical.consistent_fit``, ``hold``).
+
 Standard deviations are those of the (weighted) least-squares estimator,
 cov = s^2 (R^T R)^-1 with s^2 = ||r_w||^2 / (N n - b), reported for the consistent solve as well
 (the constraint can only reduce the spread).  They assume independent errors: data filtered at a
@@ -106,6 +117,7 @@ class IdentificationResult:
     f_statistic: float = np.inf      # the regression's F test (module docstring)
     p_value: float = 0.0
     prediction_std: np.ndarray = None  # per joint, at random states (module docstring)
+    held: tuple = ()                 # base parameters the data do not determine (module doc.)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -177,6 +189,8 @@ class IdentificationResult:
         if self.prediction_std is not None:
             lines.append("torque uncertainty at random states / noise, per joint: " + " ".join(
                 f"{x:.3g}" for x in self.prediction_std / self.noise_std))
+        if self.held:
+            lines.append(held_note(self))
         if self.problems:
             lines.append("not physically consistent: " + "; ".join(self.problems))
         if not self.determined:
@@ -195,7 +209,7 @@ def loose_parameters(result) -> str:
     """
     rel = result.relative_std
     order = [k for k in np.argsort(-np.nan_to_num(rel, posinf=1e300))
-             if rel[k] > LOOSE_RELATIVE_STD]
+             if rel[k] > LOOSE_RELATIVE_STD and result.names[k] not in result.held]
     named = ", ".join(f"{result.names[k]} ({result.estimates[k]:.3g} +- {result.std[k]:.2g})"
                       for k in order[:MAX_NAMED])
     more = f" and {len(order) - MAX_NAMED} more" if len(order) > MAX_NAMED else ""
@@ -205,7 +219,16 @@ def loose_parameters(result) -> str:
     return ("the data leave some parameters nearly free, kept near the starting file's values: "
             + (named + more if named else "no single base parameter")
             + (f"; torque uncertainty at random states, x the noise: {joints}" if joints else "")
-            + "; a motion that excites them (`robot-dynamics excite`) determines them")
+            + "; a motion that excites them (`robot-dynamics excite`) determines them"
+            + (f"; {held_note(result)}" if result.held else ""))
+
+
+def held_note(result) -> str:
+    """Name the base parameters the data do not determine, held at the starting file's values."""
+    return ("held at the starting file's values, the data do not determine them (std inf; "
+            "move the joints they belong to, e.g. `robot-dynamics excite`): "
+            + ", ".join(f"{name} = {result.estimates[result.names.index(name)]:.6g}"
+                        for name in result.held))
 
 
 def _check_data(model, q, qd, qdd, tau):
@@ -267,26 +290,49 @@ def merge_factors(parts) -> np.ndarray:
     return out
 
 
-def _solve(factors: np.ndarray, w: np.ndarray, base, model):
+def _solve(factors: np.ndarray, w: np.ndarray, theta0: np.ndarray):
     """
-    Solve the weighted least-squares problem from the joints' factors.
+    Solve the weighted least-squares problem from the joints' factors, held at ``theta0``.
 
-    Weighted least squares on the joints' factors: (theta, R, Q^T y, residual sum of squares
-    per joint).  Stacking w_j [W_j, tau_j] is equivalent to stacking w_j R_j (same Gram
-    matrix). Raises InputError naming the base parameters the data leave undetermined.
+    Stacking w_j [W_j, tau_j] is equivalent to stacking w_j R_j (same Gram matrix).  Where the
+    data do not determine some directions of the base parameters (singular values of the
+    column-scaled R below ``SINGULAR`` x the largest), those directions stay at ``theta0``, the
+    starting file's values: the change theta - theta0 is the minimum-norm least-squares one in
+    the scaled columns (a truncated SVD); otherwise the plain triangular solve.  Returns (theta,
+    R, Q^T y, residual sum of squares per joint, held: the indices of the base parameters in
+    the undetermined directions, :func:`_held`).
     """
     b = factors.shape[2] - 1
     R_aug = scipy.linalg.qr(np.concatenate(factors[:, :b + 1] * w[:, None, None]),
                             mode="r")[0][:b + 1]
     R, Qty = R_aug[:b, :b], R_aug[:b, b]
-    unexcited = _unexcited(base, R)
-    if unexcited:
-        raise InputError(
-            f"the data do not excite these base parameters of '{model.name}' (or cannot "
-            f"tell them apart): {', '.join(unexcited)}; move the joints they belong to "
-            f"(e.g. an excitation trajectory from `robot-dynamics excite`)")
-    theta = scipy.linalg.solve_triangular(R, Qty)
-    return theta, R, Qty, _residual_ss(factors, theta)
+    scale, U, s, Vt, keep = _scaled_svd(R)
+    if keep.all():
+        theta = scipy.linalg.solve_triangular(R, Qty)
+        return theta, R, Qty, _residual_ss(factors, theta), ()
+    change = Vt[keep].T @ ((U[:, keep].T @ (Qty - R @ theta0)) / s[keep])
+    theta = theta0 + change / scale
+    return theta, R, Qty, _residual_ss(factors, theta), _held(Vt[~keep])
+
+
+def _hold_rows(R: np.ndarray) -> np.ndarray:
+    """
+    Return the rows that hold the undetermined directions in the consistent fit (``hold``).
+
+    The unit null directions of the column-scaled R, in base-parameter units, times R's largest
+    scaled singular value: held as firmly as the data hold their best-determined direction.
+    """
+    scale, _, s, Vt, keep = _scaled_svd(R)
+    return s[0] * Vt[~keep] * scale
+
+
+def _scaled_svd(R):
+    """Return the SVD of R with unit-norm columns (scale, U, s, Vt, the directions kept)."""
+    scale = np.linalg.norm(R, axis=0)
+    scale = np.where(scale > 1e-300, scale, 1.0)
+    U, s, Vt = np.linalg.svd(R / scale)
+    keep = s > SINGULAR * max(s[0], 1e-300)
+    return scale, U, s, Vt, keep
 
 
 def _residual_ss(factors, theta) -> np.ndarray:
@@ -295,29 +341,27 @@ def _residual_ss(factors, theta) -> np.ndarray:
     return np.array([float(np.sum((F[:b + 1] @ x) ** 2)) for F in factors])
 
 
-def _unexcited(base, R) -> list[str]:
+def _held(directions: np.ndarray) -> tuple:
     """
-    Return the base parameters that the data do not determine.
+    Return the base parameters that the data do not determine (held at the starting values).
 
-    Base parameters that the data do not determine (columns of the scaled R in its null space).
+    Those with a weight above 0.1 in a unit direction (rows of ``directions``, in the scaled
+    columns) that the data do not see: a parameter the data never move, or two they cannot tell
+    apart (Coulomb friction and the offset of a joint turning one way only).
     """
-    scale = np.linalg.norm(R, axis=0)
-    dead = [k for k in np.flatnonzero(scale <= 1e-300)]
-    live = np.flatnonzero(scale > 1e-300)
-    if not live.size:
-        return list(base.names)
-    _, s, Vt = np.linalg.svd(R[:, live] / scale[live])
-    null = Vt[s < SINGULAR * s[0]]
-    for v in null:
-        dead += [live[k] for k in np.flatnonzero(np.abs(v) > 0.1)]
-    return [base.names[k] for k in sorted(set(dead))]
+    return tuple(sorted({int(k) for v in directions for k in np.flatnonzero(np.abs(v) > 0.1)}))
 
 
-def _weighted_fit(model, base, factors, weights, N):
-    """Return (theta, R, Qty, residual_ss, w, noise, method): the (weighted) least squares."""
-    n, b = model.n, base.count
+def _weighted_fit(model, base, factors, weights, prior: np.ndarray):
+    """
+    Return the (weighted) least squares: (theta, R, Qty, residual_ss, w, noise, method, held).
+
+    ``prior``: the starting file's base parameters, at which what the data do not determine
+    is held.
+    """
+    n, b, N = model.n, base.count, factors[0, base.count + 1, 0]
     w = _row_weights(model, weights, n)
-    theta, R, Qty, residual_ss = _solve(factors, w, base, model)
+    theta, R, Qty, residual_ss, held = _solve(factors, w, prior)
     noise = np.sqrt(residual_ss / max(N - b / n, 1.0))
     method = "ols" if weights is None else "wls"
     if isinstance(weights, str) and weights == "auto":
@@ -327,11 +371,11 @@ def _weighted_fit(model, base, factors, weights, N):
             w_new = 1.0 / np.maximum(noise, 1e-12 * max(noise.max(), 1e-300))
             settled = np.allclose(w_new, w, rtol=0.01)
             w = w_new
-            theta, R, Qty, residual_ss = _solve(factors, w, base, model)
+            theta, R, Qty, residual_ss, held = _solve(factors, w, prior)
             noise = np.sqrt(residual_ss / max(N - b / n, 1.0))
             if settled:
                 break
-    return theta, R, Qty, residual_ss, w, noise, method
+    return theta, R, Qty, residual_ss, w, noise, method, held
 
 
 def _f_test(factors, residual_ss, w, b, offsets):
@@ -366,8 +410,8 @@ def identify(model, q, qd, qdd, tau, weights=None, consistent: bool = False,
     ``weights``: None (ordinary least squares), "auto" (per-joint noise estimated from the
     ordinary fit), or (n,) per-joint weights 1/sigma_j.  ``consistent``: constrain the fit to
     physically consistent parameters.  ``friction``: the friction kinds fitted (module
-    docstring; None: the model's own).  Raises :class:`InputError` for bad or insufficient data,
-    naming the base parameters the data do not excite.
+    docstring; None: the model's own).  Raises :class:`InputError` for bad or insufficient data;
+    base parameters the data do not excite are held at ``model``'s values (``result.held``).
     """
     q, qd, qdd, tau = _check_data(model, q, qd, qdd, tau)
     kinds = friction_kinds(model, friction)
@@ -398,21 +442,23 @@ def solve_factors(model, factors, friction, weights=None, consistent: bool = Fal
     if N * model.n < EQUATIONS_PER_PARAMETER * b:
         raise InputError(f"too few samples: {N} samples x {model.n} joints for {b} base "
                          f"parameters of '{model.name}'")
-    theta, R, Qty, residual_ss, w, noise, method = _weighted_fit(model, base, factors,
-                                                                 weights, N)
+    prior, K = parameter_vector(model, kinds), base.combination
+    theta0 = K @ prior
+    theta, R, Qty, residual_ss, w, noise, method, held = _weighted_fit(model, base, factors,
+                                                                       weights, theta0)
     s2 = float(np.sum(residual_ss * w ** 2)) / (N * model.n - b)
-    Rinv = scipy.linalg.solve_triangular(R, np.eye(b))
-    std = np.sqrt(s2 * (Rinv ** 2).sum(axis=1))
+    covariance = _covariance(R, s2)
+    std = np.sqrt(np.diag(covariance))
+    std[list(held)] = np.inf
     offsets = int(np.count_nonzero(parameter_layout(model, kinds).offset >= 0))
     F, p = _f_test(factors, residual_ss, w, b, offsets)
-    spread = _prediction_std(model, base, kinds, s2 * (Rinv @ Rinv.T))
-    prior = parameter_vector(model, kinds)
-    K = base.combination
+    spread = _prediction_std(model, base, kinds, covariance)
     pi = closest_affine(model, K, theta, prior, kinds)
     if consistent:
         # chi-square units: divide by s so that the prior term's weight means the same everywhere
         s = np.sqrt(s2) if s2 > 0 else 1.0
-        pi = consistent_fit(model, R / s, Qty / s, K, prior, kinds, estimate=pi)
+        pi = consistent_fit(model, R / s, Qty / s, K, prior, kinds, estimate=pi,
+                            hold=_hold_rows(R / s) if held else None)
         if pi is None:
             raise InputError(
                 f"the physically consistent fit failed for '{model.name}' "
@@ -441,7 +487,23 @@ def solve_factors(model, factors, friction, weights=None, consistent: bool = Fal
         initial_residual_rms=np.full(model.n, np.nan) if initial is None else initial,
         noise_std=noise, weights=w, method=method, samples=N, parameters=pi, problems=problems,
         model=identified, joint_names=model.joint_names, friction=kinds, f_statistic=F,
-        p_value=p, prediction_std=spread)
+        p_value=p, prediction_std=spread, held=tuple(base.names[k] for k in held))
+
+
+def _covariance(R: np.ndarray, s2: float) -> np.ndarray:
+    """
+    Return the estimates' covariance, s^2 (R^T R)^-1, over the directions the data determine.
+
+    With directions held at the starting values (:func:`_solve`), the pseudo-inverse over the
+    others: the held ones do not vary with the data, so they add nothing to the spread of the
+    predicted torques (their std is reported as inf).
+    """
+    scale, _, s, Vt, keep = _scaled_svd(R)
+    if keep.all():
+        Rinv = scipy.linalg.solve_triangular(R, np.eye(R.shape[0]))
+        return s2 * (Rinv @ Rinv.T)
+    V = Vt[keep].T / s[keep] / scale[:, None]
+    return s2 * (V @ V.T)
 
 
 def _prediction_std(model, base, kinds, covariance) -> np.ndarray:
@@ -455,4 +517,5 @@ def _prediction_std(model, base, kinds, covariance) -> np.ndarray:
     """
     q, qd, qdd = sample_states(model, PREDICTION_STATES, np.random.default_rng(11))
     W = base.columns(regressor(model, q, qd, qdd, kinds))
-    return np.sqrt(np.mean(np.einsum("sjb,bc,sjc->sj", W, covariance, W), axis=0))
+    return np.sqrt(np.maximum(np.mean(np.einsum("sjb,bc,sjc->sj", W, covariance, W), axis=0),
+                              0.0))

@@ -213,7 +213,7 @@ def _scaled_variable(model, prior, friction, estimate):
 
 
 def consistent_fit(model, R: np.ndarray, y: np.ndarray, K: np.ndarray, prior=None,
-                   friction=None, estimate=None):
+                   friction=None, estimate=None, hold=None):
     """
     Return the consistent parameters that fit best.
 
@@ -222,11 +222,16 @@ def consistent_fit(model, R: np.ndarray, y: np.ndarray, K: np.ndarray, prior=Non
     second-order cone), not of its square: a quadratic objective's Hessian has the squared
     condition number of R, on which the solver stalled short of its tolerance.  ``estimate``:
     an unconstrained fit's full parameters, for the scales (:func:`parameter_scales`).
+    ``hold``: rows H (h, b) of directions of the base parameters the data do not determine,
+    held at the prior's by the further term ||H K (pi - pi0)||^2 (``identify._solve``).
     """
     import cvxpy as cp
     prior = parameter_vector(model, friction) if prior is None else np.asarray(prior, float)
     z, pi = _scaled_variable(model, prior, friction, estimate)
-    objective = cp.norm(cp.hstack([R @ K @ pi - y, np.sqrt(MU) * z]), 2)
+    terms = [R @ K @ pi - y, np.sqrt(MU) * z]
+    if hold is not None and len(hold):
+        terms.append(hold @ K @ pi - hold @ K @ prior)
+    objective = cp.norm(cp.hstack(terms), 2)
     problem = cp.Problem(cp.Minimize(objective), _constraints(model, pi, prior, friction))
     return checked_consistent(model, pi.value, friction) if _solve(problem) else None
 

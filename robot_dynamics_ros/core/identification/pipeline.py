@@ -53,7 +53,8 @@ from .filtering import IdentificationData, derivatives, identification_data
 from .identify import (EQUATIONS_PER_PARAMETER, _weighted_fit, joint_factors, merge_factors,
                        solve_factors)
 from .parameters import (FRICTION_KINDS, FRICTION_PREFIX, friction_kinds,
-                         joint_has_motor, known_friction, predicted_effort)
+                         joint_has_motor, known_friction, parameter_vector,
+                         predicted_effort)
 from .regressor import regressor
 from .validation import holdout_mask, rms, validation_report
 
@@ -329,7 +330,8 @@ class _Search:
             raise InputError(f"only {count} samples left to fit at a cut-off of "
                              f"{', '.join(f'{c:.3g}' for c in self.cutoffs(factor))} Hz (filter "
                              "start-up, velocity reversals and slow samples left out)")
-        theta, *_, noise, _ = _weighted_fit(model, self.base, factors, options.weights, count)
+        prior = self.base.values(parameter_vector(model, kinds))    # (held where not excited)
+        theta, *_, noise, _, _ = _weighted_fit(model, self.base, factors, options.weights, prior)
         return _Candidate(factor, self.cutoffs(factor), training, held, factors, theta, noise)
 
     def heldout(self, candidates) -> list:

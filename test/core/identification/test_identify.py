@@ -143,10 +143,36 @@ def test_bad_data_get_clear_errors():
     still[:, 5], qd6, qdd6 = 0.3, qd.copy(), qdd.copy()
     qd6[:, 5] = 0.0
     qdd6[:, 5] = 0.0
-    with pytest.raises(InputError, match=r"do not excite.*joint6"):
-        identify(PUMA, still, qd6, qdd6, rnea(PUMA, still, qd6, qdd6))
     with pytest.raises(InputError, match="weights"):
         identify(PUMA, q, qd, qdd, tau, weights=[1, 2])
+
+
+def test_parameters_the_data_do_not_excite_are_held_at_the_files_values_and_named():
+    """
+    A joint that never moves: its rotor and friction are held at the file's values, not refused.
+
+    Oracle: the true robot's torques (0.1 % noise) with joint 6 locked; the columns of joint 6's
+    friction are then zero (its rotor inertia only rides on link 5 with its inertia), so any
+    value fits the data and the prior (the file) must decide: the estimates and the file written
+    keep the file's friction, the report names them (and the rotor) with an infinite standard
+    deviation, and the torques are fitted to the noise.
+    """
+    q, qd, qdd, _ = _puma_data(7, count=400)
+    q[:, 5], qd[:, 5], qdd[:, 5] = 0.3, 0.0, 0.0
+    noise = 1e-3 * PUMA.effort_limit
+    tau = rnea(TRUE_PUMA, q, qd, qdd) + np.random.default_rng(3).normal(size=q.shape) * noise
+    result = identify(PUMA, q, qd, qdd, tau, friction=("viscous", "coulomb"), consistent=True)
+    held = set(result.held)
+    assert {"Im[joint6]", "Fv[joint6]", "Fc[joint6]"} <= held
+    assert not any(name.endswith("[joint5]") for name in held)
+    assert np.all(np.isinf(result.std[[result.names.index(name) for name in held]]))
+    rows = [result.names.index(name) for name in ("Fv[joint6]", "Fc[joint6]")]   # columns 0
+    assert np.allclose(result.estimates[rows], result.prior[rows], rtol=1e-6)
+    for field in ("viscous", "coulomb"):
+        assert np.isclose(getattr(result.model, field)[5], getattr(PUMA, field)[5], rtol=1e-6)
+    assert "held at the starting file's values" in result.report()
+    assert "Fc[joint6] = " in result.report()
+    assert np.all(result.residual_rms < 1.2 * noise)
 
 
 def test_identification_from_noisy_positions_and_torques():
