@@ -195,6 +195,10 @@ def forward_dynamics_graph(model, method: str, grouping: str = "full"
         qdd = ldl_solve(g, spec.outputs[:-1], b)
         how = "M(q) and n(q, qd) on one graph, then an unrolled LDL^T of M"
     elif method == "aba":
+        if model.coupled_drives:
+            raise CodegenError(f"{model.name}: forward dynamics by the articulated-body "
+                               "algorithm cannot carry coupled drives (their rotor matrix "
+                               "K^T D K - D couples joints across the recursion): use 'ldlt'")
         rows = rows_of(link_constants(model, grouping))
         g = Graph()
         q, qd = _variables(g, "q", n), _variables(g, "qd", n)
@@ -277,17 +281,32 @@ def cost(count: OpCount) -> float:
     return count.multiplications + count.additions + DIVISION_COST * count.divisions
 
 
+def forward_methods(model) -> tuple[str, ...]:
+    """
+    Return the FORWARD_METHODS that can carry ``model``: both, or the LDL^T alone.
+
+    A model with coupled drives adds the constant rotor matrix K^T D K - D to M
+    (``core/algorithms/coupled.py``), which couples joints the articulated-body recursion
+    treats one at a time; the LDL^T of the generated M (which holds it) carries it.
+    """
+    return ("ldlt",) if model.coupled_drives else FORWARD_METHODS
+
+
 def choose_forward_dynamics(model, grouping: str = "full",
                             method: str | None = None) -> ForwardDynamics:
     """
     Return forward dynamics by both methods and the cheaper by :func:`cost` (or ``method``).
 
-    Both graphs are built (tens of milliseconds for 7 joints); ties go to the LDL^T.
+    Both graphs are built (tens of milliseconds for 7 joints); ties go to the LDL^T.  A model
+    with coupled drives has the LDL^T only (:func:`forward_methods`).
     """
-    graphs = {m: forward_dynamics_graph(model, m, grouping) for m in FORWARD_METHODS}
+    methods = forward_methods(model)
+    if method is not None and method not in methods:
+        forward_dynamics_graph(model, method, grouping)         # (raises, saying why)
+    graphs = {m: forward_dynamics_graph(model, m, grouping) for m in methods}
     counts = {m: g.count(spec.flat_outputs) for m, (g, spec) in graphs.items()}
     if method is None:
-        method = min(sorted(FORWARD_METHODS, reverse=True), key=lambda m: cost(counts[m]))
+        method = min(sorted(methods, reverse=True), key=lambda m: cost(counts[m]))
     return ForwardDynamics(method, graphs, counts)
 
 

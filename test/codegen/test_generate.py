@@ -207,3 +207,15 @@ def test_coupled_drives_are_exported(grouping):
     qd = np.array([2.0, -0.5])                  # v6 = 1.5 > 0 while qd6 < 0
     assert_agree(np.asarray(raw.nonlinear_effects(q, qd))
                  - np.asarray(rigid.nonlinear_effects(q, qd)), hand_friction(qd))
+
+
+def test_coupled_drives_take_the_ldlt_forward_dynamics():
+    # the articulated-body recursion treats one joint at a time: the coupling's rotor matrix
+    # (joints 5 and 6 together) is carried by the LDL^T of the generated M alone
+    from robot_dynamics_ros.codegen.generate import choose_forward_dynamics, forward_methods
+    model = RobotModel.from_dict(wrist())
+    assert forward_methods(model) == ("ldlt",)
+    assert forward_methods(model.rigid()) == ("aba", "ldlt")
+    assert choose_forward_dynamics(model).method == "ldlt"
+    with pytest.raises(CodegenError, match="cannot carry coupled drives"):
+        choose_forward_dynamics(model, method="aba")
