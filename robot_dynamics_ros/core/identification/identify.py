@@ -70,7 +70,7 @@ import numpy as np
 import scipy.linalg
 import scipy.stats
 
-from ..errors import InputError
+from ..errors import InputError, RobotDescriptionError
 from ..inputs import joint_arrays
 from .base_parameters import BaseParameters, base_parameters, sample_states
 from .parameters import (consistency_problems, friction_kinds, known_friction,
@@ -479,7 +479,14 @@ def solve_factors(model, factors, friction, weights=None, consistent: bool = Fal
             f"consistent=True (the default of `robot-dynamics identify`)",
             InconsistentParametersWarning, stacklevel=2)
     else:
-        identified = model_with_parameters(model, pi, friction=kinds)
+        try:
+            identified = model_with_parameters(model, pi, friction=kinds)
+        except RobotDescriptionError as exc:    # e.g. a mass of 7e8 kg: not the user's file
+            raise InputError(
+                f"the fit for '{model.name}' gives parameters no robot has ({exc}): the data "
+                "determine some directions too weakly (condition number "
+                f"{np.linalg.cond(R):.3g}); record a richer excitation (`robot-dynamics "
+                "excite`) or longer data") from None
     return IdentificationResult(
         base=base, estimates=theta, std=std, prior=K @ prior,
         condition_number=float(np.linalg.cond(R)),

@@ -202,3 +202,22 @@ def test_identification_from_noisy_positions_and_torques():
         ols = identify(PUMA, data.q, data.qd, data.qdd, data.tau, weights="auto")
     z = (ols.estimates - base_parameters(PUMA).values(parameter_vector(TRUE_PUMA))) / ols.std
     assert np.mean(z ** 2) < 2.0 and np.abs(z).max() < 5.0
+
+
+def test_a_fit_that_gives_no_robot_says_so_not_that_the_users_file_is_invalid(monkeypatch):
+    # the Kinova Gen3 corpus log gave a 7e8 kg link from weakly determined directions: the error
+    # is the fit's (and what to do), not "invalid robot description" as if the file were wrong
+    from robot_dynamics_ros.core.errors import RobotDescriptionError
+    import importlib
+    module = importlib.import_module("robot_dynamics_ros.core.identification.identify")
+
+    def absurd(*_, **__):
+        raise RobotDescriptionError("joint1: link.mass 7e8 kg out of range")
+    monkeypatch.setattr(module, "model_with_parameters", absurd)
+    q, qd, qdd, tau = _puma_data(0, count=600)
+    with pytest.raises(InputError) as error:
+        identify(PUMA, q, qd, qdd, tau)
+    text = str(error.value)
+    assert "the fit for 'puma560' gives parameters no robot has" in text
+    assert "link.mass 7e8 kg" in text and "excite" in text
+    assert not isinstance(error.value, RobotDescriptionError)
