@@ -303,28 +303,40 @@ class Spinner:
 
         self.context = context or rclpy.get_default_context()
         self._executors = []
-        executors = {}                  # node -> its executor
+        self._of = {}                   # node -> its executor
+        self._threads = []
+        self._stopped = self._started = False
+        self.add(nodes)
+
+    def add(self, nodes) -> None:
+        """Spin ``nodes`` too (on threads of their own at once, if already started)."""
+        new = []
         for node in nodes:
             leader = getattr(node, "joint_states_leader", None)
-            executor = executors.get(leader)
+            executor = self._of.get(leader)
             if executor is None:
                 executor = make_executor(self.context)
                 self._executors.append(executor)
+                new.append(executor)
             executor.add_node(node)
-            executors[node] = executor
-        self._threads = []
-        self._stopped = False
+            self._of[node] = executor
+        if self._started:
+            self._start_threads(new)
 
     def start(self) -> "Spinner":
         """Start one thread per executor (see :data:`SWITCH_INTERVAL`)."""
         import sys
-        import threading
         sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL))
-        for executor in self._executors:
+        self._started = True
+        self._start_threads(self._executors)
+        return self
+
+    def _start_threads(self, executors):
+        import threading
+        for executor in executors:
             thread = threading.Thread(target=self._run, args=(executor,), daemon=True)
             thread.start()
             self._threads.append(thread)
-        return self
 
     def _run(self, executor):
         try:

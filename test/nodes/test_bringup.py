@@ -197,6 +197,19 @@ def test_all_nodes_up_with_file_and_argument_parameters(bringup):
     assert client.get_parameters(f"{NS}/inverse_dynamics", "mode") == ["feedforward"]
 
 
+def test_torque_nodes_are_active_before_the_other_nodes_are_built(bringup):
+    # the bringup spins the managed torque nodes first, then builds the service and the scaler
+    # (whose start-up, loading its passes, would otherwise delay the first torque outputs)
+    proc, client = bringup
+    assert client.spin_until(lambda: "trajectory_scaler for 'puma560'" in proc.log_text()), \
+        proc.log_text()
+    log = proc.log_text()
+    active = max(log.index(f"{node}]: active: publishing")
+                 for node in ("inverse_dynamics", "gravity_compensation"))
+    assert active < log.index("dynamics services for 'puma560'") < \
+        log.index("trajectory_scaler for 'puma560'"), log
+
+
 def test_bringup_nodes_answer(bringup):
     from robot_dynamics_interfaces.srv import GetMassMatrix
     from sensor_msgs.msg import JointState
