@@ -151,9 +151,8 @@ def coupled_friction(model, qd, viscous: bool = True) -> np.ndarray:
     """
     if not model.coupled_drives:
         return np.zeros(np.shape(qd))
-    # (late: the model package imports this law; its constants are cached per model there)
-    from ..model.coupling import friction_change
-    return friction_change(model, qd, viscous)
+    # (the model's method: the model package imports this law, so the law imports not it)
+    return model.coupled_friction_change(qd, viscous)
 
 
 def friction_torques(model, qd, q=None, gravity=None) -> np.ndarray:

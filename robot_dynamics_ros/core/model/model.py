@@ -34,7 +34,7 @@ import numpy as np
 from ..errors import InputError, RobotDescriptionError
 from ..transforms import homogeneous, placement, pose_matrix, rot_x
 from .inertia import Body, inertia_entries, inertia_matrix
-from .coupling import coupling_matrix
+from .coupling import coupling_matrix, friction_change
 from .payload import fold_payload
 from .robot_file import load_robot_file, parse_robot
 
@@ -292,6 +292,15 @@ class RobotModel:
                         f"{self.name}: joint '{joint}': its {kind} limit is unknown (the "
                         f"description gives none, 0 or a value that is not finite): {purpose} "
                         f"needs it{hint}")
+
+    def coupled_friction_change(self, qd, viscous: bool = True) -> np.ndarray:
+        """
+        Return what the drive coupling changes in F_v qd + F_s sgn(qd) (``coupling.py``).
+
+        A method, so that the friction law (``control/friction.py``, which this package
+        imports) needs no import of the model package.
+        """
+        return friction_change(self, qd, viscous)
 
     def refuse_coupled_friction(self, purpose: str, kinds=("viscous", "coulomb")) -> None:
         """
