@@ -45,10 +45,7 @@ def torques(graph: Graph, rows, gravity, q: list, qd: list, qdd: list,
     """
     g = graph
     n = len(rows)
-    q_, qd_, qdd_ = ([g.node(k) for k in v] for v in (q, qd, qdd))
-    trig = [joint_trig(g, rows[i], q[i]) for i in range(n)]
-    signs = [g.node(g.sign(k)) for k in qd]
-    ws = [[0.0] * ne.N_WORKSPACE for _ in range(n)]
+    q_, qd_, qdd_, trig, signs, ws = _recursion_inputs(g, rows, q, qd, qdd, ne.N_WORKSPACE)
     tau = [0.0] * n
     moving = any(k != g.zero for k in list(qd) + list(qdd))
     ne.forward_pass(rows, q_, qd_, qdd_, [t[0] for t in trig], [t[1] for t in trig],
@@ -57,6 +54,19 @@ def torques(graph: Graph, rows, gravity, q: list, qd: list, qdd: list,
     if label:
         label_steps(g, trig, ws, tau)
     return [index_of(g, t) for t in tau]
+
+
+def _recursion_inputs(g: Graph, rows, q: list, qd: list, third: list, workspace: int):
+    """
+    Return what a recursion on the graph starts from (Newton-Euler's and the ABA's alike).
+
+    The nodes of ``q``, ``qd`` and ``third`` (qdd or tau), each joint's (cos, sin) of its angle,
+    sgn(qd) and one workspace of ``workspace`` entries per joint.
+    """
+    nodes = [[g.node(k) for k in v] for v in (q, qd, third)]
+    trig = [joint_trig(g, rows[i], q[i]) for i in range(len(rows))]
+    signs = [g.node(g.sign(k)) for k in qd]
+    return (*nodes, trig, signs, [[0.0] * workspace for _ in rows])
 
 
 def with_extra_friction(graph: Graph, model, rows, gravity, q: list, qd: list,
@@ -98,10 +108,7 @@ def articulated_accelerations(graph: Graph, rows, gravity, q: list, qd: list,
     """
     g = graph
     n = len(rows)
-    q_, qd_, tau_ = ([g.node(k) for k in v] for v in (q, qd, tau))
-    trig = [joint_trig(g, rows[i], q[i]) for i in range(n)]
-    signs = [g.node(g.sign(k)) for k in qd]
-    ws = [[0.0] * aba.N_ABA_WORKSPACE for _ in range(n)]
+    q_, qd_, tau_, trig, signs, ws = _recursion_inputs(g, rows, q, qd, tau, aba.N_ABA_WORKSPACE)
     qdd = [0.0] * n
     aba.velocities(rows, q_, qd_, [t[0] for t in trig], [t[1] for t in trig], ws)
     aba.inertias(rows, qd_, tau_, signs, (0.0,) * 6, ws)
