@@ -21,16 +21,8 @@ from ..model.coupling import coupling_terms, friction_change
 from .compiled import singular
 
 
-def coupling_torques(model, qd, qdd=None) -> np.ndarray:
-    """Return C qdd + df(qd): the coupling's torques beyond the recursion's ((n,), (N, n))."""
-    out = friction_change(model, qd)
-    if qdd is not None:
-        out = out + np.asarray(qdd, dtype=float) @ coupling_terms(model).inertia
-    return out
-
-
 def adding_coupling(model, rnea):
-    """Return ``rnea(q, qd, qdd)`` + :func:`coupling_torques` (``rnea`` if not coupled)."""
+    """Return ``rnea(q, qd, qdd)`` + C qdd + df(qd) (``rnea`` if not coupled)."""
     if not model.coupled_drives:
         return rnea
 
