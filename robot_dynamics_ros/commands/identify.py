@@ -34,6 +34,7 @@ from ..bags.engine import Engine
 from ..core import RobotModel
 from ..core.errors import InputError, RobotDynamicsError, error_summary
 from ..core.identification import (FRICTION_KINDS, InconsistentParametersWarning,
+                                   InconsistentPriorWarning,
                                    identification_data, identify_payload, parameter_vector,
                                    predicted_effort)
 from ..core.identification.drives import gains_from_constants, gains_from_file
@@ -255,6 +256,9 @@ def run(args) -> int:
             warnings.simplefilter("always", InconsistentParametersWarning)
             fit = identify_recordings(model, recordings, options, mapper=engine.map)
         _describe(fit, recordings, args)
+        for w in caught:
+            if issubclass(w.category, InconsistentPriorWarning):
+                print(f"note: {w.message}", file=sys.stderr)
         result = fit.result
         print(result.report())
         if fit.holdout is not None:

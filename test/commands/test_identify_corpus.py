@@ -26,13 +26,7 @@ COUPLED_WRIST = pytest.mark.xfail(strict=True, reason=(
     "the published model's error there (doc/identification.md)"))
 
 
-NOT_EXCITED = pytest.mark.xfail(strict=True, reason=(
-    "the Gen3's training recording (4.7 s) moves joints 2 and 5 one way only (those Coulomb "
-    "frictions and offsets are now held at the file's values and named) and leaves other "
-    "directions so weakly determined (torque uncertainty at random states up to 6 x the noise) "
-    "that their least-squares estimates map to link masses of 1e8 kg: the fit gives parameters "
-    "no robot has (doc/identification.md)"))
-KNOWN = {"staubli_tx40": [COUPLED_WRIST], "kinova_gen3": [NOT_EXCITED]}
+KNOWN = {"staubli_tx40": [COUPLED_WRIST]}
 CASES = [pytest.param(robot, id=robot.name, marks=KNOWN.get(robot.name, [])) for robot in CORPUS]
 
 

@@ -19,11 +19,13 @@ from .parameters import (
     parameter_vector,
     predicted_effort)
 from .payload import PayloadResult, identify_payload
+from .physical import InconsistentPriorWarning
 from .regressor import regressor
 
 __all__ = ["regressor", "parameter_names", "parameter_vector", "model_with_parameters",
            "predicted_effort", "FRICTION_KINDS",
            "consistency_problems", "BaseParameters", "base_parameters", "identify",
-           "IdentificationResult", "InconsistentParametersWarning", "derivatives", "Derivatives",
+           "IdentificationResult", "InconsistentParametersWarning", "InconsistentPriorWarning",
+           "derivatives", "Derivatives",
            "identification_data", "IdentificationData", "identify_payload", "PayloadResult",
            "design_excitation", "Excitation", "FourierTrajectory"]

@@ -63,8 +63,10 @@ brought together.
 """
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 import scipy.linalg
@@ -76,7 +78,8 @@ from .base_parameters import BaseParameters, base_parameters, sample_states
 from .parameters import (consistency_problems, friction_kinds, known_friction,
                          model_with_parameters, parameter_layout, parameter_vector,
                          predicted_effort)
-from .physical import closest_affine, closest_consistent, consistent_fit
+from .physical import (MU, closest_affine, closest_consistent, consistent_fit, consistent_prior,
+                       divergence_hessian, parameter_scales)
 from .regressor import regressor
 
 EQUATIONS_PER_PARAMETER = 5
@@ -88,10 +91,46 @@ PREDICTION_LIMIT = 1.0      # prediction std at random states, in units of the t
 LOOSE_RELATIVE_STD = 0.5    # a base parameter whose std exceeds half its value is named loose
 MAX_NAMED = 12              # at most this many loose parameters named (the loosest first)
 PREDICTION_STATES = 200
+PRIOR_WEIGHTS = (0.0, 1.0, 10.0, 100.0, 1000.0)   # gamma of the prior's divergence, tried
+SIGNIFICANT = 2.0           # paired standard errors by which a weight must beat the first
+PRIOR_SHARE = 0.5           # named as decided by the prior: std with it < this x the data's
 
 
 class InconsistentParametersWarning(UserWarning):
     """The identified parameters are not those of real bodies (no robot file can hold them)."""
+
+
+@dataclass(frozen=True)
+class Regularisation:
+    """
+    The consistent fit's pull toward the starting file (``physical.consistent_fit``'s weight).
+
+    ``weight``: gamma, fixed; or None and ``heldout`` = (W, tau): the held-out samples' base
+    regressor (M, n, b) and efforts (M, n) (known friction taken off), on which gamma is chosen
+    among ``PRIOR_WEIGHTS`` (:func:`_prior_weighted_fit`).  Neither: gamma = 0.
+    """
+
+    weight: float | None = None
+    heldout: tuple | None = None
+
+
+class WeightCheck(NamedTuple):
+    """The prior weights tried and their held-out RMS errors per joint (None: no real body)."""
+
+    weights: tuple
+    heldout_rms: tuple
+    chosen: int
+
+    def table(self, joint_names) -> str:
+        """Return the check as the report prints it."""
+        lines = ["weight of the starting file's bodies (log-det divergence, Lee, Wensing and "
+                 "Park 2020) checked on the held-out samples (torque RMS per joint):"]
+        for k, (weight, errors) in enumerate(zip(self.weights, self.heldout_rms)):
+            text = ("no real bodies" if errors is None
+                    else " ".join(f"{e:.4g}" for e in errors))
+            mark = "  <- chosen" if k == self.chosen else ""
+            lines.append(f"  gamma {weight:<7g} {text}{mark}")
+        return "\n".join(lines)
 
 
 @dataclass(frozen=True, eq=False)
@@ -118,10 +157,19 @@ class IdentificationResult:
     p_value: float = 0.0
     prediction_std: np.ndarray = None  # per joint, at random states (module docstring)
     held: tuple = ()                 # base parameters the data do not determine (module doc.)
+    prior_weight: float = 0.0        # gamma of the divergence from the starting file's bodies
+    weight_check: WeightCheck = None  # how gamma was chosen (None: given)
+    prior_decided: tuple = ()        # (name, std from the data, std with the prior), weakest first
 
     @property
     def names(self) -> tuple[str, ...]:
         return self.base.names
+
+    def with_weight_check_of(self, earlier) -> "IdentificationResult":
+        """Return this refit with the weight check of the fit that chose its weight."""
+        if self.weight_check is not None or earlier.weight_check is None:
+            return self
+        return dataclasses.replace(self, weight_check=earlier.weight_check)
 
     @property
     def relative_std(self) -> np.ndarray:
@@ -189,6 +237,10 @@ class IdentificationResult:
         if self.prediction_std is not None:
             lines.append("torque uncertainty at random states / noise, per joint: " + " ".join(
                 f"{x:.3g}" for x in self.prediction_std / self.noise_std))
+        if self.weight_check is not None:
+            lines.append(self.weight_check.table(self.joint_names))
+        if self.prior_decided:
+            lines.append(prior_note(self))
         if self.held:
             lines.append(held_note(self))
         if self.problems:
@@ -221,6 +273,23 @@ def loose_parameters(result) -> str:
             + (f"; torque uncertainty at random states, x the noise: {joints}" if joints else "")
             + "; a motion that excites them (`robot-dynamics excite`) determines them"
             + (f"; {held_note(result)}" if result.held else ""))
+
+
+def prior_note(result) -> str:
+    """
+    Name the base parameters that the starting file's bodies decide more than the data.
+
+    Each with its standard deviation from the data alone and with the prior term of the chosen
+    weight (the posterior's, :func:`_posterior_std`): the data's share of what is known about it
+    is (std with the prior / std from the data)^2.
+    """
+    named = ", ".join(f"{name} ({result.estimates[result.names.index(name)]:.3g}: std "
+                      f"{data:.2g} from the data, {both:.2g} with the prior)"
+                      for name, data, both in result.prior_decided[:MAX_NAMED])
+    more = len(result.prior_decided) - MAX_NAMED
+    return (f"weakly determined, pulled toward the starting file's bodies (gamma = "
+            f"{result.prior_weight:g}), weakest first: {named}"
+            + (f" and {more} more" if more > 0 else ""))
 
 
 def held_note(result) -> str:
@@ -430,11 +499,13 @@ def identify(model, q, qd, qdd, tau, weights=None, consistent: bool = False,
 
 
 def solve_factors(model, factors, friction, weights=None, consistent: bool = False,
-                  initial=None) -> IdentificationResult:
+                  initial=None, regularisation=None) -> IdentificationResult:
     """
     Return the identification from the joints' factors (:func:`joint_factors`, merged).
 
     ``initial``: the input model's per-joint RMS error on the same samples (for the report).
+    ``regularisation``: the consistent fit's pull toward the starting file's bodies
+    (:class:`Regularisation`; default none).
     """
     kinds = friction_kinds(model, friction)
     base = base_parameters(model, kinds)
@@ -454,11 +525,16 @@ def solve_factors(model, factors, friction, weights=None, consistent: bool = Fal
     F, p = _f_test(factors, residual_ss, w, b, offsets)
     spread = _prediction_std(model, base, kinds, covariance)
     pi = closest_affine(model, K, theta, prior, kinds)
+    weight, check, decided = 0.0, None, ()
     if consistent:
         # chi-square units: divide by s so that the prior term's weight means the same everywhere
         s = np.sqrt(s2) if s2 > 0 else 1.0
-        pi = consistent_fit(model, R / s, Qty / s, K, prior, kinds, estimate=pi,
-                            hold=_hold_rows(R / s) if held else None)
+        consistent_prior(model, prior, kinds, warn=True)
+        problem = _Problem(model, R / s, Qty / s, K, prior, kinds, pi,
+                           _hold_rows(R / s) if held else None)
+        determined = not np.any(spread > PREDICTION_LIMIT * noise)
+        pi, weight, check = _prior_weighted_fit(problem, w, regularisation, determined)
+        decided = _prior_decided(problem, base, std, weight, held)
         if pi is None:
             raise InputError(
                 f"the physically consistent fit failed for '{model.name}' "
@@ -494,7 +570,157 @@ def solve_factors(model, factors, friction, weights=None, consistent: bool = Fal
         initial_residual_rms=np.full(model.n, np.nan) if initial is None else initial,
         noise_std=noise, weights=w, method=method, samples=N, parameters=pi, problems=problems,
         model=identified, joint_names=model.joint_names, friction=kinds, f_statistic=F,
-        p_value=p, prediction_std=spread, held=tuple(base.names[k] for k in held))
+        p_value=p, prediction_std=spread, held=tuple(base.names[k] for k in held),
+        prior_weight=weight, weight_check=check, prior_decided=decided)
+
+
+class _Problem(NamedTuple):
+    """The consistent fit's data (chi-square units), prior and unconstrained estimate."""
+
+    model: object
+    R: np.ndarray
+    y: np.ndarray
+    K: np.ndarray
+    prior: np.ndarray
+    kinds: tuple
+    estimate: np.ndarray          # the unconstrained fit's full parameters (for the scales)
+    hold: np.ndarray | None
+
+    def estimate_for(self, weight: float) -> np.ndarray:
+        """
+        Return the estimate whose scales the fit uses at ``weight``.
+
+        With the divergence the links' scales are the prior's (an unconstrained estimate of
+        7e8 kg would make the links' unknowns 1e-8 of their change); friction keeps the
+        estimate's (a file without friction has zeros there).
+        """
+        if weight <= 0:
+            return self.estimate
+        estimate = self.estimate.copy()
+        links = parameter_layout(self.model, self.kinds).link
+        estimate[links] = self.prior[links]
+        return estimate
+
+    def fit(self, weight: float):
+        """Return the consistent fit at ``weight`` (``physical.consistent_fit``) or None."""
+        return consistent_fit(self.model, self.R, self.y, self.K, self.prior, self.kinds,
+                              estimate=self.estimate_for(weight), hold=self.hold,
+                              weight=weight)
+
+
+def _real_bodies(problem, pi) -> bool:
+    """Tell whether ``pi`` makes a robot file (consistent, every value in its range)."""
+    if pi is None or consistency_problems(problem.model, pi, tolerance=1e-7,
+                                          friction=problem.kinds):
+        return False
+    try:
+        model_with_parameters(problem.model, pi, friction=problem.kinds)
+    except RobotDescriptionError:
+        return False
+    return True
+
+
+def _prior_weighted_fit(problem, w, regularisation, determined: bool):
+    """
+    Return (pi, gamma, WeightCheck or None): the consistent fit at a weight from the data.
+
+    Data that determine every direction (``determined``: the torque uncertainty at random
+    states within the noise on every joint, the module docstring's test (2)) keep the plain
+    consistent fit, gamma = 0, if it gives real bodies: the prior has nothing to decide, and a
+    pull toward a wrong file would bias what the data determine.  Otherwise each of
+    ``PRIOR_WEIGHTS`` is fitted and scored on the held-out samples, sum_j (w_j r_j)^2 per sample;
+    the lowest mean score wins if it beats the first weight that gives real bodies by
+    ``SIGNIFICANT`` standard errors of the paired differences (:func:`paired_error`), else that
+    first weight stands.  So weak directions that make no robot (a link of 7e8 kg) or that
+    predict the held-out samples worse get the prior's pull, no more than the held-out samples
+    ask for.
+    """
+    reg = regularisation or Regularisation()
+    if reg.weight is not None or reg.heldout is None:
+        weight = float(reg.weight or 0.0)
+        return problem.fit(weight), weight, None
+    if determined:
+        pi = problem.fit(0.0)
+        if _real_bodies(problem, pi):
+            return pi, 0.0, None
+    W, tau = reg.heldout
+    fits, scores = [], []
+    for weight in PRIOR_WEIGHTS:
+        pi = problem.fit(weight)
+        real = _real_bodies(problem, pi)
+        fits.append(pi if real else None)
+        scores.append(np.sum(((tau - W @ (problem.K @ pi)) * w) ** 2, axis=1) if real else None)
+    valid = [k for k, score in enumerate(scores) if score is not None]
+    if not valid:
+        return None, 0.0, None
+    first = valid[0]
+    best = min(valid, key=lambda k: float(np.mean(scores[k])))
+    difference = scores[first] - scores[best]
+    pick = best if difference.mean() > SIGNIFICANT * paired_error(difference) else first
+    errors = tuple(None if score is None else
+                   np.sqrt(np.mean((tau - W @ (problem.K @ fits[k])) ** 2, axis=0))
+                   for k, score in enumerate(scores))
+    return fits[pick], PRIOR_WEIGHTS[pick], WeightCheck(PRIOR_WEIGHTS, errors, pick)
+
+
+def paired_error(difference: np.ndarray) -> float:
+    """
+    Return the standard error of the mean of a series of correlated per-sample differences.
+
+    Neighbouring samples of filtered data are not independent (the acceleration filter's
+    bandwidth is far below the sample rate), so the plain std / sqrt(N) overstates how sure the
+    mean is.  The variance of the mean is var x tau / N with tau the integrated autocorrelation
+    time, 1 + 2 sum_k rho_k, summed to the first window M >= 5 tau(M) (Sokal, "Monte Carlo
+    methods in statistical mechanics: foundations and new algorithms", 1997, Sect. 3, the
+    automatic windowing).  The held-out samples' stretches are taken as one series.
+    """
+    d = np.asarray(difference, dtype=float) - np.mean(difference)
+    size = d.size
+    if size < 2 or not np.any(d):
+        return 0.0
+    spectrum = np.fft.rfft(d, 2 * size)
+    acf = np.fft.irfft(spectrum * np.conj(spectrum))[:size]
+    rho = acf / acf[0]
+    tau = 1.0 + 2.0 * np.cumsum(rho[1:])
+    window = np.flatnonzero(np.arange(1, size) >= 5.0 * tau)
+    tau_int = tau[window[0]] if window.size else tau[-1]
+    return float(np.sqrt(max(tau_int, 1.0) * np.var(d) / size))
+
+
+def _prior_decided(problem, base, std, weight, held) -> tuple:
+    """
+    Return the base parameters the prior decides more than the data, weakest first.
+
+    (name, std from the data, std with the prior) where the second is below ``PRIOR_SHARE`` x
+    the first: the data carry less than a quarter of what is known about it.
+    """
+    if weight <= 0:
+        return ()
+    posterior = _posterior_std(problem, weight)
+    ratio = posterior / np.where(np.isfinite(std) & (std > 0), std, np.inf)
+    order = [k for k in np.argsort(ratio) if ratio[k] < PRIOR_SHARE and k not in held]
+    return tuple((base.names[k], float(std[k]), float(posterior[k])) for k in order)
+
+
+def _posterior_std(problem, weight: float) -> np.ndarray:
+    """
+    Return each base parameter's standard deviation with the prior term at ``weight``.
+
+    The fit minimises chi^2 + gamma sum d(J || J0) (+ the hold and the vanishing ridge):
+    -2 log of a posterior whose precision near the prior is K^T R^T R K + gamma / 2 H + ...,
+    H the divergence's Hessian (``physical.divergence_hessian``); the covariance of the base
+    parameters is K P^-1 K^T (R in chi-square units: the estimates' own s^2 is in it).
+    """
+    K, R = problem.K, problem.R
+    precision = K.T @ (R.T @ R) @ K + 0.5 * weight * divergence_hessian(
+        problem.model, problem.prior, problem.kinds)
+    if problem.hold is not None:
+        precision += K.T @ problem.hold.T @ problem.hold @ K
+    scales = parameter_scales(problem.model, problem.prior, problem.kinds,
+                              problem.estimate_for(weight))
+    precision += MU * np.diag(1.0 / scales ** 2)
+    covariance = K @ np.linalg.solve(precision, K.T)
+    return np.sqrt(np.maximum(np.diag(covariance), 0.0))
 
 
 def _covariance(R: np.ndarray, s2: float) -> np.ndarray:

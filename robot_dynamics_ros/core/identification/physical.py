@@ -20,6 +20,15 @@ Two problems use it:
   parameters and the small mu (1e-6 per parameter against a chi-square of one per equation) only
   decides the directions the data cannot see: those are kept as close as possible to the
   prior pi0 (the input robot file), each parameter scaled by D (see :func:`parameter_scales`);
+  with a ``weight`` gamma > 0, the squared data term plus gamma times the sum over links of the
+  log-det divergence of each link's pseudo-inertia from the prior's,
+  d(J || J0) = tr(J0^-1 J) - log det(J0^-1 J) - 4 (Lee, Wensing and Park, "Geometric robot
+  dynamic identification: a convex programming approach", T-RO 2020, Sect. IV: the Bregman
+  divergence of -log det, the natural distance on the cone of pseudo-inertias; -2 log of a
+  Wishart prior of gamma + 5 degrees of freedom whose mode is J0).  Directions the data
+  determine weakly are pulled to the prior as hard as gamma says; the divergence is invariant
+  under J -> T J T, so it is the same in the dimensionless J~.  The prior must be a real body
+  (:func:`consistent_prior`);
 * :func:`closest_consistent`: min ||D (pi - pi0)||^2 over consistent pi with K pi = pi_b (a full
   parameter set for given base parameters); None when there is none.
 
@@ -59,6 +68,11 @@ CHECK = 1e-7              # accepted as solved: J~ >= CHECK E in the link's own 
 REFUSE = 1e-3             # below -REFUSE the solver failed (no projection)
 LOAD_MARGIN = 1e-3        # the fit keeps F_l <= COULOMB_LOAD_MAX - LOAD_MARGIN (F_l < 1 strictly)
 FLOOR = 100.0 * SOLVER_TOLERANCE  # absolute floor of the sign tests, in each parameter's unit
+PRIOR_FLOOR = 0.05        # the prior body's CoM second moments >= this x its largest
+
+
+class InconsistentPriorWarning(UserWarning):
+    """The starting file's link is no real body: the prior is the nearest consistent one."""
 
 
 def pseudo_inertia_map(model, friction=None) -> list[np.ndarray]:
@@ -212,8 +226,65 @@ def _scaled_variable(model, prior, friction, estimate):
     return z, prior + cp.multiply(parameter_scales(model, prior, friction, estimate), z)
 
 
+def consistent_prior(model, prior: np.ndarray, friction=None,
+                     warn: bool = False) -> np.ndarray:
+    """
+    Return per link the prior's pseudo-inertia for the divergence, a real body (n, 4, 4).
+
+    The log-det divergence needs a positive definite J0.  Each link keeps its mass and centre of
+    mass; its second moments about the CoM, Sigma_c = Sigma - h h^T / m, get eigenvalues of at
+    least ``PRIOR_FLOOR`` x its largest (the nearest such matrix: eigenvalues clipped, the same
+    principal axes).  A point mass or a rod, real bodies with no extent along some axis, would
+    make the divergence infinite there; a link that violates the triangle inequality (a negative
+    eigenvalue) becomes the nearest body that does not, and with ``warn``
+    :class:`InconsistentPriorWarning` names it.  A link without mass gets a sphere of the
+    robot's scale (:func:`link_scales`).
+    """
+    layout = parameter_layout(model, friction)
+    M, L = link_scales(model, prior, friction)
+    out, wrong = [], []
+    for j, (A, mass, length) in enumerate(zip(pseudo_inertia_map(model, friction), M, L)):
+        J = (A @ prior).reshape(4, 4)
+        m, h = J[3, 3], J[:3, 3]
+        if m <= 0:
+            out.append(np.diag([mass * length ** 2 / 3] * 3 + [mass]))
+            continue
+        values, vectors = np.linalg.eigh(J[:3, :3] - np.outer(h, h) / m)
+        if values[0] < -CHECK * max(values[-1], 0.0):
+            wrong.append(f"'{model.joint_names[j]}' ({layout.names[layout.link[j, 0]]}: "
+                         f"second moments {values[0]:.3g} .. {values[-1]:.3g} kg m^2)")
+        top = max(values[-1], mass * length ** 2 * 1e-6)
+        J = J.copy()
+        J[:3, :3] = (vectors * np.maximum(values, PRIOR_FLOOR * top)) @ vectors.T \
+            + np.outer(h, h) / m
+        out.append(J)
+    if wrong and warn:
+        warnings.warn(
+            f"the starting file's bodies of {', '.join(wrong)} are no real bodies (a negative "
+            "second moment about the CoM: the triangle inequality of the inertia fails); the "
+            "identification's prior is the nearest real body (same mass and CoM)",
+            InconsistentPriorWarning, stacklevel=3)
+    return np.array(out)
+
+
+def divergence_hessian(model, prior: np.ndarray, friction=None) -> np.ndarray:
+    """
+    Return the Hessian of sum_i d(J_i || J0_i) at the prior, in pi (p, p).
+
+    d2/dJ2 of tr(J0^-1 J) - log det J at J0 is the quadratic form tr(J0^-1 dJ J0^-1 dJ)
+    (Lee, Wensing and Park 2020, the affine-invariant metric): A^T (J0^-1 kron J0^-1) A per
+    link.  Zero for rotor and friction parameters (no divergence on them).
+    """
+    J0 = consistent_prior(model, prior, friction)
+    H = np.zeros((prior.size, prior.size))
+    for A, J in zip(pseudo_inertia_map(model, friction), J0):
+        inverse = np.linalg.inv(J)
+        H += A.T @ np.kron(inverse, inverse) @ A
+    return H
+
+
 def consistent_fit(model, R: np.ndarray, y: np.ndarray, K: np.ndarray, prior=None,
-                   friction=None, estimate=None, hold=None):
+                   friction=None, estimate=None, hold=None, weight: float = 0.0):
     """
     Return the consistent parameters that fit best.
 
@@ -224,6 +295,9 @@ def consistent_fit(model, R: np.ndarray, y: np.ndarray, K: np.ndarray, prior=Non
     an unconstrained fit's full parameters, for the scales (:func:`parameter_scales`).
     ``hold``: rows H (h, b) of directions of the base parameters the data do not determine,
     held at the prior's by the further term ||H K (pi - pi0)||^2 (``identify._solve``).
+    ``weight``: gamma of the log-det divergence from the prior (module docstring); then the
+    objective is the squared norm plus gamma sum_i d(J_i || J0_i), which is strongly convex in
+    the links' parameters (the squared norm's conditioning no longer decides the solve).
     """
     import cvxpy as cp
     prior = parameter_vector(model, friction) if prior is None else np.asarray(prior, float)
@@ -231,9 +305,33 @@ def consistent_fit(model, R: np.ndarray, y: np.ndarray, K: np.ndarray, prior=Non
     terms = [R @ K @ pi - y, np.sqrt(MU) * z]
     if hold is not None and len(hold):
         terms.append(hold @ K @ pi - hold @ K @ prior)
-    objective = cp.norm(cp.hstack(terms), 2)
+    if weight > 0:
+        objective = cp.sum_squares(cp.hstack(terms)) + weight * _divergence(model, pi, prior,
+                                                                            friction)
+    else:
+        objective = cp.norm(cp.hstack(terms), 2)
     problem = cp.Problem(cp.Minimize(objective), _constraints(model, pi, prior, friction))
     return checked_consistent(model, pi.value, friction) if _solve(problem) else None
+
+
+def _divergence(model, pi, prior, friction):
+    """
+    Return sum_i d(J~_i || J~0_i) as a cvxpy expression, up to its constant (module docstring).
+
+    In the dimensionless J~ = T J T of the constraints (the divergence is invariant under the
+    congruence), with J0 the real-body prior (:func:`consistent_prior`).
+    """
+    import cvxpy as cp
+    total = 0
+    J0 = consistent_prior(model, prior, friction)
+    for A, M, L, J_prior in zip(pseudo_inertia_map(model, friction),
+                                *link_scales(model, prior, friction), J0):
+        T = _scaling(M, L)
+        J = cp.reshape(np.kron(T, T) @ A @ pi, (4, 4), order="C")
+        J = 0.5 * (J + J.T)
+        inverse = np.linalg.inv(T @ J_prior @ T)
+        total += cp.trace(inverse @ J) - cp.log_det(J)
+    return total
 
 
 def closest_consistent(model, K: np.ndarray, base_values: np.ndarray, prior=None,

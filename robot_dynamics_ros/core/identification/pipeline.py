@@ -50,8 +50,8 @@ from ..errors import InputError
 from ..model import RobotModel
 from .base_parameters import base_parameters
 from .filtering import IdentificationData, derivatives, identification_data
-from .identify import (EQUATIONS_PER_PARAMETER, _weighted_fit, joint_factors, merge_factors,
-                       solve_factors)
+from .identify import (EQUATIONS_PER_PARAMETER, Regularisation, _weighted_fit, joint_factors,
+                       merge_factors, solve_factors)
 from .parameters import (FRICTION_KINDS, FRICTION_PREFIX, friction_kinds,
                          joint_has_motor, known_friction, parameter_vector,
                          predicted_effort)
@@ -458,7 +458,7 @@ def identify_recordings(model, recordings, options=None, mapper=None) -> Recordi
     fitted = _concat(chosen.training)
     held_parts = [h for h in chosen.held if h is not None]
     held = _concat(held_parts) if held_parts else None
-    result = _fit(working, kinds, chosen, options, measured, fitted)
+    result = _fit(working, kinds, chosen, options, measured, fitted, held)
     if side == "auto":
         side = "motor" if _sees_rotors(result) else "link"
         measured = model if side == "motor" else link_side(model)
@@ -472,13 +472,26 @@ def identify_recordings(model, recordings, options=None, mapper=None) -> Recordi
                          measured, written, side)
 
 
-def _fit(working, kinds, chosen, options, measured, fitted):
-    """Fit the chosen candidate's factors (docstring, step 4); ``measured``: the start."""
+def _fit(working, kinds, chosen, options, measured, fitted, held):
+    """
+    Fit the chosen candidate's factors (docstring, step 4); ``measured``: the start.
+
+    The weight of the starting file's bodies in the consistent fit is chosen on the held-out
+    samples ``held`` in the first fit (``identify.Regularisation``) and kept in the refits.
+    """
     initial = rms(fitted.tau - predicted_effort(measured, fitted.q, fitted.qd, fitted.qdd))
+    regularisation = None
+    if held is not None and options.consistent:
+        base = base_parameters(working, kinds)
+        W = base.columns(regressor(working, held.q, held.qd, held.qdd, kinds))
+        regularisation = Regularisation(heldout=(W, held.tau - known_friction(
+            working, held.qd, kinds, held.q)))
     result = solve_factors(working, chosen.factors, kinds, options.weights, options.consistent,
-                           initial=initial)
-    kinds, result = _supported_terms(working, kinds, chosen.training, result, options, initial)
-    return _iterate_load(working, kinds, chosen.training, result, options, initial)
+                           initial=initial, regularisation=regularisation)
+    fixed = Regularisation(weight=result.prior_weight)
+    kinds, result = _supported_terms(working, kinds, chosen.training, result, options, initial,
+                                     fixed)
+    return _iterate_load(working, kinds, chosen.training, result, options, initial, fixed)
 
 
 def _training_factors(working, kinds, training, load_model=None) -> np.ndarray:
@@ -490,7 +503,7 @@ def _training_factors(working, kinds, training, load_model=None) -> np.ndarray:
         for d in training])
 
 
-def _supported_terms(working, kinds, training, result, options, initial):
+def _supported_terms(working, kinds, training, result, options, initial, fixed):
     """
     Leave out the further friction terms the data do not determine (docstring, step 4).
 
@@ -513,8 +526,10 @@ def _supported_terms(working, kinds, training, result, options, initial):
     if not dropped:
         return kinds, result
     kinds = tuple(k for k in kinds if k not in dropped)
-    return kinds, solve_factors(working, _training_factors(working, kinds, training), kinds,
-                                options.weights, options.consistent, initial=initial)
+    refit = solve_factors(working, _training_factors(working, kinds, training), kinds,
+                          options.weights, options.consistent, initial=initial,
+                          regularisation=fixed)
+    return kinds, refit.with_weight_check_of(result)
 
 
 def _load_std(result) -> np.ndarray:
@@ -527,7 +542,7 @@ def _load_std(result) -> np.ndarray:
     return np.array(out)
 
 
-def _iterate_load(working, kinds, training, result, options, initial):
+def _iterate_load(working, kinds, training, result, options, initial, fixed):
     """
     Refit with the load-dependent friction's column from the fitted bodies (docstring, step 4).
 
@@ -541,7 +556,7 @@ def _iterate_load(working, kinds, training, result, options, initial):
     for _ in range(LOAD_ITERATIONS):
         factors = _training_factors(working, kinds, training, result.model)
         refit = solve_factors(working, factors, kinds, options.weights, options.consistent,
-                              initial=initial)
+                              initial=initial, regularisation=fixed).with_weight_check_of(result)
         if refit.model is None:
             return result
         change = np.abs(refit.model.coulomb_load - result.model.coulomb_load)
