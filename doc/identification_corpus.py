@@ -71,6 +71,9 @@ def _options(recordings) -> IdentificationOptions:
         gains = gains_from_file(recordings.model, given[0]) if Path(given[0]).is_file() \
             else gains_from_constants(recordings.model, [float(x) for x in given])
         return IdentificationOptions(gear_ratios=gains.gear_ratios, torque_side="motor")
+    if "--torque-source" in recordings.arguments:
+        side = recordings.arguments[recordings.arguments.index("--torque-source") + 1]
+        return IdentificationOptions(torque_side=side)
     return IdentificationOptions(torque_side="auto")
 
 

@@ -256,9 +256,9 @@ def run(args) -> int:
             warnings.simplefilter("always", InconsistentParametersWarning)
             fit = identify_recordings(model, recordings, options, mapper=engine.map)
         _describe(fit, recordings, args)
-        for w in caught:
-            if issubclass(w.category, InconsistentPriorWarning):
-                print(f"note: {w.message}", file=sys.stderr)
+        for note in dict.fromkeys(str(w.message) for w in caught
+                                  if issubclass(w.category, InconsistentPriorWarning)):
+            print(f"note: {note}", file=sys.stderr)      # (once: the refits warn again)
         result = fit.result
         print(result.report())
         if fit.holdout is not None:

@@ -44,6 +44,12 @@ others' covariance is the pseudo-inverse's over the determined directions.  The 
 holds the same directions at the file's values by a further term of its objective
 (``physical.consistent_fit``, ``hold``).
 
+**What the data determine weakly is pulled toward the file.**  Where test (2) fails, the
+consistent fit adds gamma times the log-det divergence of each link's pseudo-inertia from the
+file's (Lee, Wensing and Park 2020; ``physical.consistent_fit``, ``weight``), with gamma chosen
+on the held-out samples (:func:`_prior_weighted_fit`); the report names the base parameters the
+prior then decides more than the data (``result.prior_decided``, :func:`_posterior_std`).
+
 Standard deviations are those of the (weighted) least-squares estimator,
 cov = s^2 (R^T R)^-1 with s^2 = ||r_w||^2 / (N n - b), reported for the consistent solve as well
 (the constraint can only reduce the spread).  They assume independent errors: data filtered at a

@@ -240,7 +240,6 @@ def consistent_prior(model, prior: np.ndarray, friction=None,
     :class:`InconsistentPriorWarning` names it.  A link without mass gets a sphere of the
     robot's scale (:func:`link_scales`).
     """
-    layout = parameter_layout(model, friction)
     M, L = link_scales(model, prior, friction)
     out, wrong = [], []
     for j, (A, mass, length) in enumerate(zip(pseudo_inertia_map(model, friction), M, L)):
@@ -251,8 +250,8 @@ def consistent_prior(model, prior: np.ndarray, friction=None,
             continue
         values, vectors = np.linalg.eigh(J[:3, :3] - np.outer(h, h) / m)
         if values[0] < -CHECK * max(values[-1], 0.0):
-            wrong.append(f"'{model.joint_names[j]}' ({layout.names[layout.link[j, 0]]}: "
-                         f"second moments {values[0]:.3g} .. {values[-1]:.3g} kg m^2)")
+            wrong.append(f"the link of joint '{model.joint_names[j]}' (second moments about "
+                         f"its CoM {values[0]:.3g} .. {values[-1]:.3g} kg m^2)")
         top = max(values[-1], mass * length ** 2 * 1e-6)
         J = J.copy()
         J[:3, :3] = (vectors * np.maximum(values, PRIOR_FLOOR * top)) @ vectors.T \
@@ -260,9 +259,9 @@ def consistent_prior(model, prior: np.ndarray, friction=None,
         out.append(J)
     if wrong and warn:
         warnings.warn(
-            f"the starting file's bodies of {', '.join(wrong)} are no real bodies (a negative "
-            "second moment about the CoM: the triangle inequality of the inertia fails); the "
-            "identification's prior is the nearest real body (same mass and CoM)",
+            f"the starting file's {', '.join(wrong)}: no real body (a negative second moment "
+            "about the CoM: the inertia breaks the triangle inequality); the identification's "
+            "prior is the nearest real body (same mass, CoM and principal axes)",
             InconsistentPriorWarning, stacklevel=3)
     return np.array(out)
 
