@@ -552,23 +552,7 @@ def solve_factors(model, factors, friction, weights=None, consistent: bool = Fal
         pi = closest_consistent(model, K, theta, prior, kinds)
         if pi is None:
             pi = closest_affine(model, K, theta, prior, kinds)
-    problems = tuple(consistency_problems(model, pi, tolerance=1e-7, friction=kinds))
-    identified = None
-    if problems:
-        warnings.warn(
-            f"identified parameters of '{model.name}' are not physically consistent "
-            f"({'; '.join(problems)}); no robot file is written from them: identify with "
-            f"consistent=True (the default of `robot-dynamics identify`)",
-            InconsistentParametersWarning, stacklevel=2)
-    else:
-        try:
-            identified = model_with_parameters(model, pi, friction=kinds)
-        except RobotDescriptionError as exc:    # e.g. a mass of 7e8 kg: not the user's file
-            raise InputError(
-                f"the fit for '{model.name}' gives parameters no robot has ({exc}): the data "
-                "determine some directions too weakly (condition number "
-                f"{np.linalg.cond(R):.3g}); record a richer excitation (`robot-dynamics "
-                "excite`) or longer data") from None
+    problems, identified = _identified_model(model, pi, kinds, R)
     return IdentificationResult(
         base=base, estimates=theta, std=std, prior=K @ prior,
         condition_number=float(np.linalg.cond(R)),
@@ -578,6 +562,32 @@ def solve_factors(model, factors, friction, weights=None, consistent: bool = Fal
         model=identified, joint_names=model.joint_names, friction=kinds, f_statistic=F,
         p_value=p, prediction_std=spread, held=tuple(base.names[k] for k in held),
         prior_weight=weight, weight_check=check, prior_decided=decided)
+
+
+def _identified_model(model, pi, kinds, R):
+    """
+    Return (why ``pi`` is no real robot, the model with ``pi`` or None).
+
+    Inconsistent parameters are a warning (:class:`InconsistentParametersWarning`: the plain
+    least squares may give them, no file is written); consistent ones out of a robot file's
+    ranges (a mass of 7e8 kg) an :class:`InputError` saying the data are too weak.
+    """
+    problems = tuple(consistency_problems(model, pi, tolerance=1e-7, friction=kinds))
+    if problems:
+        warnings.warn(
+            f"identified parameters of '{model.name}' are not physically consistent "
+            f"({'; '.join(problems)}); no robot file is written from them: identify with "
+            f"consistent=True (the default of `robot-dynamics identify`)",
+            InconsistentParametersWarning, stacklevel=3)
+        return problems, None
+    try:
+        return problems, model_with_parameters(model, pi, friction=kinds)
+    except RobotDescriptionError as exc:    # e.g. a mass of 7e8 kg: not the user's file
+        raise InputError(
+            f"the fit for '{model.name}' gives parameters no robot has ({exc}): the data "
+            "determine some directions too weakly (condition number "
+            f"{np.linalg.cond(R):.3g}); record a richer excitation (`robot-dynamics "
+            "excite`) or longer data") from None
 
 
 class _Problem(NamedTuple):
