@@ -37,7 +37,10 @@ more recordings (their rows are stacked: least squares does not need them to be 
    (``core/control/friction.py``) takes g from the starting model's bodies in the cut-off search
    and the first fit; the fit is then repeated with g from the fitted bodies
    until no joint's F_l changes by more than its standard deviation, at most
-   ``LOAD_ITERATIONS`` times (``_iterate_load``).
+   ``LOAD_ITERATIONS`` times (``_iterate_load``).  Where the data leave directions weakly
+   determined, the first fit chooses on the held-out samples how hard the consistent fit is
+   pulled toward the starting file's bodies (``identify.Regularisation``); the refits keep that
+   weight.
 """
 from __future__ import annotations
 
