@@ -27,8 +27,9 @@ the last step the law leaves and reaches rest with constant path jerk (s = j t^3
 x_1 = 1.5 Delta_0 u_1 and sddd = sd_1 u_1 / (3 Delta_0)), so the output starts and stops with
 zero velocity and acceleration.  Every row is imposed at the nodes, the jerk rows at both ends
 of every step.  x is bounded by the time-optimal law (no admissible law is faster anywhere:
-Bobrow et al. 1985), which is the first reference; the next program takes the last solution as
-its reference, within a trust region (x at most TRUST times it).  The objective is the duration
+Bobrow et al. 1985); the first program's reference is a fraction of it (the caller's), a next
+program would take the last solution as its reference, within a trust region (x at most TRUST
+times it).  The objective is the duration
 linearised at the reference (int ds / sqrt(x) falls by ds / (2 x_ref^1.5) per unit of x).
 
 Solved with HiGHS (``highspy``; Huangfu & Hall 2018, dual simplex) on a subset of the rows,
