@@ -172,7 +172,7 @@ def test_trajectory_stopping_midway_and_tool_speed():
 
 def test_linear_programs_print_nothing():
     """
-    HiGHS's banner stays off the C stdout of a fresh process (the command's output, a node's log).
+    The banner of HiGHS stays off the C stdout of a fresh process (a command's output, a log).
 
     Without a file descriptor redirected: the first solver of the process is made silent.
     """
