@@ -41,9 +41,9 @@ FIRST_REFERENCE = 0.5  # the first program's rows linearised at this times the t
 #                       the jerk-limited law is slower than the time-optimal one (x is bounded
 #                       by the latter all the same)
 ROUNDS = 1            # linear programs: a second, re-linearised at the first's solution, costs
-#                       about the time-optimal law's time again for 0-3 % shorter laws on the
-#                       bench's paths: one, so that the law is computed within 3 x the
-#                       time-optimal time (issue 32)
+#                       about the time-optimal law's time again and changed the bench's laws'
+#                       durations by at most 3 % (longer on two of its four paths): one, so
+#                       that the law is computed in about 3 x the time-optimal time (issue 32)
 MARGIN = 2e-4         # kept in hand for the controller's re-sampling
 REFINE = 8            # samples of the re-check around which it samples 33 times denser
 REST = 1e-12          # x of the time-optimal law at most this times its largest: a rest point
