@@ -28,9 +28,12 @@ output re-sampled at 10x its point density, uniformly in time:
   output, no controller interpolation).
 Then the jerk-limited law (``topp/jerk_limited.py``, the third-order pass) on the same paths,
 against the time-optimal one (duration and time, the time-optimal computation included in its
-time) and against ruckig following the time-optimal output at 1 kHz (its duration, the torque it
-then needs, its deviation from the path's timing), each row with the load average when it was
-measured (``--jerk-only``: this table alone); and the Puma trajectory with a tool speed limit.
+time; wall time and this process's CPU time, each the best of the runs in turns) and against
+ruckig following the time-optimal output at 1 kHz (its duration, the torque it then needs, how
+far it leaves the path: the largest distance of its positions from the path densely sampled, how
+far it falls behind the reference's position at the same time, and its error at the end), each
+row with the load average when it was measured (``--jerk-only``: this table alone); and the
+Puma trajectory with a tool speed limit.
 Also printed: uniform scaling on the Puma trajectory and a baseline (one batched rnea of 1,000
 Puma samples) so figures from a busy machine stay comparable; and (``--growth``) how the time and
 the output grow with the waypoints: the 6-via-point Panda path's spline sampled at 100 to 5,000
@@ -41,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 import timeit
 from pathlib import Path
 
@@ -63,18 +67,20 @@ def best_ms(fn, repeat: int) -> float:
     return min(timeit.repeat(fn, number=1, repeat=repeat)) * 1e3
 
 
-def best_of_alternating_ms(first, second, repeat: int):
+def best_of_alternating_ms(first, second, repeat: int, clock=timeit.default_timer):
     """
     Return the best times (ms) of ``first`` and ``second`` run in turns, ``repeat`` each.
 
     In turns, so that a change of the machine's load during the run weighs on both alike.
+    ``clock``: wall time, or ``time.process_time`` (this process's CPU time: what the
+    computation costs, without the time other processes take the core from it).
     """
     times = ([], [])
     for _ in range(repeat):
         for fn, out in zip((first, second), times):
-            start = timeit.default_timer()
+            start = clock()
             fn()
-            out.append(timeit.default_timer() - start)
+            out.append(clock() - start)
     return min(times[0]) * 1e3, min(times[1]) * 1e3
 
 
@@ -307,9 +313,11 @@ def jerk_section(quick: bool, repeat: int) -> None:
           f"1/{JERK_DIVISOR} of its duration (binding); ruckig follows the time-optimal output "
           "at 1 kHz within the same velocity, jerk and (its peak) acceleration limits, its "
           "torque re-checked after (it knows no dynamics)")
-    print("\n| path (load) | time-optimal ms | jerk-limited ms (with it) | x time-optimal time | "
-          "duration: optimal / jerk-limited | re-check torque / velocity / jerk usage | "
-          "ruckig duration (x optimal) | ruckig peak torque usage | ruckig max deviation (rad) |")
+    print("\n| path (load) | time-optimal ms | jerk-limited ms (with it) | "
+          "x time-optimal time: wall / CPU | duration: optimal / jerk-limited | "
+          "re-check torque / velocity / jerk usage | "
+          "ruckig duration (x optimal) | ruckig peak torque usage | ruckig from the path / behind "
+          "the reference at the same time / at the end (rad) |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for name, model, s, waypoints, limits in cases(quick)[:1 if quick else None]:
         path = JointPath(model.joint_names, waypoints, s)
@@ -319,13 +327,15 @@ def jerk_section(quick: bool, repeat: int) -> None:
         jerk_limits = with_jerk(limits, peak / (optimal.duration / JERK_DIVISOR))
         smooth = jerk_limited.jerk_limited_scaling(model, path, jerk_limits,
                                                    dynamics=dynamics, optimal=optimal)
-        opt_ms, both_ms = best_of_alternating_ms(
-            lambda: time_optimal_scaling(model, path, limits, dynamics=dynamics),
-            lambda: jerk_limited.jerk_limited_scaling(model, path, jerk_limits, dynamics=dynamics),
-            repeat)
+        pair = (lambda: time_optimal_scaling(model, path, limits, dynamics=dynamics),
+                lambda: jerk_limited.jerk_limited_scaling(model, path, jerk_limits,
+                                                          dynamics=dynamics))
+        opt_ms, both_ms = best_of_alternating_ms(*pair, repeat)
+        opt_cpu, both_cpu = best_of_alternating_ms(*pair, repeat, clock=time.process_time)
         check = jerk_limited.recheck(model, smooth.for_controller(), jerk_limits, density=20)
         line = (f"| {name} ({os.getloadavg()[0]:.1f}) | {opt_ms:.1f} | {both_ms:.1f} | "
-                f"{both_ms / opt_ms:.2f} x | {optimal.duration:.4f} s / {smooth.duration:.4f} s "
+                f"{both_ms / opt_ms:.2f} x / {both_cpu / opt_cpu:.2f} x | "
+                f"{optimal.duration:.4f} s / {smooth.duration:.4f} s "
                 f"({100 * (smooth.duration / optimal.duration - 1):+.1f} %) | "
                 f"{check['torque']:.4f} / {check['velocity']:.4f} / {check['jerk']:.4f} |")
         if ruckig is None:
@@ -335,9 +345,22 @@ def jerk_section(quick: bool, repeat: int) -> None:
             model, optimal.for_controller(), limits, peak, jerk_limits.jerk)
         torque = usage(model, limits, q, qd, qdd)[0]
         m = min(len(q), len(targets[0]))
-        deviation = float(np.abs(q[:m] - targets[0][:m]).max())
+        lag = float(np.abs(q[:m] - targets[0][:m]).max())
         print(line + f" {duration:.4f} s ({duration / optimal.duration:.3f} x) | {torque:.3f} | "
-              f"{deviation:.4f} |", flush=True)
+              f"{path_distance(path, q):.4f} / {lag:.4f} / "
+              f"{float(np.abs(q[-1] - waypoints[-1]).max()):.1e} |", flush=True)
+
+
+def path_distance(path, q, samples: int = 200_001) -> float:
+    """
+    Return the largest distance (rad, joint-space 2-norm) of the states ``q`` from ``path``.
+
+    The distance to the nearest of ``samples`` points of the path, uniform in s (their spacing,
+    about 1e-5 of the path's length, bounds the error).
+    """
+    from scipy.spatial import cKDTree
+    dense = path.sample(np.linspace(path.knots[0], path.knots[-1], samples))[0]
+    return float(cKDTree(dense).query(q)[0].max())
 
 
 def tool_speed_line(repeat: int) -> None:

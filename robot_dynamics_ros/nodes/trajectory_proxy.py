@@ -6,7 +6,8 @@ Interfaces::
   action server ``~/follow_joint_trajectory``  control_msgs/action/FollowJointTrajectory: the
                 goal MoveIt (or any planner) sends to a controller
   action client ``/<controller_name>/<controller_action_ns>``  the same action of the real
-                controller (joint_trajectory_controller)
+                controller (``controller_name`` empty and no ``moveit_controllers`` file:
+                ``joint_trajectory_controller``)
 
 Each goal's trajectory is scaled as trajectory_scaler_node scales it (this node is one: the same
 parameter table ``trajectory_scaler``, limits, ``joint_limits`` file, tool speed, payload and
@@ -36,12 +37,14 @@ from rclpy.action import ActionClient, ActionServer, CancelResponse, GoalRespons
 from rclpy.task import Future
 
 from ..core import InputError
-from ..core.trajectories.moveit_controllers import controller_action, read_controller
+from ..core.trajectories.moveit_controllers import controller_action
 from ..messages.conversions import MessageRejected
 from ..messages.ros import trajectory_to_msg
 from .base import main_for
 from .errors import describe
 from .trajectory_scaler import TrajectoryScalerNode
+
+DEFAULT_CONTROLLER = "joint_trajectory_controller"     # controller_name and the file empty
 
 Result = FollowJointTrajectory.Result
 
@@ -64,18 +67,17 @@ class TrajectoryProxyNode(TrajectoryScalerNode):
 
     def create_interfaces(self):
         """Create the action server and the controller's action client (no topic, no service)."""
-        name = self.get_parameter("controller_name").value
+        name, controller = self.controller()
         action_ns = self.get_parameter("controller_action_ns").value
         self.controller_joints = ()
-        path = self.get_parameter("moveit_controllers").value
-        if path:
-            controller = read_controller(path, name)      # a bad one stops the node
-            name, action_ns = controller.name, controller.action_ns
-            self.controller_joints = controller.joints
+        if controller is not None:                      # (a bad file stopped the node)
+            action_ns, self.controller_joints = controller.action_ns, controller.joints
             unknown = sorted(set(controller.joints) - set(self.joint_names))
             if unknown and self.joint_names:    # (a robot from the topic: checked per goal)
+                path = self.get_parameter("moveit_controllers").value
                 raise InputError(f"moveit_controllers {path}: controller '{name}' has joints "
                                  f"{unknown} that the robot does not")
+        name = name or DEFAULT_CONTROLLER
         self.controller_action = controller_action(name, action_ns)
         self.client = ActionClient(self, FollowJointTrajectory, self.controller_action)
         self.server = ActionServer(self, FollowJointTrajectory, "~/follow_joint_trajectory",

@@ -5,7 +5,10 @@ Interfaces::
 
   subscribes ``reference_trajectory``  trajectory_msgs/JointTrajectory
   publishes  ``scaled_trajectory``     trajectory_msgs/JointTrajectory (transient local: a
-                                       controller that starts later still gets the last one),
+                                       controller that starts later still gets the last one;
+                                       with ``controller_name`` or ``moveit_controllers``:
+                                       ``/<controller>/joint_trajectory``, the topic of
+                                       joint_trajectory_controller, unless remapped),
                                        same path, new timing, with the feedforward ``effort`` of
                                        every point (``include_effort``, default true) or
                                        without (false: for the joint_trajectory_controllers
@@ -58,6 +61,7 @@ from ..core import InputError, Limits, time_optimal_scaling, uniform_scaling
 from ..core.algorithms.route import select
 from ..core.trajectories.joint_limits_file import load_joint_limits
 from ..core.trajectories.limits import with_jerk
+from ..core.trajectories.moveit_controllers import controller_topic, read_controller
 from ..core.trajectories.topp.constraint_set import Payload, path_uniform_factor
 from ..core.trajectories.topp.from_parameters import constraint_list
 from ..core.trajectories.topp.jerk_limited import jerk_limited_scaling
@@ -108,7 +112,8 @@ class TrajectoryScalerNode(DynamicsNode):
 
     def create_interfaces(self):
         """Create the topics and the service (the FollowJointTrajectory proxy has its own)."""
-        self.publisher = self.advertise(JointTrajectoryMsg, "scaled_trajectory", QoSProfile(
+        self.output_topic = self._output_topic()
+        self.publisher = self.advertise(JointTrajectoryMsg, self.output_topic, QoSProfile(
             depth=1, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
             durability=DurabilityPolicy.TRANSIENT_LOCAL))
         self.subscribe_trajectory("reference_trajectory", self.on_trajectory, MAX_POINTS)
@@ -118,6 +123,37 @@ class TrajectoryScalerNode(DynamicsNode):
             self, ScaleTrajectory, "~/scale_trajectory",
             service_guard(self.get_logger(), "scale_trajectory", self.on_request),
             MAX_MESSAGE_JOINTS, MAX_POINTS)
+
+    def controller(self):
+        """
+        Return the controller of the parameters: (name, its moveit_controllers entry or None).
+
+        ``moveit_controllers`` given: ``controller_name`` looked up in it (empty: its default
+        controller; a bad file or name stops the node with the reason).
+        """
+        name = self.get_parameter("controller_name").value
+        path = self.get_parameter("moveit_controllers").value
+        if not path:
+            return name, None
+        entry = read_controller(path, name)
+        return entry.name, entry
+
+    def _output_topic(self) -> str:
+        """
+        Return the topic of the scaled trajectories (issue 32).
+
+        ``scaled_trajectory``, or with a controller the one joint_trajectory_controller reads,
+        ``/<controller>/joint_trajectory``; a remapping of ``scaled_trajectory`` still wins (the
+        name resolves to something else than its plain expansion).
+        """
+        name, _ = self.controller()
+        remapped = (self.resolve_topic_name("scaled_trajectory")
+                    != self.resolve_topic_name("scaled_trajectory", only_expand=True))
+        if not name or remapped:
+            return "scaled_trajectory"
+        topic = controller_topic(name)
+        self.get_logger().info(f"publishing scaled trajectories to {topic} (controller '{name}')")
+        return topic
 
     def _scaler_parameters(self, values: dict):
         settings = ScalerSettings(values["method"], float(values["effort_margin"]),

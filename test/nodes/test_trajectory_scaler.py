@@ -273,3 +273,42 @@ def test_tool_speed_and_payload_parameters(ros_env, ros_client, tmp_path):
                     carried, out.positions, out.velocities, out.accelerations), atol=1e-4)
     finally:
         proc.stop()
+
+
+def test_controller_name_sets_the_output_topic(ros_env, ros_client, tmp_path):
+    """
+    A moveit_controllers.yaml's controller: the output goes to its /<name>/joint_trajectory.
+
+    The file's default controller (controller_name empty), as MoveIt reads it; a remapping of
+    scaled_trajectory still wins over the controller's topic.
+    """
+    ns = private_namespace("tsc")                         # (not the module's scaler's input)
+    controller = f"{ns.strip('/')}/arm_controller"        # private to this session
+    controllers = tmp_path / "moveit_controllers.yaml"
+    controllers.write_text(
+        "moveit_simple_controller_manager:\n  controller_names: [other, " + controller + "]\n"
+        "  other: {type: FollowJointTrajectory, joints: []}\n"
+        f"  {controller}:\n    type: FollowJointTrajectory\n    default: true\n"
+        f"    joints: [{', '.join(MODEL.joint_names)}]\n")
+    remapped = f"{ns}/remapped_output"
+    nodes = [("file_scaler", {"moveit_controllers": str(controllers)}, (),
+              f"/{controller}/joint_trajectory"),
+             ("remapped_scaler", {"controller_name": controller},
+              ("-r", f"scaled_trajectory:={remapped}"), remapped)]
+    for name, params, remap, topic in nodes:
+        proc = NodeProcess.node("robot_dynamics_ros.nodes.trajectory_scaler", ros_env, tmp_path,
+                                name, ns, {"robot_description": "puma560", **params},
+                                extra_args=remap)
+        try:
+            got = ros_client.collect(JointTrajectoryMsg, topic)
+            pub = ros_client.publisher(JointTrajectoryMsg, f"{ns}/reference_trajectory")
+            assert ros_client.wait_for_subscriber(pub), proc.log_text()
+            msg = trajectory_to_msg(REFERENCE)
+            assert ros_client.publish_until(lambda: pub.publish(msg), lambda: got.messages), \
+                f"nothing on {topic}:\n" + proc.log_text()
+            traj, _ = received(got.messages[0])
+            np.testing.assert_allclose(traj.positions, REFERENCE.positions, atol=1e-12)
+            assert traj.duration > REFERENCE.duration      # scaled, not echoed
+        finally:
+            proc.stop()
+        assert proc.proc.returncode in (0, -15), proc.log_text()

@@ -95,12 +95,15 @@ def _param_arg(name, value) -> str:
 class NodeProcess:
     """A child process running ROS nodes; ``stop()`` always reaps it."""
 
+    running: list[NodeProcess] = []     # started and not yet stopped (their logs on a timeout)
+
     def __init__(self, argv, env, log_path: Path):
         self.argv = list(argv)
         self.log_path = Path(log_path)
         self._log = open(self.log_path, "wb")
         self.proc = subprocess.Popen(self.argv, env=env, stdout=self._log,
                                      stderr=subprocess.STDOUT, cwd=str(ROOT))
+        NodeProcess.running.append(self)
 
     @classmethod
     def node(cls, module, env, log_dir, name, namespace, params=None, extra_args=()):
@@ -132,6 +135,8 @@ class NodeProcess:
             return ""
 
     def stop(self, timeout: float = TIMEOUT) -> int | None:
+        if self in NodeProcess.running:
+            NodeProcess.running.remove(self)
         if self.proc.poll() is None:
             self.proc.terminate()
             try:
@@ -141,6 +146,20 @@ class NodeProcess:
                 self.proc.wait(timeout)
         self._log.close()
         return self.proc.returncode
+
+
+def running_logs(tail: int = 6000) -> str:
+    """
+    Return the end of the log of every node process still running, to explain a timeout.
+
+    Each headed by its command line and whether it is still alive.
+    """
+    out = []
+    for p in NodeProcess.running:
+        state = "alive" if p.alive() else f"exited {p.proc.returncode}"
+        out.append(f"--- {' '.join(p.argv[2:])} ({state}), log {p.log_path}:\n"
+                   + p.log_text()[-tail:])
+    return "\n".join(out) or "(no node process running)"
 
 
 # ------------------------------------------------------------------------------ the client
@@ -232,8 +251,9 @@ class RosClient:
         assert client.wait_for_service(
             timeout_sec=timeout), f"service {client.srv_name} not available"
         future = client.call_async(request)
-        assert self.spin_until(
-            future.done, timeout), f"no answer from {client.srv_name} in {timeout} s"
+        if not self.spin_until(future.done, timeout):
+            pytest.fail(f"no answer from {client.srv_name} in {timeout} s; the nodes' logs:\n"
+                        + running_logs())
         return future.result()
 
     def set_parameters(self, node_fqn: str, values: dict):

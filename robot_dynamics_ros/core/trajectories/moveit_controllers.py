@@ -14,7 +14,9 @@ The format is MoveIt's simple controller manager's::
         joints: [panda_joint1, ...]
 
 MoveIt sends the goals of a controller to the action ``<name>/<action_ns>``
-(:func:`controller_action`), which is what the FollowJointTrajectory proxy forwards to. A
+(:func:`controller_action`), which is what the FollowJointTrajectory proxy forwards to; the
+controller's topic ``<name>/joint_trajectory`` (:func:`controller_topic`) is where the
+trajectory scaler node publishes when given the controller. A
 controller that the file does not list, or one that is not a FollowJointTrajectory controller, is
 refused with the file and the name (InputError).
 """
@@ -50,6 +52,16 @@ def controller_action(name: str, action_ns: str = DEFAULT_ACTION_NS) -> str:
     if not name:
         raise InputError("controller_name: empty (the controller of moveit_controllers.yaml)")
     return f"/{name}/{action_ns}" if action_ns else f"/{name}"
+
+
+def controller_topic(name: str) -> str:
+    """
+    Return the trajectory topic of controller ``name``: ``/<name>/joint_trajectory``.
+
+    joint_trajectory_controller subscribes it (``~/joint_trajectory``) besides its action; taken
+    from the root namespace, as :func:`controller_action`.
+    """
+    return controller_action(name, "joint_trajectory")
 
 
 def read_controller(path: str, name: str = "") -> MoveItController:

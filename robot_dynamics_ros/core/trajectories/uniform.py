@@ -78,7 +78,7 @@ def friction_torques(model, qd, q=None) -> np.ndarray:
     return law.friction_torques(model, qd, q, gravity_torques)
 
 
-def _torque_parts(model, q, qd, qdd):
+def torque_parts(model, q, qd, qdd):
     """
     (tau_s, friction, g, coulomb): the motion part (7.123), friction, gravity, per sample.
 
@@ -150,7 +150,7 @@ def uniform_scaling(model, traj: JointTrajectory, limits: Limits | None = None,
     check_count("samples", samples, 2, MAX_SAMPLES)
     t, q, qd, qdd = dense_samples(traj, samples)
     check_positions(model, t, q)
-    tau_s, friction, g, coulomb = _torque_parts(model, q, qd, qdd)
+    tau_s, friction, g, coulomb = torque_parts(model, q, qd, qdd)
     static_feasibility(model, t, g, g + coulomb, limits)
     x = admissible_inverse_scale(tau_s, friction - coulomb, g + coulomb, limits, qd, qdd)
 
@@ -161,7 +161,7 @@ def uniform_scaling(model, traj: JointTrajectory, limits: Limits | None = None,
     local = local[(local >= t[0]) & (local <= t[-1])]
     ql, qdl, qddl = traj.sample(local)
     check_positions(model, local, ql)
-    tl_s, fl, gl, cl = _torque_parts(model, ql, qdl, qddl)
+    tl_s, fl, gl, cl = torque_parts(model, ql, qdl, qddl)
     static_feasibility(model, local, gl, gl + cl, limits)
     x_local = admissible_inverse_scale(tl_s, fl - cl, gl + cl, limits, qdl, qddl)
 

@@ -12,7 +12,7 @@ from robot_dynamics_ros.core.control import holding_torques
 from robot_dynamics_ros.core.control.friction import friction_torques
 from robot_dynamics_ros.core.errors import InputError, RobotDescriptionError
 from robot_dynamics_ros.core.observer import MomentumObserver, ObserverOptions
-from robot_dynamics_ros.core.trajectories.uniform import _torque_parts
+from robot_dynamics_ros.core.trajectories.uniform import torque_parts
 
 RNG = np.random.default_rng(28)
 
@@ -113,7 +113,7 @@ def test_uniform_scaling_splits_the_drives_friction(models):
     # the Coulomb part, which holds for F_s sgn(K qd) of the coupled drives too
     coupled = models[0]
     q, qd, qdd = states()
-    _, friction, _, coulomb = _torque_parts(coupled, q, qd, qdd)
+    _, friction, _, coulomb = torque_parts(coupled, q, qd, qdd)
     assert np.allclose(friction, hand_friction(qd), rtol=0, atol=1e-12)
     for c in (0.5, 3.0):
         assert np.allclose(hand_friction(qd / c), (friction - coulomb) / c + coulomb, rtol=0,

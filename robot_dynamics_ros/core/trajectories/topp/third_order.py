@@ -27,8 +27,9 @@ the last step the law leaves and reaches rest with constant path jerk (s = j t^3
 x_1 = 1.5 Delta_0 u_1 and sddd = sd_1 u_1 / (3 Delta_0)), so the output starts and stops with
 zero velocity and acceleration.  Every row is imposed at the nodes, the jerk rows at both ends
 of every step.  x is bounded by the time-optimal law (no admissible law is faster anywhere:
-Bobrow et al. 1985), which is the first reference; the next program takes the last solution as
-its reference, within a trust region (x at most TRUST times it).  The objective is the duration
+Bobrow et al. 1985); the first program's reference is a fraction of it (the caller's), a next
+program would take the last solution as its reference, within a trust region (x at most TRUST
+times it).  The objective is the duration
 linearised at the reference (int ds / sqrt(x) falls by ds / (2 x_ref^1.5) per unit of x).
 
 Solved with HiGHS (``highspy``; Huangfu & Hall 2018, dual simplex) on a subset of the rows,
@@ -283,41 +284,27 @@ def _worst_per_node(broken, slack, group):
     return order[first]
 
 
-_BANNER_SHOWN = []
-
-
-def _highs():
+class _QuietHighs(highspy.Highs):
     """
-    Return a new ``highspy.Highs``, the first of the process made with stdout closed.
+    A ``highspy.Highs`` silent from its construction on.
 
-    HiGHS prints its banner on the C stdout when the first instance of a process is made, before
-    any option can silence it: it would land in the command's output and the nodes' logs.
+    HiGHS prints its banner on the C stdout at the first call made with ``output_flag`` true
+    (HiGHS issue 1702: "output_flag must be set to false before calling a HiGHS method"), and
+    ``highspy.Highs.__init__`` makes one (``enableCallbacks``); the banner would land in the
+    command's output and the nodes' logs.  The option is set here, first: nothing process-wide
+    (no file descriptor redirected: the nodes are multi-threaded).
     """
-    if _BANNER_SHOWN:
-        return highspy.Highs()
-    import ctypes
-    import os
-    import sys
-    sys.stdout.flush()
-    saved = os.dup(1)
-    try:
-        with open(os.devnull, "wb") as null:
-            os.dup2(null.fileno(), 1)
-            h = highspy.Highs()
-            ctypes.CDLL(None).fflush(None)      # (the banner out of the C buffer, into null)
-    finally:
-        os.dup2(saved, 1)
-        os.close(saved)
-    _BANNER_SHOWN.append(True)
-    return h
+
+    def enableCallbacks(self):
+        self.setOptionValue("output_flag", False)
+        super().enableCallbacks()
 
 
 class _Program:
     """A HiGHS linear program to which rows are added, each solve warm-started from the last."""
 
     def __init__(self, cost, bounds, A_eq, b_eq):
-        self.h = h = _highs()
-        h.setOptionValue("output_flag", False)
+        self.h = h = _QuietHighs()
         h.setOptionValue("presolve", "off")
         inf = highspy.kHighsInf
         h.addVars(cost.size, np.where(np.isfinite(bounds[:, 0]), bounds[:, 0], -inf),

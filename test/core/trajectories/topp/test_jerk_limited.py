@@ -168,3 +168,23 @@ def test_trajectory_stopping_midway_and_tool_speed():
     np.testing.assert_allclose(out.positions[stop], q[1], atol=1e-9)
     assert np.abs(out.velocities[stop]).max() < 1e-12
     assert np.abs(out.accelerations[stop]).max() < 1e-9
+
+
+def test_linear_programs_print_nothing():
+    """
+    The banner of HiGHS stays off the C stdout of a fresh process (a command's output, a log).
+
+    Without a file descriptor redirected: the first solver of the process is made silent.
+    """
+    import subprocess
+    import sys
+    code = ("import numpy as np\n"
+            "from scipy import sparse\n"
+            "from robot_dynamics_ros.core.trajectories.topp.third_order import _Program\n"
+            "p = _Program(np.array([-1.0]), np.array([[0.0, 2.0]]),\n"
+            "             sparse.csr_matrix((0, 1)), np.zeros(0))\n"
+            "print('solution', p.run())\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, check=True)
+    assert out.stdout == "solution [2.]\n", out.stdout
+    assert "HiGHS" not in out.stderr, out.stderr
