@@ -61,7 +61,8 @@ NONNEGATIVE_KINDS = ("viscous", "coulomb", "coulomb_load")
 # the kinds that act on a drive's velocity, mapped to the joints through K^T where drives are
 # coupled (core/model/coupling.py); an offset is the effort channel's own
 DRIVE_KINDS = ("viscous", "coulomb", "viscous_quadratic", "coulomb_load")
-EXTRA_KINDS = ("viscous_quadratic", "coulomb_load")     # not on a coupled drive
+EXTRA_KINDS = ("viscous_quadratic", "coulomb_load")
+UNCOUPLED_KINDS = ("coulomb_load",)     # not on a coupled drive (F_l's load is a joint's)
 COULOMB_LOAD_MAX = 1.0
 # (row, column) of the tensor entry of each inertia parameter
 TENSOR_ENTRIES = ((0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2))
@@ -212,8 +213,8 @@ def friction_terms(model, q, qd, kinds, load=None) -> dict:
     for the last (default: the model's own gravity torques), computed only if asked for.  With
     coupled drives (``core/model/coupling.py``) the terms are the drives': the velocity is each
     drive's, v = K qd, and column i is drive i's (the regressor and :func:`known_friction` map
-    it to the joints through K^T, ``DRIVE_KINDS``); F_v2 and F_l of a coupled drive are not
-    modelled (their terms are 0: a robot file refuses them there).
+    it to the joints through K^T, ``DRIVE_KINDS``); F_l of a coupled drive is not modelled
+    (its term is 0: a robot file refuses it there).
     """
     qd = np.asarray(qd, dtype=float)
     if model.coupled_drives:
@@ -232,7 +233,7 @@ def friction_terms(model, q, qd, kinds, load=None) -> dict:
             if load is None:
                 load = gravity_torques(model, q)
             terms[kind] = np.abs(load) * np.sign(qd)
-    for kind in EXTRA_KINDS:
+    for kind in UNCOUPLED_KINDS:
         if kind in terms and model.coupled_drives:     # (not modelled on a coupled drive)
             terms[kind] = terms[kind].copy()
             terms[kind][..., list(model.coupled_drives)] = 0.0
@@ -378,7 +379,7 @@ def model_with_parameters(model, pi, name: str | None = None, friction=None) -> 
                               "gear_ratio": float(model.gear_ratio[i])}
         for kind in layout.friction:
             joint["friction"][kind] = float(pi[friction_columns(layout, kind)[i]])
-            if kind in EXTRA_KINDS and i in model.coupled_drives:
+            if kind in UNCOUPLED_KINDS and i in model.coupled_drives:
                 del joint["friction"][kind]     # (not modelled there: friction_terms)
     spec["payload"] = None
     if name is not None:

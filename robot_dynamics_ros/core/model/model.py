@@ -34,7 +34,7 @@ import numpy as np
 from ..errors import InputError, RobotDescriptionError
 from ..transforms import homogeneous, placement, pose_matrix, rot_x
 from .inertia import Body, inertia_entries, inertia_matrix
-from .coupling import coupling_matrix, friction_change
+from .coupling import coupling_matrix, friction_change, quadratic_change
 from .payload import fold_payload
 from .robot_file import load_robot_file, parse_robot
 
@@ -302,14 +302,20 @@ class RobotModel:
         """
         return friction_change(self, qd, viscous)
 
-    def refuse_coupled_friction(self, purpose: str, kinds=("viscous", "coulomb")) -> None:
+    def coupled_quadratic_change(self, qd) -> np.ndarray:
+        """Return the F_v2 part of :meth:`coupled_friction_change` alone (``coupling.py``)."""
+        return quadratic_change(self, qd)
+
+    def refuse_coupled_friction(self, purpose: str,
+                                kinds=("viscous", "coulomb", "viscous_quadratic")) -> None:
         """
         Raise RobotDescriptionError if a coupled drive has friction of ``kinds``.
 
         For what applies friction per joint (``purpose`` says what), not per drive through the
         coupling (``core/model/coupling.py``): its result would be wrong for such a drive.
         """
-        values = {"viscous": self.viscous, "coulomb": self.coulomb}
+        values = {"viscous": self.viscous, "coulomb": self.coulomb,
+                  "viscous_quadratic": self.viscous_quadratic}
         drives = [self.joint_names[i] for i in self.coupled_drives
                   if any(values[kind][i] != 0.0 for kind in kinds)]
         if drives:

@@ -352,9 +352,9 @@ def _coupling(value: Any, joints: list, loc: _Where) -> dict | None:
 
     K is the identity but for the block ``matrix`` on the joints ``joints`` (rows: the drives of
     those joints, columns: the joints).  Refused: an unknown or repeated joint, a matrix that is
-    not square over them, not finite or not invertible, and the friction terms F_v2, F_l on a
-    drive the coupling moves with other joints (the law is per joint velocity,
-    core/control/friction.py).
+    not square over them, not finite or not invertible, and the load-dependent friction F_l on a
+    drive the coupling moves with other joints (its load would be the drive's share of g(q);
+    F_v, F_v2 and F_s act there on the drive's velocity K qd, core/model/coupling.py).
     """
     if value is None:
         return None
@@ -386,11 +386,11 @@ def _coupling(value: Any, joints: list, loc: _Where) -> dict | None:
     for r, name in enumerate(listed):
         if any(x != float(c == r) for c, x in enumerate(matrix[r])):
             i = names.index(name)
-            extra = [k for k in EXTRA_FRICTION_KEYS if joints[i]["friction"].get(k)]
-            if extra:
-                raise loc.error(f"joints[{i}] ({name}).friction.{extra[0]}",
+            # F_l's load would be the drive's share of g(q): not modelled (F_v2 is, on K qd)
+            if joints[i]["friction"].get("coulomb_load"):
+                raise loc.error(f"joints[{i}] ({name}).friction.coulomb_load",
                                 "is not supported on a drive that the coupling moves with other "
-                                "joints (give viscous and coulomb only)")
+                                "joints (give viscous, viscous_quadratic and coulomb only)")
     return {"joints": list(listed), "matrix": matrix}
 
 
