@@ -14,7 +14,15 @@ tau = K^T diag(k_r) tau_m, so:
 * the friction of drive i, F_v, F_v2 and F_s of the robot file referred to the drive's output
   (its units stay joint-side ones: N m s/rad, N m s^2/rad^2, N m), acts on the drive's velocity
   v = K qd: tau_f = K^T (F_v v + F_v2 v|v| + F_s sgn(v)) (the quadratic term's floor,
-  ``control.friction.viscous_quadratic_floor``, takes joint i's velocity limit as drive i's).
+  ``control.friction.viscous_quadratic_floor``, takes joint i's velocity limit as drive i's);
+* a joint j whose drive is coupled may have joint-side friction as well, F_vj qd_j + F_sj
+  sgn(qd_j) on joint j alone (robot file: ``friction.joint_viscous``, ``joint_coulomb``): the
+  friction of the joint's own output stage, which turns at qd_j, not at the motor's K_j qd.
+  FIGAROH's model of the Staubli TX40's coupled wrist has these (joint 6's fv6 qd_6 + fs6
+  sgn(qd_6) beside motor 6's fvm6, fsm6 on qd_5 + qd_6: Nguyen et al., "FIGAROH: a Python
+  toolbox for dynamic identification and geometric calibration of robots and humans",
+  Humanoids 2023, its staubli_tx40 example); the TX40's recordings need the Coulomb term
+  (doc/identification.md, "Staubli TX40").
 
 The Newton-Euler recursion (``algorithms/newton_euler.py``) applies each joint's own rotor
 (Siciliano et al. 2009, eqs. 7.111-7.114: D_i qdd_i with rotor i's carrier terms) and friction on
@@ -76,9 +84,12 @@ def _build(model) -> Coupling:
                - np.einsum("c,ci,cj->ij", spin, unit, unit))
     viscous, coulomb = model.viscous[drives], model.coulomb[drives]
     quadratic = model.viscous_quadratic[drives]
+    # the unit rows' torques are -f(qd_i): the joint-side terms enter there with their sign
+    own_viscous = viscous - model.joint_viscous[drives]
+    own_coulomb = coulomb - model.joint_coulomb[drives]
     return Coupling(drives, rows, viscous, coulomb, quadratic, 0.5 * (inertia + inertia.T),
                     np.vstack([rows, unit]), np.vstack([rows, -unit]),
-                    np.concatenate([viscous, viscous]), np.concatenate([coulomb, coulomb]),
+                    np.concatenate([viscous, own_viscous]), np.concatenate([coulomb, own_coulomb]),
                     np.concatenate([quadratic, quadratic]))
 
 
@@ -89,10 +100,11 @@ def coupling_terms(model) -> Coupling:
 
 def friction_change(model, qd, viscous: bool = True) -> np.ndarray:
     """
-    Return K^T f(K qd) - f(qd) over the coupled drives ((n,), (N, n)).
+    Return K^T f(K qd) - f(qd) + f_j(qd) over the coupled drives ((n,), (N, n)).
 
-    f = F_v v + F_v2 v|v| + F_s sgn(v): ``control.friction.coupled_friction`` (its
-    documentation); ``viscous`` False: F_s alone.
+    f = F_v v + F_v2 v|v| + F_s sgn(v), f_j = F_vj qd + F_sj sgn(qd) the joint-side terms:
+    ``control.friction.coupled_friction`` (its documentation); ``viscous`` False: the Coulomb
+    terms alone.
     """
     terms = coupling_terms(model)
     v = np.asarray(qd, dtype=float) @ terms.velocities.T
