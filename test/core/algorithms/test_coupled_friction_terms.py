@@ -120,12 +120,47 @@ def test_per_joint_friction_users_refuse_the_terms():
     spec = wrist(coulomb=False)
     spec["joints"][1]["friction"] = {"viscous": 0.0, "coulomb": 0.0, "joint_viscous": FVJ}
     model = RobotModel.from_dict(spec)
+    MomentumObserver(model, ObserverOptions(5.0))       # (smooth: in beta)
+    spec["joints"][1]["friction"]["joint_coulomb"] = FSJ
     with pytest.raises(RobotDescriptionError, match=r"\['joint6'\] move with other joints"):
-        MomentumObserver(model, ObserverOptions(5.0))
+        MomentumObserver(RobotModel.from_dict(spec), ObserverOptions(5.0))
     path = JointTrajectory(model.joint_names, np.array([0.0, 1.0]),
                            np.array([[0.0, 0.0], [0.5, -0.5]]), np.zeros((2, 2)))
     with pytest.raises(RobotDescriptionError, match="time-optimal scaling applies friction"):
         time_optimal_scaling(model, path)
-    spec["joints"][1]["friction"]["joint_coulomb"] = FSJ
     with pytest.raises(InputError, match="Coulomb friction: the simulator's stick-slip"):
         Simulator(RobotModel.from_dict(spec), np.zeros(2))
+
+
+def test_momentum_and_observer_take_the_coupling():
+    """
+    p = B qd with the coupling's rotor matrix; the observer's residual of exact free motion.
+
+    Oracles: ``mass_matrix`` (which adds K^T D K - D) times qd; motion integrated by scipy's
+    DOP853 at rtol 1e-12 under a smooth torque, no contact: the residual stays at the
+    trapezoidal rule's error (1.5e-5 N m measured here).
+    """
+    from scipy.integrate import solve_ivp
+    from robot_dynamics_ros.core import forward_dynamics, momentum_terms
+    from robot_dynamics_ros.core.algorithms.momentum import momentum_values
+    model = RobotModel.from_dict(wrist_with_joint_side(coulomb=False))
+    q, qd, _ = states(5)
+    p = momentum_terms(model, q, qd)[0]
+    assert np.allclose(p, np.einsum("kij,kj->ki", mass_matrix(model, q), qd), rtol=1e-12,
+                       atol=1e-12)
+    assert np.allclose(momentum_values(model, q[0].tolist(), qd[0].tolist())[0], p[0],
+                       rtol=1e-13, atol=1e-13)
+
+    def torque(t):
+        return np.array([2.0, 1.0]) * np.sin(np.array([3.0, 5.0]) * np.asarray(t)[..., None])
+
+    def rhs(t, y):
+        return np.concatenate([y[2:], forward_dynamics(model, y[:2], y[2:], torque(t))])
+
+    sol = solve_ivp(rhs, (0.0, 1.0), [0.3, -0.2, 0.0, 0.0], method="DOP853", rtol=1e-12,
+                    atol=1e-12, dense_output=True)
+    times = np.linspace(0.0, 1.0, 1001)
+    x = sol.sol(times).T
+    observer = MomentumObserver(model, ObserverOptions(50.0, effort_timing="sample"))
+    r, accepted = observer.update_many(times, x[:, :2], x[:, 2:], torque(times))
+    assert accepted.all() and np.abs(r).max() < 1e-3
