@@ -134,7 +134,7 @@ def test_per_joint_friction_users_refuse_the_terms():
 
 def test_momentum_and_observer_take_the_coupling():
     """
-    p = B qd with the coupling's rotor matrix; the observer's residual of exact free motion.
+    The momentum B qd includes the coupling; the observer of exact free motion stays quiet.
 
     Oracles: ``mass_matrix`` (which adds K^T D K - D) times qd; motion integrated by scipy's
     DOP853 at rtol 1e-12 under a smooth torque, no contact: the residual stays at the
