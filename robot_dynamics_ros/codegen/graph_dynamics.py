@@ -181,7 +181,9 @@ def with_coupling(graph: Graph, model, qd: list, qdd: list | None, tau: list) ->
 
     ``core/model/coupling.py`` and ``core/algorithms/coupled.py``: C = K^T D K - D (constants)
     times ``qdd`` (None: at zero acceleration), and per coupled drive i, with v = K_i qd, its
-    F_v v + F_s sgn(v) on the joints through K_i^T in place of the rows' F_v qd_i + F_s sgn(qd_i).
+    F_v v + F_v2 v|v| + F_s sgn(v) on the joints through K_i^T in place of the per-joint
+    F_v qd_i + F_v2 qd_i|qd_i| + F_s sgn(qd_i) (the rows' and :func:`with_extra_friction`'s),
+    plus joint i's joint-side F_vj qd_i + F_sj sgn(qd_i).
     """
     if not model.coupled_drives:
         return tau
@@ -195,12 +197,18 @@ def with_coupling(graph: Graph, model, qd: list, qdd: list | None, tau: list) ->
                     out[i] = out[i] + float(inertia[i, j]) * g.node(qdd[j])
     for i in model.coupled_drives:
         row, fv, fs = model.coupling[i], float(model.viscous[i]), float(model.coulomb[i])
+        fq = float(model.viscous_quadratic[i])
         v = g.node(g.zero)
         for j in range(n):
             if row[j] != 0.0:
                 v = v + float(row[j]) * g.node(qd[j])
-        drive = fv * v + fs * g.node(g.sign(index_of(g, v)))
-        own = fv * g.node(qd[i]) + fs * g.node(g.sign(qd[i]))
+        sv, si = g.node(g.sign(index_of(g, v))), g.node(g.sign(qd[i]))
+        # (the joint-side F_vj qd_i + F_sj sgn(qd_i) stays on joint i: taken off what goes)
+        own_v = fv - float(model.joint_viscous[i])
+        own_s = fs - float(model.joint_coulomb[i])
+        drive, own = fv * v + fs * sv, own_v * g.node(qd[i]) + own_s * si
+        if fq != 0.0:   # F_v2 v|v| on the drive (with_extra_friction put F_v2 qd_i|qd_i| in)
+            drive, own = drive + fq * (v * v * sv), own + fq * (g.node(qd[i]) * g.node(qd[i]) * si)
         for j in range(n):
             if row[j] != 0.0:
                 out[j] = out[j] + float(row[j]) * drive

@@ -52,11 +52,17 @@ from .robot_argument import add_robot_argument, load_robot
 
 HELP = ("identify the robot's dynamic parameters (or a payload) from bags of joint states and "
         "write the corrected robot file")
-FRICTION_CHOICES = {"none": (), "viscous": ("viscous",), "coulomb": ("coulomb",),
-                    "coulomb_viscous": ("viscous", "coulomb"),
-                    "quadratic": ("viscous", "coulomb", "viscous_quadratic"),
-                    "load": ("viscous", "coulomb", "coulomb_load"),
-                    "full": ("viscous", "coulomb", "viscous_quadratic", "coulomb_load")}
+# (with F_v and F_c go the joint-side F_vj, F_cj of joints whose drive is coupled: a model
+# without a coupling has no such columns, identification.parameters.friction_kinds)
+FRICTION_CHOICES = {"none": (), "viscous": ("viscous", "joint_viscous"),
+                    "coulomb": ("coulomb", "joint_coulomb"),
+                    "coulomb_viscous": ("viscous", "coulomb", "joint_viscous", "joint_coulomb"),
+                    "quadratic": ("viscous", "coulomb", "viscous_quadratic", "joint_viscous",
+                                  "joint_coulomb"),
+                    "load": ("viscous", "coulomb", "coulomb_load", "joint_viscous",
+                             "joint_coulomb"),
+                    "full": ("viscous", "coulomb", "viscous_quadratic", "coulomb_load",
+                             "joint_viscous", "joint_coulomb")}
 
 
 def add_arguments(parser):

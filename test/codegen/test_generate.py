@@ -13,7 +13,8 @@ import math
 import numpy as np
 import pytest
 
-from coupled_wrist import hand_friction, hand_rotor_matrix, wrist
+from coupled_wrist import (hand_friction, hand_friction_joint_side, hand_rotor_matrix, wrist,
+                           wrist_with_joint_side)
 from generated_checks import assert_agree, check_against_core
 from random_robots import random_robot_dict, random_state
 from robot_dynamics_ros.codegen import CodegenError, generate, generated_model
@@ -207,6 +208,17 @@ def test_coupled_drives_are_exported(grouping):
     qd = np.array([2.0, -0.5])                  # v6 = 1.5 > 0 while qd6 < 0
     assert_agree(np.asarray(raw.nonlinear_effects(q, qd))
                  - np.asarray(rigid.nonlinear_effects(q, qd)), hand_friction(qd))
+
+
+def test_coupled_drives_quadratic_and_joint_side_friction_are_exported():
+    # drive 6's F_v2 on (qd5 + qd6) and joint 6's joint-side friction on qd6 alone
+    model = RobotModel.from_dict(wrist_with_joint_side())
+    check_against_core(model, "full", np.random.default_rng(40), states=3)
+    raw = generated_model(model, "full").module
+    rigid = generated_model(model.rigid(), "full").module
+    q, qd = np.array([0.4, -1.1]), np.array([2.0, -0.5])
+    assert_agree(np.asarray(raw.nonlinear_effects(q, qd))
+                 - np.asarray(rigid.nonlinear_effects(q, qd)), hand_friction_joint_side(qd))
 
 
 def test_coupled_drives_take_the_ldlt_forward_dynamics():

@@ -19,19 +19,19 @@ from robot_dynamics_ros.commands.cli import main
 from robot_dynamics_ros.core import RobotModel
 
 COUPLED_WRIST = pytest.mark.xfail(strict=True, reason=(
-    "the TX40's robot file now carries FIGAROH's wrist coupling (q_m6 = r6 (q5 + q6)) and the "
-    "motor torques go through it (--torque-constant 1), but one 6.3 s recording does not beat "
-    "the published model on the wrist: the command refuses to write (worse than the starting "
-    "file overall on the validation bag, joint 5); forced, joints 5 and 6 are 1.09 and 1.16 x "
-    "the published model's error there (doc/identification.md)"))
+    "the TX40's file is now written with the defaults (its wrist modelled with drive 6's F_v2 on "
+    "qd5 + qd6 and joint 6's joint-side Coulomb friction, as FIGAROH's model has), and joint 6 "
+    "beats the published model on the validation bag (0.90 x), but joint 5 is 1.006 x its error "
+    "there: the fit puts motor 5's rotor inertia 19 % below the file's (with the file's, joint 5 "
+    "is 0.995 x); one 6.3 s recording (doc/identification.md, Staubli TX40)"))
 
 
 KNOWN = {"staubli_tx40": [COUPLED_WRIST]}
 CASES = [pytest.param(robot, id=robot.name, marks=KNOWN.get(robot.name, [])) for robot in CORPUS]
 
 
-@pytest.mark.parametrize("robot", CASES)
-def test_identify_with_defaults_is_no_worse_than_the_published_model(robot, tmp_path, capsys):
+def _worse_joints(robot, tmp_path, capsys) -> list:
+    """Identify ``robot`` with the defaults; return the joints worse than the published model."""
     directory, reason = source(robot)
     if directory is None:
         pytest.skip(reason)
@@ -46,10 +46,22 @@ def test_identify_with_defaults_is_no_worse_than_the_published_model(robot, tmp_
     identified = RobotModel.from_yaml(out)
     ours, published = compare(recordings, identified,
                               validation_samples(recordings, chosen_factor(report)))
-    worse = [(name, float(a), float(b)) for name, a, b
-             in zip(identified.joint_names, ours, published) if a > b]
-    assert worse == [], f"{robot.name}: joints worse than the published model (RMS N m)"
     assert np.all(np.isfinite(ours))
+    return [(name, float(a), float(b)) for name, a, b
+            in zip(identified.joint_names, ours, published) if a > b]
+
+
+@pytest.mark.parametrize("robot", CASES)
+def test_identify_with_defaults_is_no_worse_than_the_published_model(robot, tmp_path, capsys):
+    worse = _worse_joints(robot, tmp_path, capsys)
+    assert worse == [], f"{robot.name}: joints worse than the published model (RMS N m)"
+
+
+def test_the_tx40s_file_is_written_and_only_joint_5_misses_the_bar(tmp_path, capsys):
+    """What the TX40's expected failure still allows (COUPLED_WRIST's reason), kept from now on."""
+    robot = next(r for r in CORPUS if r.name == "staubli_tx40")
+    worse = _worse_joints(robot, tmp_path, capsys)
+    assert [name for name, _, _ in worse] in ([], ["joint_5"]), worse
 
 
 def test_the_tx40s_robot_file_reads_its_motor_data_as_figaroh_does(tmp_path):

@@ -78,3 +78,30 @@ def hand_friction(qd: np.ndarray, coulomb: bool = True) -> np.ndarray:
     v6 = qd[..., 0] + qd[..., 1]
     f6 = FV[1] * v6 + fs[1] * np.sign(v6)
     return np.stack([FV[0] * qd[..., 0] + fs[0] * np.sign(qd[..., 0]) + f6, f6], axis=-1)
+
+
+# The wrist with the further terms of a coupled drive (core/model/coupling.py): drive 6's
+# quadratic viscous F_v2 v6|v6|, and joint 6's joint-side F_vj qd6 + F_sj sgn(qd6), on joint 6
+# alone.  Written out:
+#   tau_5 = F_v5 qd5 + F_s5 sgn(qd5) + f6,   tau_6 = f6 + F_vj qd6 + F_sj sgn(qd6),
+#   f6 = F_v6 v6 + F_v2 v6|v6| + F_s6 sgn(v6).
+FV2 = -0.02                       # N m s^2/rad^2 (>= -F_v6 / (2 x 8 rad/s) = -0.05)
+FVJ, FSJ = 0.15, 0.3              # joint 6's joint-side viscous and Coulomb friction
+
+
+def wrist_with_joint_side(coulomb: bool = True) -> dict:
+    """Return :func:`wrist` with drive 6's F_v2 and joint 6's joint-side friction."""
+    spec = wrist(coulomb=coulomb)
+    spec["joints"][1]["friction"].update(viscous_quadratic=FV2, joint_viscous=FVJ,
+                                         joint_coulomb=FSJ if coulomb else 0.0)
+    return spec
+
+
+def hand_friction_joint_side(qd: np.ndarray, coulomb: bool = True) -> np.ndarray:
+    """Return the friction of :func:`wrist_with_joint_side` as joint torques, written out."""
+    fs, fsj = (FS, FSJ) if coulomb else (np.zeros(2), 0.0)
+    q5, q6 = qd[..., 0], qd[..., 1]
+    v6 = q5 + q6
+    f6 = FV[1] * v6 + FV2 * v6 * np.abs(v6) + fs[1] * np.sign(v6)
+    return np.stack([FV[0] * q5 + fs[0] * np.sign(q5) + f6,
+                     f6 + FVJ * q6 + fsj * np.sign(q6)], axis=-1)

@@ -141,7 +141,9 @@ def tx40_robot_file(urdf: Path, config: dict, work: Path) -> Path:
     "Coupled drives"): reflected rotor inertias k_r^2 I_m = Ia (motor 6: Iam6, the coupled
     term; motor 5: Ia5 - Iam6, so that joint 5's diagonal stays Ia5), friction fv, fs and
     offsets per joint, with drive 6's friction fvm6, fsm6 on v6 = qd5 + qd6 (drive 5's viscous
-    fv5 - fvm6 for the same reason).  FIGAROH's own fs6 sgn(qd6) has no term in this model.
+    fv5 - fvm6 for the same reason) and joint 6's own fv6 qd6 + fs6 sgn(qd6) as its joint-side
+    friction (fv6 - fvm6, fs6).  Of FIGAROH's model only joint 6's own rotor term (Ia6 - Iam6)
+    qdd6 (8e-4 kg m^2) has no field here.
     """
     spec = RobotModel.from_urdf(urdf).to_dict()
     ratios = np.array(config["reduction_ratio"])
@@ -156,6 +158,8 @@ def tx40_robot_file(urdf: Path, config: dict, work: Path) -> Path:
                           "gear_ratio": float(ratios[i])}
         joint["friction"] = {"viscous": float(viscous[i]), "coulomb": float(coulomb[i]),
                              "offset": float(config["offset"][i])}
+    spec["joints"][5]["friction"].update(joint_viscous=config["fv"][5] - config["fvm6"],
+                                         joint_coulomb=config["fs"][5])
     spec["coupling"] = {"joints": ["joint_5", "joint_6"], "matrix": [[1.0, 0.0], [1.0, 1.0]]}
     work.mkdir(parents=True, exist_ok=True)
     path = work / "staubli_tx40.yaml"

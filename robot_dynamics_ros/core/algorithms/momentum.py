@@ -38,7 +38,9 @@ Motors (Siciliano et al. 2009, eqs. 7.22-7.30, the model of ``newton_euler.py``)
 on link i-1, its locked inertia already in that link; spinning at k_r qd_i about z_i it adds the
 kinetic energy k_r I_m qd_i (w_{i-1} . z_i) + 1/2 k_r^2 I_m qd_i^2: its spin momentum
 k_r I_m qd_i z_i joins the composite momentum of link i-1 (a free vector: no linear part), and p_i
-gains k_r I_m (w_{i-1} . z_i + k_r qd_i).
+gains k_r I_m (w_{i-1} . z_i + k_r qd_i).  Coupled drives (``model/coupling.py``) add their
+constant rotor inertia C = K^T D K - D: p gains C qd, and C^T qd nothing (T's added term does not
+depend on q).
 
 Why a pass of its own and not the one Newton-Euler recursion (``newton_euler.py``, compiled by
 ``compiled.py``): that recursion forms B qdd + C qd + g from accelerations and link forces.  It
@@ -62,6 +64,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..inputs import joint_arrays
+from ..model.coupling import coupling_terms
 from ..model.joint_constants import joint_fields
 from .spatial_inertia import force_to_parent, joint_velocity
 
@@ -157,12 +160,18 @@ def momentum_terms(model, q, qd) -> MomentumTerms:
         p, ctq = _recursion(model, np.ascontiguousarray(q.T), np.ascontiguousarray(qd.T),
                             np.cos, np.sin)
         N = q.shape[0]
-        return MomentumTerms(*(np.stack(np.broadcast_arrays(*x, np.empty(N))[:-1], axis=-1)
-                               for x in (p, ctq)))
-    p, ctq = _recursion(model, q.tolist(), qd.tolist(), math.cos, math.sin)
-    return MomentumTerms(np.array(p), np.array(ctq))
+        p, ctq = (np.stack(np.broadcast_arrays(*x, np.empty(N))[:-1], axis=-1)
+                  for x in (p, ctq))
+    else:
+        p, ctq = map(np.array, _recursion(model, q.tolist(), qd.tolist(), math.cos, math.sin))
+    if model.coupled_drives:        # (constant: no term in C^T qd)
+        p = p + qd @ coupling_terms(model).inertia
+    return MomentumTerms(p, ctq)
 
 
 def momentum_values(model, q: list, qd: list) -> tuple[list, list]:
     """:func:`momentum_terms` for lists of n finite floats: two lists (the per-message path)."""
-    return _recursion(model, q, qd, math.cos, math.sin)
+    p, ctq = _recursion(model, q, qd, math.cos, math.sin)
+    if model.coupled_drives:
+        p = (np.array(p) + np.array(qd) @ coupling_terms(model).inertia).tolist()
+    return p, ctq

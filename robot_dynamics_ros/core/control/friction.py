@@ -145,9 +145,10 @@ def coupled_friction(model, qd, viscous: bool = True) -> np.ndarray:
     Return what a drive coupling changes in the recursion's F_v qd + F_s sgn(qd) ((n,), (N, n)).
 
     Drive i's friction acts on its velocity v_i = K_i qd and on the joints through K^T
-    (``core/model/coupling.py``): K^T (F_v v + F_s sgn(v)) - (F_v qd + F_s sgn(qd)), over the
-    coupled drives only (exactly zero elsewhere); zeros for a model without a coupling.
-    ``viscous`` False: the Coulomb terms alone.
+    (``core/model/coupling.py``): K^T (F_v v + F_v2 v|v| + F_s sgn(v)) - (F_v qd + F_v2 qd|qd|
+    + F_s sgn(qd)), plus the joint-side F_vj qd + F_sj sgn(qd), over the coupled drives only
+    (exactly zero elsewhere); zeros for a model without a coupling.  ``viscous`` False: the
+    Coulomb terms alone.
     """
     if not model.coupled_drives:
         return np.zeros(np.shape(qd))

@@ -52,16 +52,22 @@ from ..model.inertia import check_physical_inertia, inertia_entries
 
 LINK_KINDS = ("m", "mx", "my", "mz", "Ixx", "Ixy", "Ixz", "Iyy", "Iyz", "Izz")
 # joint friction and offset terms: robot-file key, column name prefix
-FRICTION_KINDS = ("viscous", "coulomb", "offset", "viscous_quadratic", "coulomb_load")
+FRICTION_KINDS = ("viscous", "coulomb", "offset", "viscous_quadratic", "coulomb_load",
+                  "joint_viscous", "joint_coulomb")
 FRICTION_PREFIX = {"viscous": "Fv", "coulomb": "Fc", "offset": "Fo",
-                   "viscous_quadratic": "Fv2", "coulomb_load": "Fl"}
+                   "viscous_quadratic": "Fv2", "coulomb_load": "Fl",
+                   "joint_viscous": "Fvj", "joint_coulomb": "Fcj"}
+# joint-side friction of a joint whose drive is coupled (core/model/coupling.py): on qd_j, on
+# joint j alone; its columns are 0 on the other joints, and a model without a coupling has none
+JOINT_SIDE_KINDS = ("joint_viscous", "joint_coulomb")
 # the kinds that must not be negative (an offset may have either sign), and F_l's upper bound
 # (F_v2 has its own floor: quadratic_floor)
-NONNEGATIVE_KINDS = ("viscous", "coulomb", "coulomb_load")
+NONNEGATIVE_KINDS = ("viscous", "coulomb", "coulomb_load", "joint_viscous", "joint_coulomb")
 # the kinds that act on a drive's velocity, mapped to the joints through K^T where drives are
 # coupled (core/model/coupling.py); an offset is the effort channel's own
 DRIVE_KINDS = ("viscous", "coulomb", "viscous_quadratic", "coulomb_load")
-EXTRA_KINDS = ("viscous_quadratic", "coulomb_load")     # not on a coupled drive
+EXTRA_KINDS = ("viscous_quadratic", "coulomb_load")
+UNCOUPLED_KINDS = ("coulomb_load",)     # not on a coupled drive (F_l's load is a joint's)
 COULOMB_LOAD_MAX = 1.0
 # (row, column) of the tensor entry of each inertia parameter
 TENSOR_ENTRIES = ((0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2))
@@ -80,6 +86,8 @@ class ParameterLayout(NamedTuple):
     friction: tuple = ()    # the friction kinds present, in FRICTION_KINDS order
     viscous_quadratic: np.ndarray | None = None     # (n,) column of Fv2, -1 without it
     coulomb_load: np.ndarray | None = None          # (n,) column of Fl, -1 without it
+    joint_viscous: np.ndarray | None = None         # (n,) column of Fvj, -1 without it
+    joint_coulomb: np.ndarray | None = None         # (n,) column of Fcj, -1 without it
 
     @property
     def size(self) -> int:
@@ -96,19 +104,26 @@ def model_friction(model) -> tuple[str, ...]:
     kinds = ("viscous", "coulomb") if model.has_friction else ()
     kinds += ("offset",) if model.has_torque_offset else ()
     return kinds + tuple(kind for kind, values in (("viscous_quadratic", model.viscous_quadratic),
-                                                   ("coulomb_load", model.coulomb_load))
+                                                   ("coulomb_load", model.coulomb_load),
+                                                   ("joint_viscous", model.joint_viscous),
+                                                   ("joint_coulomb", model.joint_coulomb))
                          if np.any(values != 0.0))
 
 
 def friction_kinds(model, friction=None) -> tuple[str, ...]:
-    """Return ``friction`` checked and in canonical order (None: :func:`model_friction`)."""
+    """
+    Return ``friction`` checked and in canonical order (None: :func:`model_friction`).
+
+    The joint-side kinds are left out for a model without coupled drives (no joint has them).
+    """
     if friction is None:
         return model_friction(model)
     unknown = sorted(set(friction) - set(FRICTION_KINDS))
     if unknown or isinstance(friction, str):
         raise InputError(f"friction: expected a subset of {list(FRICTION_KINDS)}, "
                          f"got {friction!r}")
-    return tuple(k for k in FRICTION_KINDS if k in friction)
+    return tuple(k for k in FRICTION_KINDS if k in friction
+                 and (model.coupled_drives or k not in JOINT_SIDE_KINDS))
 
 
 def _build_layout(model, friction: tuple[str, ...]) -> ParameterLayout:
@@ -130,7 +145,8 @@ def _build_layout(model, friction: tuple[str, ...]) -> ParameterLayout:
         a.setflags(write=False)
     return ParameterLayout(tuple(names), link, rotor, columns["viscous"], columns["coulomb"],
                            columns["offset"], start, friction, columns["viscous_quadratic"],
-                           columns["coulomb_load"])
+                           columns["coulomb_load"], columns["joint_viscous"],
+                           columns["joint_coulomb"])
 
 
 def parameter_layout(model, friction=None) -> ParameterLayout:
@@ -172,7 +188,8 @@ def origin_inertia(theta: np.ndarray) -> np.ndarray:
 def friction_values(model) -> dict[str, np.ndarray]:
     """Return the model's per-joint friction coefficients and offsets by kind."""
     return {"viscous": model.viscous, "coulomb": model.coulomb, "offset": model.torque_offset,
-            "viscous_quadratic": model.viscous_quadratic, "coulomb_load": model.coulomb_load}
+            "viscous_quadratic": model.viscous_quadratic, "coulomb_load": model.coulomb_load,
+            "joint_viscous": model.joint_viscous, "joint_coulomb": model.joint_coulomb}
 
 
 def parameter_vector(model, friction=None) -> np.ndarray:
@@ -212,13 +229,21 @@ def friction_terms(model, q, qd, kinds, load=None) -> dict:
     for the last (default: the model's own gravity torques), computed only if asked for.  With
     coupled drives (``core/model/coupling.py``) the terms are the drives': the velocity is each
     drive's, v = K qd, and column i is drive i's (the regressor and :func:`known_friction` map
-    it to the joints through K^T, ``DRIVE_KINDS``); F_v2 and F_l of a coupled drive are not
-    modelled (their terms are 0: a robot file refuses them there).
+    it to the joints through K^T, ``DRIVE_KINDS``); F_l of a coupled drive is not modelled
+    (its term is 0: a robot file refuses it there).  The joint-side kinds are qd_j and sgn(qd_j)
+    on the coupled drives' joints, 0 elsewhere.
     """
     qd = np.asarray(qd, dtype=float)
+    terms = {}
+    for kind in JOINT_SIDE_KINDS:
+        if kind in kinds:
+            terms[kind] = np.zeros_like(qd)
+            coupled = list(model.coupled_drives)
+            own = qd[..., coupled]
+            terms[kind][..., coupled] = own if kind == "joint_viscous" else np.sign(own)
+    kinds = [kind for kind in kinds if kind not in JOINT_SIDE_KINDS]
     if model.coupled_drives:
         qd = qd @ model.coupling.T
-    terms = {}
     for kind in kinds:
         if kind == "viscous":
             terms[kind] = qd
@@ -232,7 +257,7 @@ def friction_terms(model, q, qd, kinds, load=None) -> dict:
             if load is None:
                 load = gravity_torques(model, q)
             terms[kind] = np.abs(load) * np.sign(qd)
-    for kind in EXTRA_KINDS:
+    for kind in UNCOUPLED_KINDS:
         if kind in terms and model.coupled_drives:     # (not modelled on a coupled drive)
             terms[kind] = terms[kind].copy()
             terms[kind][..., list(model.coupled_drives)] = 0.0
@@ -314,7 +339,9 @@ def consistency_problems(model, pi, tolerance: float = 1e-9, friction=None) -> l
             problems.append(f"link of joint '{joint}': inertia about the centre of mass {why}")
     labels = {"viscous": "viscous friction", "coulomb": "Coulomb friction",
               "viscous_quadratic": "quadratic viscous friction",
-              "coulomb_load": "load-dependent Coulomb friction"}
+              "coulomb_load": "load-dependent Coulomb friction",
+              "joint_viscous": "joint-side viscous friction",
+              "joint_coulomb": "joint-side Coulomb friction"}
     columns = [("rotor inertia", layout.rotor)] + [
         (labels[kind], friction_columns(layout, kind)) for kind in NONNEGATIVE_KINDS
         if kind in layout.friction]
@@ -378,7 +405,8 @@ def model_with_parameters(model, pi, name: str | None = None, friction=None) -> 
                               "gear_ratio": float(model.gear_ratio[i])}
         for kind in layout.friction:
             joint["friction"][kind] = float(pi[friction_columns(layout, kind)[i]])
-            if kind in EXTRA_KINDS and i in model.coupled_drives:
+            if kind in UNCOUPLED_KINDS and i in model.coupled_drives or \
+                    kind in JOINT_SIDE_KINDS and i not in model.coupled_drives:
                 del joint["friction"][kind]     # (not modelled there: friction_terms)
     spec["payload"] = None
     if name is not None:

@@ -34,7 +34,7 @@ import numpy as np
 from ..errors import InputError, RobotDescriptionError
 from ..transforms import homogeneous, placement, pose_matrix, rot_x
 from .inertia import Body, inertia_entries, inertia_matrix
-from .coupling import coupling_matrix, friction_change
+from .coupling import coupling_matrix, friction_change, quadratic_change
 from .payload import fold_payload
 from .robot_file import load_robot_file, parse_robot
 
@@ -125,6 +125,10 @@ class RobotModel:
         # core/control/friction.py's extra_friction, only when a joint has them
         self.viscous_quadratic = col("friction", "viscous_quadratic", 0.0)
         self.coulomb_load = col("friction", "coulomb_load", 0.0)
+        # joint-side F_v, F_s of a joint whose drive is coupled: on qd_j, not on the drive's
+        # K_j qd (model/coupling.py); 0 elsewhere (a robot file refuses them there)
+        self.joint_viscous = col("friction", "joint_viscous", 0.0)
+        self.joint_coulomb = col("friction", "joint_coulomb", 0.0)
         # what the joint's effort sensor or drive reports at zero torque (sensor bias, amplifier
         # offset): part of measured efforts, not a torque on the robot, so no dynamics uses it
         self.torque_offset = col("friction", "offset", 0.0)
@@ -302,14 +306,22 @@ class RobotModel:
         """
         return friction_change(self, qd, viscous)
 
-    def refuse_coupled_friction(self, purpose: str, kinds=("viscous", "coulomb")) -> None:
+    def coupled_quadratic_change(self, qd) -> np.ndarray:
+        """Return the F_v2 part of :meth:`coupled_friction_change` alone (``coupling.py``)."""
+        return quadratic_change(self, qd)
+
+    def refuse_coupled_friction(self, purpose: str,
+                                kinds=("viscous", "coulomb", "viscous_quadratic",
+                                       "joint_viscous", "joint_coulomb")) -> None:
         """
         Raise RobotDescriptionError if a coupled drive has friction of ``kinds``.
 
         For what applies friction per joint (``purpose`` says what), not per drive through the
         coupling (``core/model/coupling.py``): its result would be wrong for such a drive.
         """
-        values = {"viscous": self.viscous, "coulomb": self.coulomb}
+        values = {"viscous": self.viscous, "coulomb": self.coulomb,
+                  "viscous_quadratic": self.viscous_quadratic,
+                  "joint_viscous": self.joint_viscous, "joint_coulomb": self.joint_coulomb}
         drives = [self.joint_names[i] for i in self.coupled_drives
                   if any(values[kind][i] != 0.0 for kind in kinds)]
         if drives:
@@ -330,7 +342,8 @@ class RobotModel:
     @property
     def has_friction(self) -> bool:
         return bool(np.any(self.viscous != 0.0) or np.any(self.coulomb != 0.0)
-                    or self.has_extra_friction)
+                    or self.has_extra_friction or np.any(self.joint_viscous != 0.0)
+                    or np.any(self.joint_coulomb != 0.0))
 
     @property
     def has_extra_friction(self) -> bool:

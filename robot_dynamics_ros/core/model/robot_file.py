@@ -38,10 +38,14 @@ LINK_KEYS = {"mass": True, "com": True, "inertia": True}
 INERTIA_KEYS = {"ixx": True, "iyy": True, "izz": True, "ixy": False, "ixz": False, "iyz": False}
 MOTOR_KEYS = {"rotor_inertia": True, "gear_ratio": True}
 FRICTION_KEYS = {"viscous": False, "coulomb": False, "offset": False,
-                 "viscous_quadratic": False, "coulomb_load": False}
+                 "viscous_quadratic": False, "coulomb_load": False,
+                 "joint_viscous": False, "joint_coulomb": False}
 # Friction terms beyond F_v qd + F_s sgn(qd) (core/control/friction.py): kept in a joint's
 # normalised description only when the file gives them, so files without them load as before.
-EXTRA_FRICTION_KEYS = ("viscous_quadratic", "coulomb_load")
+EXTRA_FRICTION_KEYS = ("viscous_quadratic", "coulomb_load", "joint_viscous", "joint_coulomb")
+# Joint-side friction of a joint whose drive the coupling moves with other joints (the joint's
+# own output stage, on qd_j: core/model/coupling.py); elsewhere it is the drive's own friction.
+JOINT_SIDE_KEYS = ("joint_viscous", "joint_coulomb")
 POSE_KEYS = {"xyz": False, "rpy": False}
 COUPLING_KEYS = {"joints": True, "matrix": True}
 # A coupling matrix whose condition number is beyond this drives some joint by no motor (or by
@@ -333,6 +337,7 @@ def parse_robot(data: Any, source: str = "<dict>", strict_inertia: bool = False)
         # A payload is the user's run-time input, not a vendor's link data: checked strictly.
         payload = _body(data["payload"], "payload", loc, None if accept else False)
     coupling = _coupling(data.get("coupling"), joints, loc)
+    _check_joint_side(joints, coupling, loc)
     description = data.get("description", "")
     if not isinstance(description, str):
         raise loc.error("description", f"must be a string, got {type(description).__name__}")
@@ -352,9 +357,9 @@ def _coupling(value: Any, joints: list, loc: _Where) -> dict | None:
 
     K is the identity but for the block ``matrix`` on the joints ``joints`` (rows: the drives of
     those joints, columns: the joints).  Refused: an unknown or repeated joint, a matrix that is
-    not square over them, not finite or not invertible, and the friction terms F_v2, F_l on a
-    drive the coupling moves with other joints (the law is per joint velocity,
-    core/control/friction.py).
+    not square over them, not finite or not invertible, and the load-dependent friction F_l on a
+    drive the coupling moves with other joints (its load would be the drive's share of g(q);
+    F_v, F_v2 and F_s act there on the drive's velocity K qd, core/model/coupling.py).
     """
     if value is None:
         return None
@@ -386,12 +391,27 @@ def _coupling(value: Any, joints: list, loc: _Where) -> dict | None:
     for r, name in enumerate(listed):
         if any(x != float(c == r) for c, x in enumerate(matrix[r])):
             i = names.index(name)
-            extra = [k for k in EXTRA_FRICTION_KEYS if joints[i]["friction"].get(k)]
-            if extra:
-                raise loc.error(f"joints[{i}] ({name}).friction.{extra[0]}",
+            # F_l's load would be the drive's share of g(q): not modelled (F_v2 is, on K qd)
+            if joints[i]["friction"].get("coulomb_load"):
+                raise loc.error(f"joints[{i}] ({name}).friction.coulomb_load",
                                 "is not supported on a drive that the coupling moves with other "
-                                "joints (give viscous and coulomb only)")
+                                "joints (give viscous, viscous_quadratic and coulomb only)")
     return {"joints": list(listed), "matrix": matrix}
+
+
+def _check_joint_side(joints: list, coupling: dict | None, loc: _Where) -> None:
+    """Refuse joint-side friction on a joint whose drive turns with it alone (no coupling)."""
+    coupled = set()
+    if coupling is not None:
+        coupled = {name for r, name in enumerate(coupling["joints"])
+                   if any(x != float(c == r) for c, x in enumerate(coupling["matrix"][r]))}
+    for i, joint in enumerate(joints):
+        given = [k for k in JOINT_SIDE_KEYS if joint["friction"].get(k)]
+        if given and joint["name"] not in coupled:
+            raise loc.error(f"joints[{i}] ({joint['name']}).friction.{given[0]}",
+                            "joint-side friction is for a joint whose drive the coupling moves "
+                            "with other joints; this joint's drive turns with it alone, so give "
+                            "it as friction.viscous / friction.coulomb")
 
 
 MAX_FILE_BYTES = 1 << 20       # a robot file is a few KB; this bounds the work a bad one causes

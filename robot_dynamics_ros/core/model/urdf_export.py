@@ -15,8 +15,10 @@ an axis through that frame's origin, which is where the DH frame F_i sits: on jo
 * what URDF cannot say goes into elements of the package's namespace, which other readers
   ignore: ``<robot_dynamics:motor rotor_inertia gear_ratio>``,
   ``<robot_dynamics:limit acceleration>`` and ``<robot_dynamics:friction offset
-  viscous_quadratic coulomb_load>`` (the torque offset, what the joint's sensor reports at zero
-  torque; the friction terms F_v2, F_l of ``core/control/friction.py``) in a joint, and
+  viscous_quadratic coulomb_load joint_viscous joint_coulomb>`` (the torque offset, what the
+  joint's sensor reports at zero torque; the friction terms F_v2, F_l of
+  ``core/control/friction.py``; a coupled joint's joint-side friction,
+  ``core/model/coupling.py``) in a joint, and
   ``<robot_dynamics:gravity xyz>`` when gravity is not [0, 0, -9.81], and
   ``<robot_dynamics:coupling joints matrix>`` when the model couples drives.
 
@@ -101,7 +103,8 @@ def _joint(joint: dict, parent: str, child: str, origin: np.ndarray) -> list[str
         out.append(f'    <dynamics damping="{_num(friction["viscous"])}" '
                    f'friction="{_num(friction["coulomb"])}"/>')
     extension = " ".join(f'{key}="{_num(friction[key])}"' for key in
-                         ("offset", "viscous_quadratic", "coulomb_load") if friction.get(key, 0.0))
+                         ("offset", "viscous_quadratic", "coulomb_load", "joint_viscous",
+                          "joint_coulomb") if friction.get(key, 0.0))
     if extension:
         out.append(f"    <robot_dynamics:friction {extension}/>")
     if "acceleration" in limits:

@@ -33,12 +33,14 @@ attributes), more than :data:`MAX_URDF_JOINTS` joints.
 
 Beyond URDF, a joint may carry ``<robot_dynamics:motor rotor_inertia="..." gear_ratio="..."/>``,
 ``<robot_dynamics:limit acceleration="..."/>`` and ``<robot_dynamics:friction offset="..."
-viscous_quadratic="..." coulomb_load="..."/>`` (the effort its sensor reports at zero torque; the
-friction terms F_v2 qd|qd| and F_l |g(q)| sgn(qd) of ``core/control/friction.py``), and the robot
-``<robot_dynamics:gravity xyz="..."/>`` (namespace :data:`EXTENSION_NS`; other URDF readers
-ignore them), which ``robot-dynamics urdf`` writes so that rotor inertias, acceleration limits
-and gravity survive a round trip; and ``<robot_dynamics:coupling joints="j5 j6" matrix="1 0 1
-1"/>``, the drive coupling of a robot file's ``coupling`` (matrix rows one after the other).
+viscous_quadratic="..." coulomb_load="..." joint_viscous="..." joint_coulomb="..."/>`` (the effort
+its sensor reports at zero torque; the friction terms F_v2 qd|qd| and F_l |g(q)| sgn(qd) of
+``core/control/friction.py``; a coupled joint's joint-side friction, ``model/coupling.py``),
+and the robot ``<robot_dynamics:gravity xyz="..."/>`` (namespace :data:`EXTENSION_NS`; other
+URDF readers ignore them), which ``robot-dynamics urdf`` writes so that rotor inertias,
+acceleration limits and gravity survive a round trip; and ``<robot_dynamics:coupling
+joints="j5 j6" matrix="1 0 1 1"/>``, the drive coupling of a robot file's ``coupling``
+(matrix rows one after the other).
 """
 from __future__ import annotations
 
@@ -500,6 +502,7 @@ def _friction_extension(element, where: str, source: str) -> tuple[float, tuple]
     if extension is None:
         return 0.0, ()
     extra = tuple((key, _number(extension, key, where, source, "friction"))
-                  for key in ("viscous_quadratic", "coulomb_load")
+                  for key in ("viscous_quadratic", "coulomb_load", "joint_viscous",
+                              "joint_coulomb")
                   if extension.get(key) is not None)
     return _number(extension, "offset", where, source, "friction", 0.0), extra

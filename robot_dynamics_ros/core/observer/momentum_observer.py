@@ -53,7 +53,11 @@ most of the momentum change, i.e. e = u - clip(u, -F_s, F_s) with u the mean tor
 the other terms.  An external torque on a joint that sticks is indistinguishable from static
 friction up to F_s: the observer cannot see it, and says nothing there.  (So the Coulomb term here
 is the friction's mean over an interval, not the sample-wise law F_s sgn(qd) of
-``core.control``, which would put up to F_s into the residual at every stop.)
+``core.control``, which would put up to F_s into the residual at every stop.)  Coupled drives
+(``core/model/coupling.py``): p includes their rotor matrix (``algorithms.momentum``), and
+their smooth friction on K qd (F_v, F_v2, a joint's joint-side F_vj) is part of beta through
+the law's change ``model.coupled_friction_change``; their Coulomb friction, on sgn(K qd), is
+refused (the band above is per joint).
 
 Use: :class:`MomentumObserver` holds the state; :meth:`~MomentumObserver.update` takes one sample
 (lists of floats, the per-message path of the node), :meth:`~MomentumObserver.update_many` a block
@@ -89,7 +93,12 @@ class MomentumObserver:
         self.model = model
         self.options = options = options.checked(model)
         if options.friction:
-            model.refuse_coupled_friction("the observer (friction=False leaves friction out)")
+            # a coupled drive's smooth friction is in beta; its Coulomb friction, on sgn(K qd),
+            # would need the interval's set-valued step per drive, not per joint
+            model.refuse_coupled_friction("the observer's Coulomb step (friction=False leaves "
+                                          "friction out)", kinds=("coulomb", "joint_coulomb"))
+        # (the coupled drives' friction as the law's change: model/coupling.py)
+        self._coupled = bool(options.friction and model.coupled_drives and model.has_friction)
         self._gains = options.gains
         self._interval = options.effort_timing == "interval"
         self._vs = options.static_velocity
@@ -115,8 +124,11 @@ class MomentumObserver:
     # -- one sample ----------------------------------------------------------------------------
     def _beta(self, q: list, qd: list, ctq: list, g) -> list:
         """Return beta = C^T qd - g - F_v qd - F_v2 qd|qd|: dp/dt's smooth part besides tau."""
-        return [c - gi - fv * v - fq * v * abs(v)
+        beta = [c - gi - fv * v - fq * v * abs(v)
                 for c, gi, fv, fq, v in zip(ctq, g, self._viscous, self._quadratic, qd)]
+        if self._coupled:
+            beta = (np.array(beta) - self.model.coupled_friction_change(np.array(qd))).tolist()
+        return beta
 
     def _levels(self, g) -> list:
         """Return each joint's Coulomb level at the sample, F_s + F_l |g(q)|."""
@@ -197,6 +209,8 @@ class MomentumObserver:
         g = np.asarray(self._gravity_many(q))
         beta = ctq - g - np.asarray(self._viscous) * qd - np.asarray(self._quadratic) * qd * \
             np.abs(qd)
+        if self._coupled:
+            beta = beta - self.model.coupled_friction_change(qd)
         levels = np.asarray(self._coulomb) + np.asarray(self._load) * np.abs(g)
         rows = zip(t.tolist(), p.tolist(), beta.tolist(), tau.tolist(), qd.tolist(),
                    levels.tolist())

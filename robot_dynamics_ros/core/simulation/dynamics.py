@@ -53,8 +53,9 @@ def without_coulomb(model):
         for joint in spec["joints"]:    # (the quadratic viscous term is smooth: kept)
             friction = joint["friction"]
             joint["friction"] = {"viscous": friction["viscous"], "coulomb": 0.0}
-            if friction.get("viscous_quadratic"):
-                joint["friction"]["viscous_quadratic"] = friction["viscous_quadratic"]
+            for kept in ("viscous_quadratic", "joint_viscous"):     # (smooth: kept)
+                if friction.get(kept):
+                    joint["friction"][kept] = friction[kept]
         return type(model)(spec)
     return model_constant(model, "without_coulomb", build)
 

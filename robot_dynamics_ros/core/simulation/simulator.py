@@ -92,7 +92,8 @@ class Simulator:
                 raise InputError(f"q0: joint '{model.joint_names[i]}' starts at {q0[i]:g}, "
                                  f"outside its limits [{model.lower[i]:g}, {model.upper[i]:g}] "
                                  "(or pass joint_limits=False)")
-        dry = [model.joint_names[i] for i in model.coupled_drives if model.coulomb[i] != 0.0]
+        dry = [model.joint_names[i] for i in model.coupled_drives
+               if model.coulomb[i] != 0.0 or model.joint_coulomb[i] != 0.0]
         if dry:
             raise InputError(f"{model.name}: the drive(s) of joint(s) {dry} move with other "
                              "joints (coupling) and have Coulomb friction: the simulator's "

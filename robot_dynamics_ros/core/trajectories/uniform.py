@@ -89,6 +89,8 @@ def torque_parts(model, q, qd, qdd):
     zeros = np.zeros_like(q)
     g = rnea(model, q, zeros, zeros)
     quadratic = quadratic_viscous(model, qd)
+    if model.coupled_drives:    # coupled drives' F_v2 on (K qd)|K qd|, through K^T: as 1/c^2
+        quadratic = quadratic + model.coupled_quadratic_change(qd)
     friction = friction_torques(model, qd, q) - quadratic
     tau_s = rnea(model, q, qd, qdd, gravity=np.zeros(3)) - friction
     coulomb = coulomb_friction(model, g, qd)

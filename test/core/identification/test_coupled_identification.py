@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from coupled_wrist import IM6, wrist
+from coupled_wrist import FSJ, FV2, FVJ, IM6, wrist, wrist_with_joint_side
 from identification_data import multisine
 from robot_dynamics_ros.core import RobotModel, rnea
 from robot_dynamics_ros.core.identification.drives import gains_from_constants
@@ -96,6 +96,35 @@ def test_the_defaults_identify_the_coupled_wrist_and_write_its_coupling(recordin
     assert written.rotor_inertia[1] == pytest.approx(true.rotor_inertia[1], rel=0.02)
     assert np.allclose(written.viscous, true.viscous, rtol=0.02)
     assert np.allclose(written.coulomb, true.coulomb, rtol=0.02)
-    assert not np.any(written.viscous_quadratic[1:])        # not modelled on the coupled drive
+    assert not np.any(written.viscous_quadratic[1:])        # (none in the truth: left out)
     report = fit.holdout
     assert np.all(report.after_rms < 0.1 * report.before_rms)
+
+
+def test_drive_quadratic_and_joint_side_friction_are_identified():
+    # a wrist whose drive 6 has F_v2 on v6 = qd5 + qd6 and whose joint 6 has its own F_vj qd6 +
+    # F_sj sgn(qd6) (test/support/coupled_wrist.py): their columns separate them from drive 6's
+    # friction (which acts on joint 5 as well), each within 4 standard deviations and 2 %
+    kinds = ("viscous", "coulomb", "viscous_quadratic", "joint_viscous", "joint_coulomb")
+    model, true = RobotModel.from_dict(wrist()), RobotModel.from_dict(wrist_with_joint_side())
+    rng = np.random.default_rng(5)
+    q, qd, qdd = multisine(model, np.arange(0.0, 10.0, 2e-3), rng)
+    gains = gains_from_constants(model, [TORQUE_CONSTANT])
+    currents = np.linalg.solve(model.coupling.T, rnea(true, q, qd, qdd).T).T / gains.gains
+    currents += rng.normal(scale=NOISE, size=currents.shape)
+    Y = regressor(true, q, qd, qdd, kinds)
+    assert np.allclose(Y @ parameter_vector(true, kinds), rnea(true, q, qd, qdd), rtol=0,
+                       atol=1e-10)
+    result = identify(model, q, qd, qdd, gains.torques(currents), friction=kinds)
+    truth = result.base.combination @ parameter_vector(true, kinds)
+    names = list(result.names)
+    for name, value in (("Fv2[joint6]", FV2), ("Fvj[joint6]", FVJ), ("Fcj[joint6]", FSJ)):
+        k = names.index(name)
+        assert truth[k] == pytest.approx(value, rel=1e-12)
+        assert abs(result.estimates[k] - value) < 4 * result.std[k], name
+        assert abs(result.estimates[k] - value) < 0.02 * abs(value), name
+    assert "Fvj[joint5]" not in names and "Fcj[joint5]" not in names   # (0 columns: no base)
+    written = result.model
+    assert written.joint_coulomb[1] == pytest.approx(FSJ, rel=0.02)
+    assert written.joint_coulomb[0] == 0.0 and "joint_coulomb" not in \
+        written.to_dict()["joints"][0]["friction"]

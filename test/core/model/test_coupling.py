@@ -57,15 +57,17 @@ def test_bad_coupling_is_refused_naming_file_and_field(tmp_path, change, message
     assert message in str(error.value)
 
 
-def test_further_friction_on_a_coupled_drive_is_refused():
+def test_load_dependent_friction_on_a_coupled_drive_is_refused():
     spec = wrist()
-    spec["joints"][1]["friction"]["viscous_quadratic"] = 0.01
+    spec["joints"][1]["friction"]["coulomb_load"] = 0.01
     with pytest.raises(RobotDescriptionError, match=r"joints\[1\] \(joint6\)\.friction\."
-                                                    r"viscous_quadratic: is not supported"):
+                                                    r"coulomb_load: is not supported"):
         RobotModel.from_dict(spec)
-    # on the drive that moves its joint alone (row (1, 0)), it is accepted
+    # on the drive that moves its joint alone (row (1, 0)), it is accepted; F_v2 on both
+    # (drive 6's on its velocity qd5 + qd6: test/core/algorithms/test_coupled_friction_terms.py)
     spec = copy.deepcopy(wrist())
-    spec["joints"][0]["friction"]["viscous_quadratic"] = 0.01
+    spec["joints"][0]["friction"]["coulomb_load"] = 0.01
+    spec["joints"][1]["friction"]["viscous_quadratic"] = 0.01
     assert RobotModel.from_dict(spec).has_extra_friction
 
 

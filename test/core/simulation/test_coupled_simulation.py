@@ -77,3 +77,25 @@ def test_coulomb_friction_on_the_uncoupled_drive_still_sticks():
     stuck = runs[0].qd[:, 0] == 0.0
     assert stuck[-100:].all() and runs[0].q[-1, 0] == runs[0].q[-100, 0]
     assert np.abs(runs[0].qd[-1, 1]) > 0.1                 # while joint 6 still moves
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_energy_balance_with_quadratic_and_joint_side_friction(compiled):
+    # unforced: E(0) - E(t) = int qd^T f(qd) dt, f the hand-derived friction with drive 6's F_v2
+    # on v6 = qd5 + qd6 and joint 6's joint-side F_vj qd6 (test/support/coupled_wrist.py)
+    from coupled_wrist import hand_friction_joint_side, wrist_with_joint_side
+    model = RobotModel.from_dict(wrist_with_joint_side(coulomb=False))
+    result = simulate(model, Q0, QD0, 0.5, dt=2e-4, effort_limits=False, joint_limits=False,
+                      compiled=compiled)
+    energy = mechanical_energy(model, result.q, result.qd)
+    power = np.einsum("ki,ki->k", result.qd, hand_friction_joint_side(result.qd, coulomb=False))
+    dissipated = np.concatenate([[0.0], np.cumsum(0.5 * (power[1:] + power[:-1])
+                                                  * np.diff(result.t))])
+    scale = energy[0] - energy[-1]
+    assert scale > 0.1
+    assert np.abs(energy[0] - energy - dissipated).max() < 1e-4 * scale
+    # the same run without the further terms loses less energy: the test sees them
+    plain = simulate(RobotModel.from_dict(wrist(coulomb=False)), Q0, QD0, 0.5, dt=2e-4,
+                     effort_limits=False, joint_limits=False, compiled=compiled)
+    lost = energy[0] - mechanical_energy(model, plain.q, plain.qd)[-1]
+    assert abs(lost - scale) > 1e-2 * scale
