@@ -20,7 +20,7 @@ from robot_dynamics_ros.core.errors import InputError, RobotDescriptionError
 from robot_dynamics_ros.core.model.urdf_export import urdf_text
 from robot_dynamics_ros.core.observer import MomentumObserver, ObserverOptions
 from robot_dynamics_ros.core.simulation import Simulator
-from robot_dynamics_ros.core.trajectories.uniform import _torque_parts
+from robot_dynamics_ros.core.trajectories.uniform import torque_parts
 
 RNG = np.random.default_rng(40)
 
@@ -72,7 +72,7 @@ def test_power_balance_and_dissipation(model):
 def test_uniform_scaling_splits_by_powers_of_c(model):
     # at qd / c: the quadratic part / c^2 (in tau_s), the viscous part / c, the Coulomb part
     q, qd, qdd = states()
-    tau_s, friction, _, coulomb = _torque_parts(model, q, qd, qdd)
+    tau_s, friction, _, coulomb = torque_parts(model, q, qd, qdd)
     quadratic = hand_friction_joint_side(qd) - friction
     v6 = qd[:, 0] + qd[:, 1]
     assert np.allclose(quadratic, FV2 * (v6 * np.abs(v6))[:, None], rtol=0, atol=1e-12)
