@@ -47,10 +47,34 @@ TARGET_RATIO = 2.0
 CHUNK = 50_000
 
 
+def reference_cdr(traj: JointTrajectory) -> bytes:
+    """
+    Return the trajectory as a JointTrajectory message's CDR bytes, exactly as recorded.
+
+    Serialised with rosbags, not rclpy: rclpy's ``serialize_message`` (rmw_fastrtps) returns 4
+    bytes more than the message for each empty float64[] at its end (here the points' effort),
+    which rosbags refuses (it allows 3 bytes of padding), so that the bag tools fell back to
+    rclpy and the command's run paid rclpy's import (0.2-0.4 s); a bag recorded from DDS holds
+    the message's own length (doc/bags.md, "Message bytes").
+    """
+    store = typestore()
+    types = store.types
+    header = types["std_msgs/msg/Header"](
+        stamp=types["builtin_interfaces/msg/Time"](sec=0, nanosec=0), frame_id="")
+    points = []
+    for k, t in enumerate(traj.times.tolist()):
+        sec = int(t // 1)
+        points.append(types["trajectory_msgs/msg/JointTrajectoryPoint"](
+            positions=traj.positions[k], velocities=traj.velocities[k],
+            accelerations=traj.accelerations[k], effort=np.zeros(0),
+            time_from_start=types["builtin_interfaces/msg/Duration"](
+                sec=sec, nanosec=int(round((t - sec) * 1e9)))))
+    msg = types[REFERENCE](header=header, joint_names=list(traj.joint_names), points=points)
+    return bytes(store.serialize_cdr(msg, REFERENCE))
+
+
 def make_bag(path: Path, count: int, with_reference: bool = True):
     """Write ``count`` Puma joint states at 1 kHz (a smooth motion, its torques), a reference."""
-    from rclpy.serialization import serialize_message
-    from robot_dynamics_ros.messages.ros import trajectory_to_msg
     model = RobotModel.named("puma560")
     template = JointStateTemplate(model.joint_names, ("position", "velocity", "effort"))
     duration = count * 1e-3
@@ -63,7 +87,7 @@ def make_bag(path: Path, count: int, with_reference: bool = True):
         if with_reference:
             reference = writer.add_connection("/reference_trajectory", REFERENCE,
                                               typestore=typestore())
-            writer.write(reference, 0, bytes(serialize_message(trajectory_to_msg(traj))))
+            writer.write(reference, 0, reference_cdr(traj))
         for start in range(0, count, CHUNK):
             k = np.arange(start, min(count, start + CHUNK))
             t = k * 1e-3
