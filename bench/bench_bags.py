@@ -122,6 +122,10 @@ def command_line(path: Path, out: Path) -> float:
     """Return the seconds of `robot-dynamics bag process` in a fresh process, start to end."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
+    # an install has its bytecode: without it every run compiled the package's modules from
+    # source (0.3-0.5 s of a command's start where PYTHONDONTWRITEBYTECODE is set); the first of
+    # the repeats writes it
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     started = time.perf_counter()
     subprocess.run([sys.executable, "-m", "robot_dynamics_ros.commands.cli", "bag", "process",
                     str(path), str(out), "--robot", "puma560", "--reference",
