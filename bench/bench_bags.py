@@ -49,13 +49,12 @@ CHUNK = 50_000
 
 def reference_cdr(traj: JointTrajectory) -> bytes:
     """
-    Return the trajectory as a JointTrajectory message's CDR bytes, exactly as recorded.
+    Return the trajectory as a JointTrajectory message's CDR bytes, the message's length exactly.
 
     Serialised with rosbags, not rclpy: rclpy's ``serialize_message`` (rmw_fastrtps) returns 4
     bytes more than the message for each empty float64[] at its end (here the points' effort),
     which rosbags refuses (it allows 3 bytes of padding), so that the bag tools fell back to
-    rclpy and the command's run paid rclpy's import (0.2-0.4 s); a bag recorded from DDS holds
-    the message's own length (doc/bags.md, "Message bytes").
+    rclpy and the command's run paid rclpy's import (0.2-0.4 s; ``bags/types.py``).
     """
     store = typestore()
     types = store.types
