@@ -35,6 +35,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
+# an install has its bytecode: written here, read by the workers' server (which would otherwise
+# compile the package's modules from source where PYTHONDONTWRITEBYTECODE is set)
+sys.dont_write_bytecode = False
 
 from bench_bags import make_bag  # noqa: E402
 from robot_dynamics_ros.bags.engine import default_workers  # noqa: E402

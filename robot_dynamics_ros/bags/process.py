@@ -520,9 +520,7 @@ class _Processor:
             times, stamp = times[finite], stamp[finite]
             values = {k: v[finite] for k, v in values.items()}
         rows = self.templates[output].encode_many(stamp, **values)
-        channel, write = self.channels[output], self.writer.write
-        for t, row in zip(times.tolist(), rows):
-            write(channel, t, row.data)
+        self.writer.write_rows(self.channels[output], times, rows)
         self.written[output] += len(rows)
 
 

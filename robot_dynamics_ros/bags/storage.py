@@ -25,8 +25,11 @@ import threading
 from contextlib import contextmanager
 from pathlib import Path
 
+import numpy as np
 from rosbags.rosbag2 import StoragePlugin, Writer
+from rosbags.rosbag2.enums import CompressionMode
 from rosbags.rosbag2.errors import WriterError
+from rosbags.rosbag2.storage_mcap import McapWriter
 
 from ..core.errors import BagError
 
@@ -166,6 +169,31 @@ class BagWriter:
         with self._lock:
             self._writer.write(connection, timestamp, data)
 
+    def write_rows(self, connection, timestamps, rows):
+        """
+        Write one message per row of ``rows`` ((N, size) uint8) at ``timestamps`` (N ns).
+
+        The same bytes as ``write`` called for each row, in order (``test_storage.py``): into an
+        MCAP bag (rosbags' McapWriter, uncompressed per message) the N message records are built
+        at once with numpy instead of five small writes each in Python (the per-message writes
+        were the most of ``bag process``'s time: doc/benchmarks.md, "Bags"); otherwise, or for
+        a connection rosbags does not know (its error), one ``write`` a row.
+        """
+        with self._lock:
+            storage, writer = self._writer.storage, self._writer
+            if (not isinstance(storage, McapWriter) or writer.compression_mode ==
+                    CompressionMode.MESSAGE or connection not in writer.connections):
+                for timestamp, row in zip(timestamps.tolist(), rows):
+                    writer.write(connection, timestamp, row.data)
+                return
+            times = np.asarray(timestamps, dtype=np.int64)
+            if not len(times):
+                return
+            _mcap_records(storage, connection.id, times, rows)
+            writer.counts[connection.id] += len(rows)
+            writer.min_timestamp = min(writer.min_timestamp, int(times.min()))
+            writer.max_timestamp = max(writer.max_timestamp, int(times.max()))
+
     def flush(self):
         """Make every message written so far durable (SQLite3: commit; MCAP: close the chunk)."""
         with self._lock:
@@ -199,6 +227,42 @@ class BagWriter:
         self._stop_flushing()
         with self._lock:
             self._writer.abort()
+
+
+def _mcap_records(storage, channel: int, times: np.ndarray, rows: np.ndarray):
+    """
+    Append MCAP message records (op 0x05) to rosbags' pending chunk, as its ``write`` would.
+
+    A record: op (1 byte), uint64 length, uint16 channel id, uint32 sequence (0), uint64 log and
+    publish time (both the timestamp), the data (MCAP specification, "Message").  Its chunk is
+    closed after the write that takes it past 1 MiB, as rosbags' ``McapWriter.write`` does.
+    """
+    size = rows.shape[1]
+    record = np.dtype([("op", "u1"), ("length", "<u8"), ("channel", "<u2"), ("sequence", "<u4"),
+                       ("log_time", "<u8"), ("publish_time", "<u8"), ("data", "u1", (size,))])
+    out = np.zeros(len(rows), dtype=record)
+    out["op"], out["length"], out["channel"] = 0x05, record.itemsize - 9, channel
+    out["log_time"] = out["publish_time"] = times
+    out["data"] = rows
+    storage.message_start_time = min(storage.message_start_time, int(times.min()))
+    storage.message_end_time = max(storage.message_end_time, int(times.max()))
+    storage.channel_stats[channel] += len(rows)
+    start = 0
+    while start < len(rows):
+        chunk = storage.chunk
+        position = chunk.bio.tell()
+        # records until the one that ends past 1 MiB, that one included (then the chunk closes)
+        fit = max(0, (2**20 - position) // record.itemsize) + 1
+        stop = min(len(rows), start + fit)
+        part = times[start:stop]
+        chunk.message_start_time = min(chunk.message_start_time, int(part.min()))
+        chunk.message_end_time = max(chunk.message_end_time, int(part.max()))
+        offsets = position + record.itemsize * np.arange(stop - start)
+        chunk.msgs[channel].extend(zip(part.tolist(), offsets.tolist()))
+        chunk.bio.write(out[start:stop].tobytes())
+        if chunk.bio.tell() > 2**20:
+            storage.close_chunk()
+        start = stop
 
 
 def _sqlite_for_any_thread(storage):

@@ -97,11 +97,16 @@ def deserialize(raw, msgtype: str):
     """
     Decode one CDR message with rosbags, or with rclpy where rosbags refuses it.
 
-    rosbags insists on the exact length; ``rclpy.serialization.serialize_message`` (which scripts
-    use to write bags) can return a few bytes more than the message, which the nodes' own
-    decoding ignores, so those messages are decoded by rclpy as a node would.  Field access is
-    the same either way (``msg.header.stamp.sec``, ``msg.name``, ...).  Raises the decoder's error
-    if neither can decode it.
+    rosbags allows at most 3 bytes after the message (the 4-byte padding of a DDS payload);
+    ``rclpy.serialization.serialize_message`` (which scripts use to write bags; rmw_fastrtps
+    on Jazzy) returns 4 more bytes, of whatever was in memory, for every empty float64[] at the
+    message's end (a JointState without effort, a trajectory point without effort), which the
+    nodes' own decoding ignores.  The message's own bytes are right; the length is rclpy's (or
+    its middleware's) mistake, not rosbags' nor ``messages/cdr.py``'s (``test_process.py``);
+    bags recorded from DDS were not seen with it.  Those messages are decoded by rclpy as a
+    node would (importing rclpy on first use, 0.2-0.4 s).  Field access is the same either way
+    (``msg.header.stamp.sec``, ``msg.name``, ...).  Raises the decoder's error if neither can
+    decode it.
     """
     try:
         return typestore().deserialize_cdr(raw, msgtype)

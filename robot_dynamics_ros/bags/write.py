@@ -52,5 +52,4 @@ def write_joint_states(bag, joint_names, time, position, velocity=None, effort=N
         for start in range(0, stamps.size, CHUNK):
             part = slice(start, start + CHUNK)
             rows = template.encode_many(stamps[part], **{k: v[part] for k, v in fields.items()})
-            for stamp, row in zip(stamps[part].tolist(), rows):
-                writer.write(connection, stamp, row.data)
+            writer.write_rows(connection, stamps[part], rows)

@@ -82,3 +82,29 @@ def test_dump_yaml_writes_what_safe_dump_writes_with_the_c_emitter():
     assert text == pyyaml.safe_dump(data, default_flow_style=None, sort_keys=False)
     if hasattr(pyyaml, "CSafeDumper"):
         assert yaml_loader._DUMPER is pyyaml.CSafeDumper
+
+
+def _outcome(text, fast):
+    from robot_dynamics_ros.core.yaml_loader import parse_yaml
+    try:
+        return parse_yaml(text, fast=fast)
+    except Exception as exc:  # noqa: BLE001 -- the outcomes are compared
+        return type(exc), str(exc)
+
+
+def test_libyaml_parses_every_yaml_file_of_the_repository_as_the_python_loader():
+    """The oracle: the Python loader (``fast=False``), on 35 robot, trajectory and test files."""
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    files = sorted(root.glob("config/**/*.yaml")) + sorted(root.glob("test/data/**/*.yaml"))
+    assert len(files) > 30
+    for path in files:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        assert _outcome(text, True) == _outcome(text, False), path
+
+
+@pytest.mark.parametrize("text", ["[" * 40 + "]" * 40, "a:\n" + "".join(
+    " " * k + f"k{k}:\n" for k in range(1, 40)) + " " * 40 + "1\n", "a: 1\na: 2\n",
+    "<<: {a: 1}\n", "a: !!int 0x10\n", "a: &x [1]\nb: *x\n", "a: [1, 2\n", "a: 010\nb: no\n"])
+def test_libyaml_path_gives_the_python_loaders_errors_and_values(text):
+    assert _outcome(text, True) == _outcome(text, False)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..inputs import joint_arrays
-from .spatial import chain_state, force_cross_bar, motion_cross
+from .spatial import chain_state, force_cross_bar, link_velocities, motion_cross
 
 
 def _body_christoffel(M, V, S, Sdot) -> np.ndarray:
@@ -47,7 +47,7 @@ def coriolis_matrix(model, q, qd) -> np.ndarray:
     (q, qd), _ = joint_arrays(model, q=q, qd=qd)
     st = chain_state(model, q)
     n = model.n
-    V = np.cumsum(st.S * qd[..., None], axis=-2)                     # link velocities
+    V = link_velocities(st, qd)
     V_parent = np.concatenate([np.zeros_like(V[..., :1, :]), V[..., :-1, :]], axis=-2)
     # d/dt S_j = V_{j-1} x S_j
     Sdot = np.einsum("...iab,...ib->...ia", motion_cross(V_parent), st.S)

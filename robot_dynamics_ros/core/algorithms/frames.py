@@ -231,7 +231,10 @@ def acceleration_bias(axes, rates, tx, ty, tz):
     1986, eqs. 5-80 - 5-91, and Siciliano et al. 2009, eqs. 7.93-7.103, with qdd = 0): moving the
     point by r on a link, v += w x r and a += wd x r + w x (w x r); at a revolute joint
     wd += w x (qd z) and w += qd z; at a prismatic one a += 2 w x (qd z) (Coriolis) and
-    v += qd z.  With qdd = 0, a and wd are Jdot qd.
+    v += qd z.  With qdd = 0, a and wd are Jdot qd.  The velocity part is
+    ``spatial_inertia.joint_velocity``'s recursion written in world axes (X_i only moves the
+    reference point, S_i qd_i = qd_i z_i), not another definition: it is kept inline because each
+    step's w x r serves the acceleration too (``test_spatial.py`` checks v and w against it).
     """
     vx = vy = vz = ax = ay = az = wx = wy = wz = dx = dy = dz = 0.0
     ox, oy, oz = axes[0][4:] if axes else (tx, ty, tz)

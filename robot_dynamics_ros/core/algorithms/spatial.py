@@ -47,6 +47,18 @@ def chain_state(model, q: np.ndarray) -> ChainState:
     return ChainState(axes=z, origins=p, S=S, inertia=M, composite=composite)
 
 
+def link_velocities(state: ChainState, qd: np.ndarray) -> np.ndarray:
+    """
+    Return the links' spatial velocities (w; v at the world origin), (..., n, 6).
+
+    This is ``spatial_inertia.joint_velocity``'s recursion v_i = X_i v_{i-1} + S_i qd_i
+    (Featherstone 2008, Table 5.1), not another definition: in Plucker coordinates at the world
+    origin, the one frame every link is expressed in here, X_i is the identity and the recursion
+    is the running sum of S_j qd_j (``test_spatial.py`` checks it against the recursion).
+    """
+    return np.cumsum(state.S * qd[..., None], axis=-2)
+
+
 def motion_cross(v: np.ndarray) -> np.ndarray:
     """(v x) for spatial motion vectors: [[w x, 0], [v x, w x]]."""
     X = np.zeros(v.shape[:-1] + (6, 6))
