@@ -21,8 +21,8 @@ import numpy as np
 import pytest
 
 from random_robots import random_robot_dict, random_state
-from robot_dynamics_ros.core import RobotModel, jit
-from robot_dynamics_ros.core.algorithms import compiled, plain
+from robot_dynamics_ros.core import InputError, RobotModel, jit
+from robot_dynamics_ros.core.algorithms import compiled, plain, route
 from robot_dynamics_ros.core.algorithms.checked import gravity_in_base
 from robot_dynamics_ros.core.algorithms.frames import numpy_jacobian
 from robot_dynamics_ros.core.inputs import joint_arrays
@@ -164,3 +164,18 @@ def test_a_missing_or_corrupt_extension_is_not_loaded_and_says_nothing(tmp_path,
     (tmp_path / "corrupt_test_aot_index.json").write_text("{not json")
     assert jit.load_ahead(spec) is None
     assert not [w for w in recwarn if issubclass(w.category, jit.CompilationWarning)]
+
+
+def test_arguments_the_unchecked_entries_cannot_take_reach_the_checked_path(extension):
+    """float32, integer and mixed-dimension arrays: the core's numbers or its InputError."""
+    model = RobotModel.named("puma560")
+    kernel = route.bound(model)
+    assert kernel.implementation == "compiled"
+    q, qd, x = (np.linspace(0.1, 0.6, 6), np.linspace(-1.0, 1.0, 6), np.ones(6))
+    want = kernel.rnea(q, qd, x), kernel.forward_dynamics(q, qd, x)
+    for f, expected in zip((kernel.rnea, kernel.forward_dynamics), want):
+        np.testing.assert_allclose(f(q, qd.astype(np.float32), x), expected, rtol=1e-6)
+        np.testing.assert_allclose(f(q, qd, np.ones(6, dtype=np.int64)), expected,
+                                   rtol=1e-12)
+        with pytest.raises(InputError):
+            f(q, np.tile(qd, (2, 1)), x)
