@@ -6,8 +6,9 @@ First contact: what a user's first calls cost, in fresh processes, on a cold and
 * **install**: ``robot-dynamics compile`` into an empty cache (what tools/setup_venv.sh runs at the
   end of the set-up: numba's cache, then the kernels' and passes' extensions): its wall time
   (``--quick``: the default cache, which it only loads).  The *warm install* is that cache;
-  the *cold install* an empty cache directory per measurement (``ROBOT_DYNAMICS_ROS_CACHE_DIR`` and ``XDG_CACHE_HOME`` pointing at new temporary
-  directories: what a user who skipped ``robot-dynamics compile`` meets).
+  the *cold install* an empty cache directory per measurement (``ROBOT_DYNAMICS_ROS_CACHE_DIR``
+  and ``XDG_CACHE_HOME`` pointing at new temporary directories: what a user who skipped
+  ``robot-dynamics compile`` meets).
 * **first dynamics**: a fresh process imports the core, loads a vendor URDF it has never seen
   (Doosan M1013, test/data/urdf) and computes a first ``rnea``, ``forward_dynamics`` and
   ``mass_matrix``: the whole process's wall time (target after install: at most 1.5 s), beside
