@@ -4,15 +4,18 @@ First contact: what a user's first calls cost, in fresh processes, on a cold and
     python3 bench/bench_first_contact.py [--quick] [--no-cold]
 
 * **install**: ``robot-dynamics compile`` into an empty cache (what tools/setup_venv.sh runs at the
-  end of the set-up): its wall time (``--quick``: the default cache, which it only loads).  The
-  *warm install* is that cache; the *cold install* an empty cache directory per measurement
-  (``ROBOT_DYNAMICS_ROS_CACHE_DIR`` and ``XDG_CACHE_HOME`` pointing at new temporary
-  directories: what a user who skipped ``robot-dynamics compile`` meets).
+  end of the set-up: numba's cache, then the kernels' and passes' extensions): its wall time
+  (``--quick``: the default cache, which it only loads).  The *warm install* is that cache;
+  the *cold install* an empty cache directory per measurement (``ROBOT_DYNAMICS_ROS_CACHE_DIR``
+  and ``XDG_CACHE_HOME`` pointing at new temporary directories: what a user who skipped
+  ``robot-dynamics compile`` meets).
 * **first dynamics**: a fresh process imports the core, loads a vendor URDF it has never seen
   (Doosan M1013, test/data/urdf) and computes a first ``rnea``, ``forward_dynamics`` and
   ``mass_matrix``: the whole process's wall time (target after install: at most 1.5 s), beside
   Pinocchio doing the same (import, ``buildModelFromUrdf``, rnea, aba, crba) in a fresh process,
-  and whether the process imported numba (core/algorithms/route.py: plain Python first).
+  and whether the process imported numba (it does not where ``robot-dynamics compile`` built the
+  kernels' extension, core/jit.py "Ahead of time"; without it, core/algorithms/route.py runs
+  plain Python first).
 * **first scale vs later**: a fresh process's first time-optimal and uniform scaling of the
   demo trajectory against the second, the same call again (target: within 2x).
 * **first service call vs later** (not in ``--quick``: it starts DDS): a dynamics_service

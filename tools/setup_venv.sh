@@ -233,7 +233,9 @@ install_project
 "$PY" -c "import rclpy, robot_dynamics_interfaces.srv, control_msgs.action, trajectory_msgs.msg, numpy, scipy"
 
 # Compile the numba kernels into the user's cache once, now, so that no first call (make demo,
-# make test, a node's first message) compiles (robot-dynamics compile says where and how long).
+# make test, a node's first message) compiles (robot-dynamics compile says where and how long),
+# and build them as extensions that a process loads without importing numba (numba.pycc: needs
+# the C compiler; where it cannot build, the command says why and numba's cache serves).
 if [[ -x "$VENV/bin/robot-dynamics" ]]; then
   log "compiling the kernels (robot-dynamics compile)"
   "$VENV/bin/robot-dynamics" compile

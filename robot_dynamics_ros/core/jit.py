@@ -18,6 +18,24 @@ disk cache.  (One module holds every kernel, the simulator's steps included:
 division by zero gives inf/NaN, never an exception (the callers check their results where it
 matters).
 
+**Ahead of time** (:func:`build_ahead`, :func:`load_ahead`): the same module text compiled by
+``numba.pycc`` into a CPython extension in the same directory, named by a hash of the text, the
+Python version, the installed numba and the CPU (the host's instruction set: ``/proc/cpuinfo``).
+Why: a fresh process that loads the kernels through numba pays for numba's import and its
+compiler target's set-up (1.1-1.5 s quiet, 3-5 s at load 4) before the first cached kernel, and
+an extension imports in about a millisecond without numba (measured 0.6 ms, 2026-11-29).  The
+extension exports the functions that have a signature (the entry points), each forwarding to the
+function compiled as ``numba.njit`` compiles it; its wrappers convert arrays as numba's
+machine-code entries do, without checking dtype or dimensions (callers pass float64 arrays of the
+signature's dimensions: ``route.py``).  ``robot-dynamics compile`` builds it (``precompile.py``)
+after the numba route's cache, which stays the fallback: where the extension is missing, stale
+(another text, numba, Python or CPU) or cannot be loaded, :func:`load_ahead` returns None with no
+error and the process takes numba's route as before.  To find the extension without hashing the
+text (0.2 s of ``inspect.getsource``), an index in the directory maps a fingerprint of the text's
+source files (their paths, sizes and time stamps, as numba's own cache keys) to the extension
+built from them.  ``numba.pycc`` is deprecated upstream (numba 0.68.1, pinned, still has it);
+if it goes, :func:`build_ahead` reports why it cannot build and the numba route serves.
+
 Two numba intrinsics (compiled as such: ``INTRINSIC``) let the drivers use arrays numba does not
 reference-count: :func:`unmanaged` (a view of an argument, which the caller keeps alive) and
 :func:`stack_array` (scratch on the driver's stack).  Why: every row view of a counted array
@@ -29,13 +47,21 @@ its batch rows took 0.31 us each against 0.21 without them (timed in turns at lo
 from __future__ import annotations
 
 import hashlib
+import importlib.machinery
+import importlib.util
 import inspect
+import json
 import os
+import platform
+import subprocess
 import sys
+import tempfile
 import threading
 import types
 import warnings
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Callable, NamedTuple
 
 from .files import write_atomically
 
@@ -229,3 +255,257 @@ def compile_module(text: str, prefix: str, functions: dict,
                       f"({type(exc).__name__}: {str(exc).strip().splitlines()[0]})")
     where = f"cached in {path.parent}" if path else "not cached (directory not writable)"
     return module, f"compiled with numba {numba.__version__}, {where}"
+
+
+# --- ahead of time: the same module as an extension (numba.pycc), loaded without numba ---------
+
+# (how an extension is built, part of its name: a change to _compile_extension builds anew)
+_BUILD = "numba.pycc, exported functions forwarding to numba.njit's, host CPU"
+
+
+class Spec(NamedTuple):
+    """
+    A compiled module, as ahead-of-time compilation needs it.
+
+    ``where`` the module whose ``spec()`` returns it (a build runs in a fresh process),
+    ``source()`` its text (``module_text``), ``functions`` as for :func:`compile_module` (those
+    with a signature are exported), ``files`` the source files the text is made from (the
+    index's fingerprint), ``options`` further ``numba.njit`` options (``nogil``).
+    """
+
+    where: str
+    prefix: str
+    source: Callable[[], str]
+    functions: dict
+    files: tuple
+    options: dict = {}
+
+
+def exported(spec: Spec) -> list:
+    """Return the names of ``spec``'s functions an extension exports (those with a signature)."""
+    return [name for name, signature in spec.functions.items()
+            if signature not in (None, INLINE, INTRINSIC)]
+
+
+def _cpu() -> str:
+    """Return what identifies this CPU's instruction set, without numba (the extension's key)."""
+    wanted = ("model name", "flags", "cpu family", "model")
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            lines = [line for line in f.read().split("\n\n")[0].splitlines()
+                     if line.split(":")[0].strip() in wanted]
+    except OSError:
+        lines = [platform.processor()]
+    return platform.machine() + "\n" + "\n".join(lines)
+
+
+def _numba_stamp() -> str:
+    """Return the installed numba's location and file stamp (found, not imported)."""
+    try:
+        found = importlib.util.find_spec("numba")
+        stat = os.stat(found.origin)
+    except (ImportError, AttributeError, OSError, TypeError, ValueError):
+        return "numba: none"
+    return f"{found.origin} {stat.st_mtime_ns} {stat.st_size}"
+
+
+def _platform() -> str:
+    """Return the key of an extension besides its text: Python, numba, CPU."""
+    return "\n".join((sys.version, importlib.machinery.EXTENSION_SUFFIXES[0], _numba_stamp(),
+                      _cpu()))
+
+
+def _fingerprint(spec: Spec) -> str:
+    """Return a cheap key of ``spec``'s text: its files' stamps (as numba's own cache keys)."""
+    parts = [_platform()]
+    for name in spec.files:
+        stat = os.stat(name)
+        parts.append(f"{name} {stat.st_mtime_ns} {stat.st_size}")
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
+
+
+def ahead_name(spec: Spec, text: str) -> str:
+    """Return the extension's module name: a hash of its text and :func:`_platform`."""
+    key = hashlib.sha256((text + "\n" + _platform() + "\n" + _BUILD).encode()).hexdigest()[:24]
+    return f"robot_dynamics_ros_{spec.prefix}_aot_{key}"
+
+
+def _index_path(spec: Spec) -> Path:
+    return cache_directory() / f"{spec.prefix}_aot_index.json"
+
+
+def _read_index(spec: Spec) -> dict:
+    try:
+        index = json.loads(_index_path(spec).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return index if isinstance(index, dict) else {}
+
+
+def _remember(spec: Spec, name: str, fingerprint: str | None = None) -> None:
+    """Record that the files of ``spec`` (as ``fingerprint`` saw them) make extension ``name``."""
+    index = _read_index(spec)
+    index[fingerprint or _fingerprint(spec)] = name
+    try:
+        write_atomically(_index_path(spec), json.dumps(index, indent=0, sort_keys=True))
+    except OSError:
+        pass        # (the next process hashes the text instead: 0.2 s, still no numba)
+
+
+def _import_extension(spec: Spec, name: str):
+    """Return the extension ``name`` from the cache directory, or None if absent or unusable."""
+    path = cache_directory() / (name + importlib.machinery.EXTENSION_SUFFIXES[0])
+    if not path.is_file():
+        return None
+    module = sys.modules.get(name)
+    if module is None:
+        try:
+            found = importlib.util.spec_from_file_location(name, path)
+            module = importlib.util.module_from_spec(found)
+            found.loader.exec_module(module)
+        except Exception:  # noqa: BLE001 -- a broken or foreign file: today's route instead
+            return None
+    if not all(hasattr(module, f) for f in exported(spec)):
+        return None
+    module.__robot_dynamics_ros_ahead__ = str(path)
+    return sys.modules.setdefault(name, module)
+
+
+def load_ahead(spec: Spec, text: str | None = None):
+    """
+    Return ``spec``'s ahead-of-time extension (its exported functions), or None.
+
+    Without ``text``, the cheap probe (no numba, no text: a few milliseconds): the index of the
+    cache directory maps the fingerprint of ``spec.files`` to the extension built from them.
+    With ``text`` (its files changed since, e.g. a checkout), the extension of that text if one
+    was built, then indexed.  None, silently, where none is found or it cannot be loaded: the
+    caller takes the numba route.
+    """
+    if os.environ.get("ROBOT_DYNAMICS_ROS_NO_NUMBA"):
+        return None
+    try:
+        name = _read_index(spec).get(_fingerprint(spec)) if text is None else \
+            ahead_name(spec, text)
+    except OSError:
+        return None
+    module = _import_extension(spec, name) if isinstance(name, str) else None
+    if module is not None and text is not None:
+        _remember(spec, name)
+    return module
+
+
+def is_ahead(module) -> bool:
+    """Return whether ``module`` is an ahead-of-time extension (:func:`load_ahead`)."""
+    return hasattr(module, "__robot_dynamics_ros_ahead__")
+
+
+@contextmanager
+def _pycc_flags(options: dict):
+    """Let numba.pycc's wrappers release the GIL where ``nogil`` says (pycc has no option)."""
+    from numba.core.compiler import Flags
+    from numba.pycc import compiler
+
+    class _Flags(Flags):
+        __slots__ = ()
+
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.release_gil = bool(options.get("nogil"))
+    saved = compiler.Flags
+    compiler.Flags = _Flags
+    try:
+        yield
+    finally:
+        compiler.Flags = saved
+
+
+def build_ahead(spec: Spec) -> tuple[Path | None, str]:
+    """
+    Build ``spec``'s extension into the cache directory unless there; return (path, what happened).
+
+    The path is None (and the string says why) where it cannot be built: numba or a C compiler
+    missing, numba.pycc failing, the cache directory not writable.
+    """
+    reason = numba_unavailable()
+    if reason is not None:
+        return None, reason
+    fingerprint = _fingerprint(spec)     # (before the text: a file changed meanwhile misses)
+    text = spec.source()
+    name = ahead_name(spec, text)
+    path = cache_directory() / (name + importlib.machinery.EXTENSION_SUFFIXES[0])
+    if _import_extension(spec, name) is not None:
+        _remember(spec, name, fingerprint)
+        return path, f"present: {path}"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=path.parent, prefix=".build_") as scratch:
+            _build_in_child(spec, name, scratch)
+            os.replace(Path(scratch) / path.name, path)
+    except Exception as exc:  # noqa: BLE001 -- pycc, the C compiler, the disk: numba's route
+        return None, (f"numba.pycc could not build {spec.prefix} "
+                      f"({type(exc).__name__}: {str(exc).strip().splitlines()[-1]})")
+    _remember(spec, name, fingerprint)
+    return path, f"built: {path}"
+
+
+_CHILD = """
+import importlib, sys
+from robot_dynamics_ros.core import jit
+spec = importlib.import_module({where!r}).spec()
+text = spec.source()
+if jit.ahead_name(spec, text) != {name!r}:
+    sys.exit("the kernels' text changed during the build")
+jit._compile_extension(spec, text, {name!r}, {directory!r})
+"""
+
+
+def _build_in_child(spec: Spec, name: str, directory: str) -> None:
+    """
+    Run :func:`_compile_extension` in a fresh process (this one's ``sys.path``).
+
+    Why: in a process that has already compiled or loaded the same texts with ``numba.njit``,
+    pycc fails to type them (an intrinsic looked up on the wrong module); a fresh process also
+    keeps pycc's patched flags (:func:`_pycc_flags`) out of this one.
+    """
+    environment = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    run = subprocess.run(
+        [sys.executable, "-c", _CHILD.format(where=spec.where, name=name, directory=directory)],
+        env=environment, capture_output=True, text=True, timeout=3600)
+    if run.returncode != 0:
+        raise RuntimeError((run.stderr or run.stdout or "no output").strip()[-2000:])
+
+
+def _forwarding(dispatcher) -> types.FunctionType:
+    """
+    Return a function of the same arguments that calls ``dispatcher`` (what pycc exports).
+
+    Why not the function itself: pycc types an exported function with flags of its own, under
+    which some drivers' texts fail numba's typing (``ws, _, _ = scratch(...)``: "cannot unify");
+    through the dispatcher each is compiled as ``numba.njit`` compiles it (``error_model``
+    included), and the forwarding call is inlined by LLVM.
+    """
+    arguments = ", ".join(inspect.signature(dispatcher.py_func).parameters)
+    namespace = {"_compiled": dispatcher}
+    exec(f"def {dispatcher.__name__}({arguments}):\n    return _compiled({arguments})\n",
+         namespace)
+    return namespace[dispatcher.__name__]
+
+
+def _compile_extension(spec: Spec, text: str, name: str, directory: str) -> None:
+    """Compile the extension ``name`` of ``text`` into ``directory`` with numba.pycc."""
+    import llvmlite.binding
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")     # (pycc's deprecation: the module docstring)
+        from numba.pycc import CC
+    module = _load(text, spec.prefix + "_aot", None)
+    # (exported functions too are compiled lazily here: pycc compiles them once, below)
+    _njit_all(module, {k: (None if v not in (INLINE, INTRINSIC) else v)
+                       for k, v in spec.functions.items()}, False, dict(spec.options))
+    cc = CC(name, module)
+    cc.output_dir = directory
+    cc.target_cpu = llvmlite.binding.get_host_cpu_name()
+    for function in exported(spec):
+        cc.export(function, spec.functions[function])(_forwarding(getattr(module, function)))
+    with _pycc_flags(spec.options), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cc.compile()

@@ -27,7 +27,8 @@ class Kernel(NamedTuple):
 
     name: str
     where: str                      # the module that holds its text
-    load: Callable[[], str]         # compiles or loads it; returns how it runs
+    load: Callable[[], str | tuple]     # compiles or loads it; returns how it runs (and
+    #                                     how many compilations it ran in other processes)
 
 
 class Loaded(NamedTuple):
@@ -36,12 +37,15 @@ class Loaded(NamedTuple):
     kernel: Kernel
     status: str                     # "compiled with numba ..., cached in ...", or why not
     seconds: float
-    compilations: int               # numba compilations it took (0: loaded from the cache)
+    compilations: int               # numba compilations it took (0: loaded from the cache);
+    #                                 an extension built ahead of time counts as one
 
 
 def _dynamics() -> str:
+    # numba's route (the fallback of the extensions below): into numba's disk cache
     from .algorithms import compiled
-    return compiled.status()
+    compiled.jit_kernels()
+    return compiled.jit_status()
 
 
 def _passes() -> str:
@@ -60,11 +64,27 @@ def _simulation() -> str:
     return f"{len(result.t)} steps of '{model.name}'"
 
 
+def _ahead() -> tuple[str, int]:
+    # the modules above as extensions, loaded without numba (core/jit.py: ahead of time); the
+    # builds run in child processes, whose compilations are counted as one per extension built
+    from . import jit
+    from .algorithms import compiled
+    from .trajectories.topp import passes
+    done, built = [], 0
+    for spec in (compiled.spec(), passes.spec()):
+        path, what = jit.build_ahead(spec)
+        done.append(f"{spec.prefix} {what}" if path is not None else what)
+        built += what.startswith("built")
+    return "; ".join(done), built
+
+
 KERNELS: tuple[Kernel, ...] = (
     Kernel("dynamics kernels (rnea, gravity, mass matrix, forward dynamics, Jacobian)",
            "core/algorithms/compiled.py", _dynamics),
     Kernel("time-optimal scaling passes", "core/trajectories/topp/passes.py", _passes),
     Kernel("simulator step", "core/simulation/", _simulation),
+    Kernel("ahead-of-time extensions of the dynamics kernels and passes (numba.pycc)",
+           "core/jit.py", _ahead),
 )
 
 
@@ -101,7 +121,9 @@ def compile_all(kernels=KERNELS, report: Callable[[Loaded], None] | None = None)
         started = time.perf_counter()
         with counting_compilations() as compilations:
             status = kernel.load()
-        loaded = Loaded(kernel, status, time.perf_counter() - started, len(compilations))
+        status, elsewhere = status if isinstance(status, tuple) else (status, 0)
+        loaded = Loaded(kernel, status, time.perf_counter() - started,
+                        len(compilations) + elsewhere)
         done.append(loaded)
         if report is not None:
             report(loaded)

@@ -81,8 +81,9 @@ def _functions() -> tuple:
         (_aba.inertias, None), (_aba.accelerations, None),
         (_crba.composite_inertias, None), (_crba.mass_matrix_entries, None),
         (_kernels.all_finite, INLINE), (_kernels.all_finite_rows, INLINE),
-        (_kernels.valid, INLINE), (_kernels.valid_batch, INLINE), (_kernels.valid_row, INLINE),
-        (_kernels.c_order_rows, INLINE), (_kernels.valid_rows, INLINE), (_kernels.scratch, INLINE),
+        (_kernels.valid_row, INLINE), (_kernels.c_order_rows, INLINE),
+        (_kernels.valid_rows, INLINE), (_kernels.valid, INLINE), (_kernels.valid_batch, INLINE),
+        (_kernels.scratch, INLINE),
         (_kernels.joint_trig, None), (_kernels.newton_euler_into, None),
         (_kernels.rnea_one, f"boolean({_F2}, {_F1}, {_F1}, {_F1}, {_F1})"),
         (_kernels.gravity_one, f"boolean({_F2}, {_F1}, {_F1})"),
@@ -142,12 +143,34 @@ def source() -> str:
     return jit.module_text(header, _constants(), functions)
 
 
+def spec() -> jit.Spec:
+    """Return the compiled module as ``jit``'s ahead-of-time functions need it."""
+    functions = _functions()
+    files = {f.__code__.co_filename for f, _ in functions} | {__file__, jit.__file__}
+    return jit.Spec(__name__, "kernels", source, {f.__name__: sig for f, sig in functions},
+                    tuple(sorted(files)))
+
+
+def ahead():
+    """
+    Return the kernels compiled ahead of time (``jit.load_ahead``'s cheap probe), or None.
+
+    Probed once per process; a few milliseconds, no numba import.
+    """
+    if "ahead" not in _STATE:
+        _STATE["ahead"] = jit.load_ahead(spec())
+    return _STATE["ahead"]
+
+
 def kernels():
     """
     Return the compiled module (its functions named as in ``kernels.py``), or None.
 
-    Built (or loaded from the disk cache) at the first call in a process; None, with a
-    ``jit.CompilationWarning`` once, when numba is unavailable or fails.
+    The extension compiled ahead of time where ``robot-dynamics compile`` built it for this
+    text, Python, numba and CPU (``jit.load_ahead``: milliseconds, numba not imported); else
+    built by numba (or loaded from its disk cache) at the first call in a process; None, with a
+    ``jit.CompilationWarning`` once, when numba is unavailable or fails.  The extension holds
+    the entry points (the functions with a signature) only; :func:`jit_kernels` all of them.
     """
     try:
         return _STATE["module"]
@@ -155,12 +178,38 @@ def kernels():
         pass
     with _LOCK:
         if "module" not in _STATE:
-            module, reason = jit.compile_module(
-                source(), "kernels", {f.__name__: sig for f, sig in _functions()})
-            if module is None:
-                jit.warn_once(f"the dynamics kernels run as plain Python: {reason}")
-            _STATE["module"], _STATE["reason"] = module, reason
+            text = source() if ahead() is None else None
+            module = ahead() or jit.load_ahead(spec(), text)
+            if module is not None:
+                _STATE["module"], _STATE["reason"] = module, (
+                    "compiled ahead of time by numba.pycc, loaded from "
+                    f"{module.__robot_dynamics_ros_ahead__}")
+            else:
+                _STATE["module"], _STATE["reason"] = _jit(text)
     return _STATE["module"]
+
+
+def _jit(text: str | None = None) -> tuple:
+    """Return (the kernels built by numba, or None, what happened), once per process."""
+    if "jit" not in _STATE:
+        module, reason = jit.compile_module(
+            text or source(), "kernels", {f.__name__: sig for f, sig in _functions()})
+        if module is None:
+            jit.warn_once(f"the dynamics kernels run as plain Python: {reason}")
+        _STATE["jit"] = module, reason
+    return _STATE["jit"]
+
+
+def jit_kernels():
+    """Return the kernels built by numba (every function, not only the entry points), or None."""
+    with _LOCK:
+        return _jit()[0]
+
+
+def jit_status() -> str:
+    """Return how :func:`jit_kernels` run ("compiled with numba ...", or why not)."""
+    with _LOCK:
+        return _jit()[1]
 
 
 def loaded() -> bool:
@@ -172,13 +221,15 @@ def due():
     """
     Return the kernels (:func:`kernels`) if a call should take them now, else None (plain).
 
-    The one decision of the route (``route.py``'s docstring says why): the kernels once this
+    The one decision of the route (``route.py``'s docstring says why): the kernels where they
+    were compiled ahead of time (:func:`ahead`: loading them costs milliseconds), once this
     process has loaded them, has imported numba for something else (the scaling's passes: then
     most of the price is paid and the kernels cost some 10 ms each) or its plain route has spent
     :data:`PLAIN_BUDGET`; until then None, and the caller runs the plain texts inside
     :func:`charged`.
     """
-    if "module" in _STATE or _PLAIN_SPENT[0] >= PLAIN_BUDGET or _numba_imported():
+    if ("module" in _STATE or _PLAIN_SPENT[0] >= PLAIN_BUDGET or _numba_imported()
+            or ahead() is not None):
         return kernels()
     return None
 
@@ -235,8 +286,9 @@ def entry(dispatcher):
     0.16 us of a 0.9 us batch of one (Puma 560 gravity torques, 2026-11-26).  It converts an
     array argument without checking its dtype, dimensions or order, so its callers here pass
     float64 arrays (``dtype is FLOAT64``) of the signature's dimensions and the kernels check
-    the strides (``kernels.valid_row``, ``valid_rows``).  For the kernels of one array of
-    joint values (q); rnea and the ABA take three and keep the dispatch, which checks them all.
+    the strides (``kernels.valid_row``, ``valid_rows``); so do ``route.py``'s callers of rnea
+    and the ABA for all three of their arrays.  The ahead-of-time extension's functions
+    (:func:`ahead`) convert their arguments the same way: they are returned as they are.
     """
     try:
         (result,) = dispatcher.overloads.values()

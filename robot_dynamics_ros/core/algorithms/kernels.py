@@ -72,24 +72,24 @@ def newton_euler_into(c, q, qd, qdd, g, wrench, ws, ct, st, sg, tau, moving):
 
 
 def valid(n, q, qd, qdd) -> bool:
-    """Return whether q, qd, qdd all have n finite entries."""
-    return (q.shape[0] == n and qd.shape[0] == n and qdd.shape[0] == n and all_finite(q)
-            and all_finite(qd) and all_finite(qdd))
+    """Return whether q, qd, qdd all have n finite entries in C order (``valid_row``)."""
+    return valid_row(n, q) and valid_row(n, qd) and valid_row(n, qdd)
 
 
 def valid_batch(n, q, qd, qdd) -> bool:
-    """Return whether q, qd, qdd are all (N, n) with finite entries."""
-    if q.shape[1] != n or qd.shape != q.shape or qdd.shape != q.shape:
+    """Return whether q, qd, qdd are all (N, n) with finite entries in C order."""
+    if qd.shape != q.shape or qdd.shape != q.shape:
         return False
-    return all_finite_rows(q) and all_finite_rows(qd) and all_finite_rows(qdd)
+    return valid_rows(n, q) and valid_rows(n, qd) and valid_rows(n, qdd)
 
 
 def valid_row(n, q) -> bool:
     """
     Return whether the 1-D q has n finite entries in C order.
 
-    (The order, as numpy's C-contiguous flag has it, is checked here because ``compiled.Bound``
-    calls these drivers by numba's entry point, which converts arrays without checking it.)
+    (The order, as numpy's C-contiguous flag has it, is checked here because ``route.bound``
+    calls these drivers by numba's entry point or the ahead-of-time extension, which convert
+    arrays without checking it.)
     """
     return q.shape[0] == n and (n <= 1 or q.strides[0] == q.itemsize) and all_finite(q)
 

@@ -23,8 +23,12 @@ What is left of a call besides the arithmetic is its toll in Python and numba; t
 below bind everything as local names and call the kernels' machine-code entries
 (``compiled.entry``) where one array of joint values comes in (``compiled.py`` says why).
 
-**A process's first dynamics: plain Python until the kernels pay.**  Loading the compiled
-kernels costs a fresh process a fixed toll even from a warm cache, whatever the job: importing
+**A process's first dynamics: the kernels compiled ahead of time, else plain Python until the
+kernels pay.**  Where ``robot-dynamics compile`` built the kernels' extension for this text,
+Python, numba and CPU (``core/jit.py``, "Ahead of time"), a process loads it at its first
+dynamics in milliseconds without importing numba, and every call takes it (``compiled.ahead``).
+Without it (a stale or missing extension, no C compiler), loading the compiled kernels through
+numba costs a fresh process a fixed toll even from a warm cache, whatever the job: importing
 numba (0.46 s on a quiet 2-core EPYC, 0.29 s of it scipy.linalg, which numba imports to look
 for a BLAS), then numba's first cache load initialises its CPU target (0.6-0.9 s, most of it
 importing numba's implementations), then the kernels themselves (some 10 ms each): 1.1-1.5 s
@@ -40,10 +44,12 @@ ski-rental rule (Karlin, Manasse, Rudolph and Sleator 1988, "Competitive snoopy 
 as you go until what was paid equals the price of buying, which never costs more than twice the
 best choice made knowing the job's size in advance.  The budget here is below the price (0.5 s
 against 1.1-1.5 s): a job just longer than it costs at most 1 + price / budget (3-4x) its best,
-and a long job, the common case (bags, scalings, simulation), loads the kernels sooner.  What it
-gives: `robot-dynamics check` (one gravity vector) and a first rnea, forward_dynamics and
-mass_matrix of a new robot never import numba; a bag of 100,000 joint states or a scaling that
-needs more than half a second of plain Python loads the kernels and finishes compiled.
+and a long job, the common case (bags, scalings, simulation), loads the kernels sooner.
+
+The extension's functions and the machine-code entries convert their array arguments without
+checking dtype or dimensions (a float32 array would be read as float64 past its end), so the
+closures below pass them float64 arrays of the signature's dimensions only; the kernels check
+shapes, order and finiteness, and anything else takes the checked path.
 """
 from __future__ import annotations
 
@@ -181,11 +187,11 @@ def _bind(model) -> Kernel:
     plain_rows, newton_euler = constants(model, "plain"), constants(model, numeric_form(model))
     return _kernel(
         model, "compiled", "",
-        _vector(m.rnea_one, m.rnea_many, newton_euler, model.n, slow[0]),
+        _vector(entry(m.rnea_one), entry(m.rnea_many), newton_euler, model.n, slow[0]),
         _positions(entry(m.gravity_one), entry(m.gravity_many), newton_euler, slow[1]),
         _matrix(entry(m.mass_one), entry(m.mass_many), plain_rows, (model.n, model.n),
                 slow[2]),
-        _accelerations(m.aba_one, m.aba_many, plain_rows, model, slow[3]),
+        _accelerations(entry(m.aba_one), entry(m.aba_many), plain_rows, model, slow[3]),
         _matrix(entry(m.jacobian_one), entry(m.jacobian_many), plain_rows, (6, model.n),
                 slow[4]))
 
@@ -220,26 +226,31 @@ def _vector(one, many, c, n, slow, done=True, failure=None):
     """
     Return f(q, qd, x) -> vector (n,) or (N, n) by the kernels ``one``/``many``, else ``slow``.
 
-    The kernels write ``out`` and return ``done`` (rnea's: True; the ABA's: 0); any other
-    status sends the call to ``slow``, which checks the arguments and names what is wrong,
-    except 2 (the ABA: B singular), for which ``failure()`` is raised.
+    The kernels (machine-code entries or the ahead-of-time extension's functions: neither
+    checks the types of its arguments, ``compiled.entry``) get float64 arrays of their
+    signature's dimensions only, and check shapes, order and finiteness themselves; they write
+    ``out`` and return ``done`` (rnea's: True; the ABA's: 0); any other status sends the call
+    to ``slow``, which checks the arguments and names what is wrong, except 2 (the ABA: B
+    singular), for which ``failure()`` is raised.
     """
-    def call(q, qd, x, _one=one, _many=many, _c=c, _n=n, _empty=np.empty, _nd=np.ndarray,
+    def call(q, qd, x, _one=one, _many=many, _c=c, _n=n, _empty=np.empty, _f64=FLOAT64,
              _slow=slow, _done=done):
-        if q.__class__ is _nd:
-            try:
-                if q.ndim == 1:
+        status = None
+        try:
+            if q.dtype is _f64 and qd.dtype is _f64 and x.dtype is _f64:
+                ndim = q.ndim
+                if ndim == 1 and qd.ndim == 1 and x.ndim == 1:
                     out = _empty(_n)
                     status = _one(_c, q, qd, x, out)
-                else:
+                elif ndim == 2 and qd.ndim == 2 and x.ndim == 2:
                     out = _empty(q.shape)
                     status = _many(_c, q, qd, x, out)
-            except TypeError:       # (numba: no compiled version for these argument types)
-                status = None
-            if status == _done:
-                return out
-            if status == 2 and failure is not None:
-                raise failure()
+        except AttributeError:      # (not arrays)
+            pass
+        if status == _done:
+            return out
+        if status == 2 and failure is not None:
+            raise failure()
         return _slow(q, qd, x)
     return call
 

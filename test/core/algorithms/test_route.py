@@ -94,6 +94,7 @@ def test_a_process_runs_plain_python_first_then_the_kernels(monkeypatch):
     monkeypatch.setattr(compiled, "_PLAIN_SPENT", [0.0])
     monkeypatch.setattr(route, "_LAST", [None, None])
     monkeypatch.setattr(compiled, "_numba_imported", lambda: False)   # (this one has numba)
+    monkeypatch.setattr(compiled, "ahead", lambda: None)    # nor their extension (test_ahead)
     first = route.bound(model)
     assert first.implementation == "plain" and first.reason == route.FIRST_REASON
     assert first is select(model)

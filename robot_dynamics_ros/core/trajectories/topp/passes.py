@@ -167,17 +167,26 @@ def source() -> str:
                            (_pairs, static_bound, law))
 
 
+def spec() -> jit.Spec:
+    """Return the compiled module as ``jit``'s ahead-of-time functions need it."""
+    return jit.Spec(__name__, "topp_passes", source,
+                    {"_pairs": None, "static_bound": None, "law": _LAW},
+                    tuple(sorted({__file__, jit.__file__})), {"nogil": True})
+
+
 def compiled():
     """
     Return :func:`law` compiled by numba (once per process), or None without numba.
 
-    Loaded from the kernels' disk cache (``core/jit.py``) when it holds them: ``robot-dynamics
-    compile`` puts them there at install.
+    The extension compiled ahead of time where ``robot-dynamics compile`` built it (loaded in
+    milliseconds without importing numba: ``jit.load_ahead``), else loaded from the kernels'
+    disk cache (``core/jit.py``) when it holds them, else compiled.
     """
     with _LOCK:
         if not _COMPILED:
-            module, _ = jit.compile_module(
-                source(), "topp_passes", {"_pairs": None, "static_bound": None, "law": _LAW},
-                {"nogil": True})
+            module = jit.load_ahead(spec()) or jit.load_ahead(spec(), source())
+            if module is None:
+                module, _ = jit.compile_module(source(), "topp_passes", spec().functions,
+                                               {"nogil": True})
             _COMPILED.append(None if module is None else module.law)
         return _COMPILED[0]
