@@ -46,7 +46,8 @@ holds the same directions at the file's values by a further term of its objectiv
 
 **What the data determine weakly is pulled toward the file.**  Where test (2) fails, the
 consistent fit adds gamma times the log-det divergence of each link's pseudo-inertia from the
-file's (Lee, Wensing and Park 2020; ``physical.consistent_fit``, ``weight``), with gamma chosen
+file's (Lee, Wensing and Park 2020) and a Gaussian prior of the same weight on the drives'
+rotor inertias and friction (``physical.consistent_fit``, ``weight``), with gamma chosen
 on the held-out samples (:func:`_prior_weighted_fit`); the report names the base parameters the
 prior then decides more than the data (``result.prior_decided``, :func:`_posterior_std`).
 
@@ -85,7 +86,7 @@ from .parameters import (consistency_problems, friction_kinds, known_friction,
                          model_with_parameters, parameter_layout, parameter_vector,
                          predicted_effort)
 from .physical import (MU, closest_affine, closest_consistent, consistent_fit, consistent_prior,
-                       divergence_hessian, parameter_scales)
+                       divergence_hessian, drive_columns, parameter_scales)
 from .regressor import regressor
 
 EQUATIONS_PER_PARAMETER = 5
@@ -724,8 +725,10 @@ def _posterior_std(problem, weight: float) -> np.ndarray:
 
     The fit minimises chi^2 + gamma sum d(J || J0) (+ the hold and the vanishing ridge):
     -2 log of a posterior whose precision near the prior is K^T R^T R K + gamma / 2 H + ...,
-    H the divergence's Hessian (``physical.divergence_hessian``); the covariance of the base
-    parameters is K P^-1 K^T (R in chi-square units: the estimates' own s^2 is in it).
+    H the divergence's Hessian (``physical.divergence_hessian``), plus gamma / 2 / s_k^2 on
+    each drive parameter (the drives' Gaussian prior, ``physical.drive_columns``, s_k its
+    scale); the covariance of the base parameters is K P^-1 K^T (R in chi-square units: the
+    estimates' own s^2 is in it).
     """
     K, R = problem.K, problem.R
     precision = K.T @ (R.T @ R) @ K + 0.5 * weight * divergence_hessian(
@@ -734,7 +737,9 @@ def _posterior_std(problem, weight: float) -> np.ndarray:
         precision += K.T @ problem.hold.T @ problem.hold @ K
     scales = parameter_scales(problem.model, problem.prior, problem.kinds,
                               problem.estimate_for(weight))
-    precision += MU * np.diag(1.0 / scales ** 2)
+    drives = np.zeros(scales.size)
+    drives[drive_columns(parameter_layout(problem.model, problem.kinds))] = 0.5 * weight
+    precision += np.diag((MU + drives) / scales ** 2)
     covariance = K @ np.linalg.solve(precision, K.T)
     return np.sqrt(np.maximum(np.diag(covariance), 0.0))
 

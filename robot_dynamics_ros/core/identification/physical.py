@@ -28,7 +28,13 @@ Two problems use it:
   Wishart prior of gamma + 5 degrees of freedom whose mode is J0).  Directions the data
   determine weakly are pulled to the prior as hard as gamma says; the divergence is invariant
   under J -> T J T, so it is the same in the dimensionless J~.  The prior must be a real body
-  (:func:`consistent_prior`);
+  (:func:`consistent_prior`).  The drives' parameters (rotor inertias, friction coefficients;
+  not the offsets: :func:`drive_columns`) get the Gaussian prior of the same weight,
+  gamma / 2 sum_k ((pi_k - pi0_k) / s_k)^2, s_k the parameter's scale
+  (:func:`parameter_scales`): near J0 the divergence is 1/2 ||J0^-1/2 dJ J0^-1/2||_F^2, the
+  squared relative change over 2, so one gamma pulls a link and a drive alike, a prior of
+  relative standard deviation 1 / sqrt(gamma) (-2 log of the normal density N(pi0, s^2 / gamma):
+  the maximum a posteriori estimate, i.e. a ridge toward the file's drives);
 * :func:`closest_consistent`: min ||D (pi - pi0)||^2 over consistent pi with K pi = pi_b (a full
   parameter set for given base parameters); None when there is none.
 
@@ -295,8 +301,10 @@ def consistent_fit(model, R: np.ndarray, y: np.ndarray, K: np.ndarray, prior=Non
     ``hold``: rows H (h, b) of directions of the base parameters the data do not determine,
     held at the prior's by the further term ||H K (pi - pi0)||^2 (``identify._solve``).
     ``weight``: gamma of the log-det divergence from the prior (module docstring); then the
-    objective is the squared norm plus gamma sum_i d(J_i || J0_i), which is strongly convex in
-    the links' parameters (the squared norm's conditioning no longer decides the solve).
+    objective is the squared norm plus gamma sum_i d(J_i || J0_i) plus the drives' Gaussian
+    prior gamma / 2 ||z_drives||^2 (z = (pi - pi0) / s, the solver's unknowns), which is
+    strongly convex in the links' and drives' parameters (the squared norm's conditioning no
+    longer decides the solve).
     """
     import cvxpy as cp
     prior = parameter_vector(model, friction) if prior is None else np.asarray(prior, float)
@@ -308,12 +316,27 @@ def consistent_fit(model, R: np.ndarray, y: np.ndarray, K: np.ndarray, prior=Non
         # divided by the prior's chi-square (+ 1): the same minimiser, in numbers of order one
         # (unscaled, Clarabel failed at gamma = 1 on a well-excited Panda whose chi^2 was 1e5)
         start = float(np.sum(np.square(R @ K @ prior - y))) + 1.0
+        drives = drive_columns(parameter_layout(model, friction))
         objective = (cp.sum_squares(cp.hstack(terms)) / start
-                     + weight / start * _divergence(model, pi, prior, friction))
+                     + weight / start * _divergence(model, pi, prior, friction)
+                     + 0.5 * weight / start * cp.sum_squares(z[drives]))
     else:
         objective = cp.norm(cp.hstack(terms), 2)
     problem = cp.Problem(cp.Minimize(objective), _constraints(model, pi, prior, friction))
     return checked_consistent(model, pi.value, friction) if _solve(problem) else None
+
+
+def drive_columns(layout) -> np.ndarray:
+    """
+    Return the drive parameters' columns: rotor inertias and friction coefficients, no offsets.
+
+    The Gaussian part of the prior (``consistent_fit``, ``weight``) acts on them; an offset is
+    the effort sensor's zero, which the file rarely knows.
+    """
+    groups = [layout.rotor] + [friction_columns(layout, kind) for kind in layout.friction
+                               if kind != "offset"]
+    cols = np.concatenate([np.ravel(c) for c in groups]) if groups else np.zeros(0, int)
+    return np.sort(cols[cols >= 0]).astype(int)
 
 
 def _divergence(model, pi, prior, friction):
