@@ -514,7 +514,8 @@ def _supported_terms(working, kinds, training, result, options, initial, fixed):
     ``SUPPORT`` standard deviations from 0; else the fit is repeated without it, so that a term
     the recording cannot tell from noise neither loosens the other estimates nor makes the
     model's torques uncertain on motions not recorded (a qd|qd| term fitted to slow motion).
-    Returns the kinds kept and the fit.
+    Returns the kinds kept and the fit; the first fit stands (the terms kept) where the refit
+    at the chosen prior weight gives no real bodies, as in :func:`_iterate_load`.
     """
     dropped = []
     for kind in EXTRA_KINDS:
@@ -528,11 +529,13 @@ def _supported_terms(working, kinds, training, result, options, initial, fixed):
             dropped.append(kind)
     if not dropped:
         return kinds, result
-    kinds = tuple(k for k in kinds if k not in dropped)
-    refit = solve_factors(working, _training_factors(working, kinds, training), kinds,
+    kept = tuple(k for k in kinds if k not in dropped)
+    refit = solve_factors(working, _training_factors(working, kept, training), kept,
                           options.weights, options.consistent, initial=initial,
                           regularisation=fixed)
-    return kinds, refit.with_weight_check_of(result)
+    if result.model is not None and refit.model is None:
+        return kinds, result
+    return kept, refit.with_weight_check_of(result)
 
 
 def _load_std(result) -> np.ndarray:
