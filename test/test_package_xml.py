@@ -38,6 +38,7 @@ IMPORT_KEYS = {
     "distributed": "python3-distributed-pip",
     "highspy": "python3-highspy-pip",
     "hypothesis": "python3-hypothesis",
+    "llvmlite": "python3-numba",        # numba's LLVM binding, which comes with it
     "matplotlib": "python3-matplotlib",
     "mcap": "mcap-ros2-support",       # the mcap reader comes with it (its dependency)
     "mcap_ros2": "mcap-ros2-support",

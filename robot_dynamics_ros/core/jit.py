@@ -300,13 +300,20 @@ def _cpu() -> str:
 
 
 def _numba_stamp() -> str:
-    """Return the installed numba's location and file stamp (found, not imported)."""
-    try:
-        found = importlib.util.find_spec("numba")
-        stat = os.stat(found.origin)
-    except (ImportError, AttributeError, OSError, TypeError, ValueError):
-        return "numba: none"
-    return f"{found.origin} {stat.st_mtime_ns} {stat.st_size}"
+    """
+    Return the installed numba's location and file stamp (found on ``sys.path``, not imported).
+
+    Why not ``importlib.util.find_spec``: that asks the import system's finders, as an import
+    does; a process that loads the extension has no business with numba's import at all.
+    """
+    for entry in sys.path:
+        origin = os.path.join(entry or os.getcwd(), "numba", "__init__.py")
+        try:
+            stat = os.stat(origin)
+        except OSError:
+            continue
+        return f"{origin} {stat.st_mtime_ns} {stat.st_size}"
+    return "numba: none"
 
 
 def _platform() -> str:

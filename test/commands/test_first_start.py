@@ -1,5 +1,5 @@
 """
-A fresh process's small jobs do not load numba (core/algorithms/route.py: plain Python first).
+A fresh process's small jobs do not load numba (the install's extension, or plain Python first).
 
 `robot-dynamics check` (one gravity vector), `bag info` (no dynamics) and a uniform `scale` of a
 two-point trajectory, and a first rnea, forward_dynamics and mass_matrix of a new URDF through
