@@ -105,3 +105,20 @@ def hand_friction_joint_side(qd: np.ndarray, coulomb: bool = True) -> np.ndarray
     f6 = FV[1] * v6 + FV2 * v6 * np.abs(v6) + fs[1] * np.sign(v6)
     return np.stack([FV[0] * q5 + fs[0] * np.sign(q5) + f6,
                      f6 + FVJ * q6 + fsj * np.sign(q6)], axis=-1)
+
+
+def power_sides(model, q: np.ndarray, qd: np.ndarray, qdd: np.ndarray,
+                friction: np.ndarray) -> tuple[float, float]:
+    """
+    Return the two sides of the power balance at one state: qd^T (tau - f), qd^T (B qdd + ...).
+
+    d/dt (1/2 qd^T B qd) + dU/dt = qd^T (tau - f); C(q, qd) qd's power is qd^T (Bdot / 2) qd
+    (skew Bdot - 2C), Bdot by central differences of B along qd (step 1e-6): the right side is
+    qd^T (B qdd + (Bdot / 2) qd + g).  ``friction``: the hand-derived friction torques at qd.
+    """
+    from robot_dynamics_ros.core import mass_matrix, rnea
+    h = 1e-6
+    B = mass_matrix(model, q)
+    bdot = (mass_matrix(model, q + h * qd) - mass_matrix(model, q - h * qd)) / (2 * h)
+    g = rnea(model.without_friction(), q, np.zeros(qd.size), np.zeros(qd.size))
+    return qd @ (rnea(model, q, qd, qdd) - friction), qd @ (B @ qdd + 0.5 * bdot @ qd + g)
