@@ -1,9 +1,65 @@
-"""ament_python package robot_dynamics_ros; also installs with `pip install .` into a venv."""
+"""
+ament_python package robot_dynamics_ros; also installs with `pip install .` into a venv.
+
+``colcon build`` (``setup.py install``, and ``develop`` for ``--symlink-install``) ends by
+compiling the kernels into the user's cache (``robot-dynamics compile``, run on the installed
+package), so that no first call of a node or command compiles.  A wheel (``pip install``, a
+``--root`` staging install of a distribution package) is built elsewhere than where it runs, and
+pip has no install hook: there the user runs ``robot-dynamics compile`` once, or the managed
+nodes compile in ``on_configure`` (doc/first_start.md).
+"""
+import os
+import subprocess
+import sys
 from glob import glob
 
 from setuptools import find_packages, setup
+from setuptools.command.develop import develop
+from setuptools.command.install import install
 
 PACKAGE = "robot_dynamics_ros"
+COMPILE = ("import sys; from robot_dynamics_ros.commands.cli import main; "
+           "sys.exit(main(['compile', '--quiet']))")
+
+
+def compile_kernels(where: str) -> None:
+    """Run ``robot-dynamics compile`` on the package installed in ``where``; never fails."""
+    environment = dict(os.environ)
+    environment["PYTHONPATH"] = os.pathsep.join(
+        p for p in (where, environment.get("PYTHONPATH")) if p)
+    print(f"{PACKAGE}: compiling the kernels into the user's cache (robot-dynamics compile; "
+          "a few minutes the first time)", flush=True)
+    try:
+        # (in ``where``: a ``-c`` process puts its working directory first on its path, and
+        # colcon runs this in the source folder, whose files are not the installed ones)
+        done = subprocess.run([sys.executable, "-c", COMPILE], env=environment, cwd=where,
+                              timeout=3600)
+        failed = done.returncode != 0
+    except (OSError, subprocess.SubprocessError) as exc:
+        print(f"{PACKAGE}: {exc}", flush=True)
+        failed = True
+    if failed:
+        print(f"{PACKAGE}: WARNING: the kernels were not compiled; run `robot-dynamics compile` "
+              "once, else the first configure of a node compiles them", flush=True)
+
+
+class InstallCompiling(install):
+    """``setup.py install`` (colcon build), then the kernels compiled (not in a staging root)."""
+
+    def run(self):
+        super().run()
+        if not self.root:           # (bdist_wheel and packagers stage into a root: not here)
+            compile_kernels(os.path.abspath(self.install_lib))
+
+
+class DevelopCompiling(develop):
+    """``setup.py develop`` (``colcon build --symlink-install``), then the kernels compiled."""
+
+    def run(self):
+        super().run()
+        if not self.uninstall:
+            compile_kernels(os.path.abspath(os.path.join(self.install_dir, self.egg_path)))
+
 
 setup(
     name=PACKAGE,
@@ -20,6 +76,7 @@ setup(
         (f"share/{PACKAGE}/config/trajectories", glob("config/trajectories/*.yaml")),
     ],
     python_requires=">=3.10",
+    cmdclass={"install": InstallCompiling, "develop": DevelopCompiling},
     # Run-time Python requirements (pinned in requirements/base.txt, declared in package.xml).
     install_requires=["numpy", "scipy", "PyYAML", "matplotlib", "tqdm", "rosbags", "cvxpy",
                       "numba", "setuptools"],

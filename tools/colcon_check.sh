@@ -79,6 +79,24 @@ print("interfaces:", srv.__file__)
 print("share:", share)
 EOF
 
+# colcon build compiled the kernels (setup.py's install command): the installed package finds its
+# extensions by the cheap probe (the index of its own files' fingerprint, written by that build),
+# without importing numba.
+echo "[colcon_check] kernels compiled at build"
+python - "$WS/install" <<'EOF'
+import sys
+import robot_dynamics_ros
+from robot_dynamics_ros.core import jit
+from robot_dynamics_ros.core.algorithms import compiled
+from robot_dynamics_ros.core.trajectories.topp import passes
+assert robot_dynamics_ros.__file__.startswith(sys.argv[1]), robot_dynamics_ros.__file__
+for spec in (compiled.spec(), passes.spec()):
+    module = jit.load_ahead(spec)
+    assert module is not None, f"no extension indexed for the installed {spec.prefix}"
+    print(f"{spec.prefix}: {module.__robot_dynamics_ros_ahead__}")
+assert "numba" not in sys.modules, "loading the extensions imported numba"
+EOF
+
 echo "[colcon_check] colcon test"
 TEST_ARGS=()
 # colcon strips the leading space, which keeps " -k" from being read as one of its own options

@@ -1,15 +1,15 @@
 """
 robot-dynamics compile: compile every numba kernel of the package into the disk cache, once.
 
-Run at install (tools/setup_venv.sh does; after ``pip install`` or ``colcon build``, run it once),
-and again after the cache was wiped.  Each kernel is compiled, or loaded where the cache already
-holds it; the command says which, where the cache is and how long it took.  Last, it builds the
-dynamics kernels and the scaling's passes ahead of time as extensions (``numba.pycc``, into the
-same directory; ``core/jit.py``), which a process loads without importing numba, and says whether
-each was built, was there already, or why it cannot be built (numba's route then serves).  The
-managed nodes load the kernels in ``on_configure`` (``core.precompile.warm_up``), so a node
-never compiles on its first message even without this command, but its configure step then
-takes the compile time.
+Run at install (tools/setup_venv.sh does, and ``colcon build`` through setup.py's install command;
+after ``pip install``, run it once), and again after the cache was wiped. Each kernel is compiled,
+or loaded where the cache already holds it; the command says which, where the cache is and how long
+it took. Last, it builds the dynamics kernels and the scaling's passes ahead of time as extensions
+(``numba.pycc``, into the same directory; ``core/jit.py``), which a process loads without importing
+numba, and says whether each was built, was there already, or why it cannot be built (numba's route
+then serves). The managed nodes load the kernels in ``on_configure`` (``core.precompile.warm_up``),
+so a node never compiles on its first message even without this command, but its configure step
+then takes the compile time.
 """
 from __future__ import annotations
 
