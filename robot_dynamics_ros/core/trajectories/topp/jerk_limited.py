@@ -40,10 +40,6 @@ FIRST_REFERENCE = 0.5  # the first program's rows linearised at this times the t
 #                       the jerk rows' tangent (third_order.py) is exact at its reference, and
 #                       the jerk-limited law is slower than the time-optimal one (x is bounded
 #                       by the latter all the same)
-ROUNDS = 1            # linear programs: a second, re-linearised at the first's solution, costs
-#                       about the time-optimal law's time again and changed the bench's laws'
-#                       durations by at most 3 % (longer on two of its four paths): one, so
-#                       that the law is computed in about 3 x the time-optimal time (issue 32)
 MARGIN = 2e-4         # kept in hand for the controller's re-sampling
 REFINE = 8            # samples of the re-check around which it samples 33 times denser
 REST = 1e-12          # x of the time-optimal law at most this times its largest: a rest point
@@ -155,9 +151,9 @@ def jerk_limited_scaling(model, path, constraints=None, dynamics=None,
                     rest=upper <= REST * upper.max())
     upper = np.minimum(upper, (limits.velocity ** 2 /
                                np.maximum(data.points.dq ** 2, 1e-300)).min(axis=1))
-    x, warm = FIRST_REFERENCE * upper, None
-    for rnd in range(ROUNDS):
-        x, u, warm = solve(data, limits, upper, x, first=rnd == 0, warm=warm)
+    # one program: a second, re-linearised at the first's solution, cost about the time-optimal
+    # law's time again and changed the bench's laws' durations by at most 3 % (issue 32)
+    x, u = solve(data, limits, upper, FIRST_REFERENCE * upper)
     p = data.points
     qd, qdd = p.dq * np.sqrt(x)[:, None], p.dq * u[:, None] + p.ddq * x[:, None]
     times = node_times(data, x, u)

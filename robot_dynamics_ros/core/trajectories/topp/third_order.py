@@ -27,15 +27,17 @@ the last step the law leaves and reaches rest with constant path jerk (s = j t^3
 x_1 = 1.5 Delta_0 u_1 and sddd = sd_1 u_1 / (3 Delta_0)), so the output starts and stops with
 zero velocity and acceleration.  Every row is imposed at the nodes, the jerk rows at both ends
 of every step.  x is bounded by the time-optimal law (no admissible law is faster anywhere:
-Bobrow et al. 1985); the first program's reference is a fraction of it (the caller's), a next
-program would take the last solution as its reference, within a trust region (x at most TRUST
-times it).  The objective is the duration
-linearised at the reference (int ds / sqrt(x) falls by ds / (2 x_ref^1.5) per unit of x).
+Bobrow et al. 1985); the rows are linearised at a reference law (the caller's, a fraction of
+the time-optimal one).  The objective is the duration linearised at the reference
+(int ds / sqrt(x) falls by ds / (2 x_ref^1.5) per unit of x).
 
 Solved with HiGHS (``highspy``; Huangfu & Hall 2018, dual simplex) on a subset of the rows,
 warm-started from the last basis as the broken rows are added (see :func:`solve`): on the
 bench's paths half the time of ``scipy.optimize.linprog`` (HiGHS, solved from scratch each
-time).  The output's points are the nodes, at the law's times (Gauss-Legendre quadrature of
+time).  Its dual simplex prices with Devex (Harris 1973, "Pivot selection methods of the Devex
+LP code") rather than its default, dual steepest edge, whose edge weights it recomputes for the
+rows added between the solves: the same optima, in about half HiGHS's time on the bench's
+paths.  The output's points are the nodes, at the law's times (Gauss-Legendre quadrature of
 int ds / sd on each step; closed form on the end steps), with q, qd = q' sd and
 qdd = q' u + q'' x: joint_trajectory_controller interpolates them with quintics, whose limits
 the caller re-checks densely.
@@ -49,12 +51,12 @@ from scipy import sparse
 from ..limits import ScalingError
 from .collocation import point_data
 
-TRUST = 1.5           # a program after the first may raise x to this times its reference's
 X_FLOOR = 1e-6        # reference x below this fraction of its largest: treated as this
-MAX_CUTS = 30        # rounds of constraint generation per program
+MAX_CUTS = 30         # rounds of constraint generation per program
 CUT_TOLERANCE = 1e-9  # a row broken by more than this (scaled) is added
 INNER, FROM_REST, TO_REST = 0, 1, 2      # the kinds of step
 NO_BOUND = 1e200      # a row bound beyond this is no bound (an unconstrained kind: 1e300)
+DEVEX = 1              # HiGHS's simplex_dual_edge_weight_strategy: Devex pricing (docstring)
 GAUSS = np.polynomial.legendre.leggauss(5)
 
 
@@ -222,13 +224,12 @@ def _equalities(data: NodeData):
     return A, np.zeros(a + b + c)
 
 
-def solve(data: NodeData, limits, upper, reference, first: bool, warm=None):
+def solve(data: NodeData, limits, upper, reference):
     """
-    One linear program: the fastest (x, u) at the nodes with the rows frozen at ``reference``.
+    The linear program: the fastest (x, u) at the nodes with the rows frozen at ``reference``.
 
-    ``upper``: x's upper bound at each node (the time-optimal law, the velocity limits);
-    ``first``: no trust region (the reference is ``upper`` itself); ``warm``: the last
-    program's rows and basis, to start from.  Returns (x, u, this program's rows and basis).
+    ``upper``: x's upper bound at each node (the time-optimal law, the velocity limits).
+    Returns (x, u).
 
     Most rows never bind, so the program is solved on a subset of them (constraint generation,
     as cutting-plane methods do): the rows the solution breaks are added and it is solved again,
@@ -241,8 +242,7 @@ def solve(data: NodeData, limits, upper, reference, first: bool, warm=None):
     A_ub, b_ub, group = _stack(blocks, 2 * (N + 1))
     np.maximum(b_ub, 0.0, out=b_ub)       # rest (x = u = 0) stays admissible (static: checked)
     A_eq, b_eq = _equalities(data)
-    x_max = upper if first else np.minimum(upper, TRUST * ref)
-    x_max = np.where(data.rest, 0.0, x_max)
+    x_max = np.where(data.rest, 0.0, upper)
     scale = np.empty(2 * (N + 1))
     scale[:N + 1] = np.maximum(x_max, 1e-9 * x_max.max())
     scale[N + 1:] = x_max.max() * 20.0 / (data.s[-1] - data.s[0])
@@ -257,12 +257,7 @@ def solve(data: NodeData, limits, upper, reference, first: bool, warm=None):
     bounds[N + 1 + np.flatnonzero(data.rest)] = 0.0
     norm = np.sqrt(np.maximum(np.add.reduceat(A_ub.data ** 2, A_ub.indptr[:-1]), 1e-300))
     program = _Program(weight, bounds, A_eq, b_eq)
-    order = np.zeros(0, int) if warm is None else warm[0]
-    program.add(A_ub, order, b_ub)
-    if warm is not None:
-        program.h.setBasis(warm[1])
     rows = np.zeros(b_ub.size, bool)
-    rows[order] = True
     for _ in range(MAX_CUTS):
         z = program.run()
         slack = (b_ub - A_ub @ z) / norm
@@ -272,9 +267,8 @@ def solve(data: NodeData, limits, upper, reference, first: bool, warm=None):
         new = _worst_per_node(np.flatnonzero(broken), slack, group)
         program.add(A_ub, new, b_ub)
         rows[new] = True
-        order = np.concatenate([order, new])
     z = z * scale
-    return np.maximum(z[:N + 1], 0.0), z[N + 1:], (order, program.h.getBasis())
+    return np.maximum(z[:N + 1], 0.0), z[N + 1:]
 
 
 def _worst_per_node(broken, slack, group):
@@ -306,6 +300,7 @@ class _Program:
     def __init__(self, cost, bounds, A_eq, b_eq):
         self.h = h = _QuietHighs()
         h.setOptionValue("presolve", "off")
+        h.setOptionValue("simplex_dual_edge_weight_strategy", DEVEX)
         inf = highspy.kHighsInf
         h.addVars(cost.size, np.where(np.isfinite(bounds[:, 0]), bounds[:, 0], -inf),
                   np.where(np.isfinite(bounds[:, 1]), bounds[:, 1], inf))
