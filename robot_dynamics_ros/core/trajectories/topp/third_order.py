@@ -93,37 +93,40 @@ class NodeData:
 
 def _block(terms, lower, upper):
     """
-    Rows lower <= sum(coef * z[col]) <= upper as (A, b) pieces of A z <= b.
+    Rows lower <= sum(coef * z[col]) <= upper as (columns, values, b) pieces of A z <= b.
 
-    ``terms``: (col, coef) pairs of equal-length flat arrays (one entry per row); infinite
-    bounds give no row.
+    ``terms``: (col, coef) pairs of equal-length flat arrays (one entry per row; a row's columns
+    distinct); infinite bounds give no row.  Each piece's rows have one entry per term: (K, T)
+    columns and values, the first term's column first (the row's node: see :func:`_stack`).
     """
+    cols = np.column_stack([col for col, _ in terms])
+    coefs = np.column_stack([coef for _, coef in terms])
     out = []
     for sign, bound in ((1.0, upper), (-1.0, -lower)):
-        keep = np.flatnonzero(np.abs(bound) < NO_BOUND)
-        if not keep.size:
-            continue
-        r = np.arange(keep.size)
-        out.append((np.concatenate([r] * len(terms)),
-                    np.concatenate([col[keep] for col, _ in terms]),
-                    np.concatenate([sign * coef[keep] for _, coef in terms]), bound[keep]))
+        keep = np.abs(bound) < NO_BOUND
+        if keep.all():
+            out.append((cols, sign * coefs, bound))
+        elif keep.any():
+            out.append((cols[keep], sign * coefs[keep], bound[keep]))
     return out
 
 
 def _stack(blocks, size):
-    """Stack (rows, cols, values, upper) pieces into a sparse A_ub and b_ub."""
-    rows, cols, vals, ub, offset = [], [], [], [], 0
-    for r, c, v, b in blocks:
-        rows.append(r + offset)
-        cols.append(c)
-        vals.append(v)
-        ub.append(b)
-        offset += b.size
-    A = sparse.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
-                          shape=(offset, size))
-    # each row's node: the column of its first term, x at that node
-    group = np.concatenate([c[:b.size] for _, c, _, b in blocks])
-    return A, np.concatenate(ub), group
+    """
+    Stack (columns, values, upper) pieces into a sparse A_ub, b_ub and each row's node.
+
+    Built in CSR form directly (each piece has a fixed number of entries per row).  The terms
+    are given in increasing column order (x at the row's node, then the u columns, which
+    follow every x): the columns sorted within each row, as scipy's COO conversion leaves them.
+    """
+    group = np.concatenate([c[:, 0] for c, _, _ in blocks])   # x at each row's node
+    indices = np.concatenate([c.ravel() for c, _, _ in blocks])
+    data = np.concatenate([v.ravel() for _, v, _ in blocks])
+    indptr = np.concatenate([[0], np.cumsum(np.concatenate(
+        [np.full(b.size, c.shape[1]) for c, _, b in blocks]))])
+    A = sparse.csr_matrix((data, indices, indptr),
+                          shape=(indptr.size - 1, size))
+    return A, np.concatenate([b for _, _, b in blocks]), group
 
 
 def _node_rows(data: NodeData, limits, reference):
@@ -177,14 +180,13 @@ def _jerk_rows(data: NodeData, jerk, reference):
         """Rows at nodes ``node`` (K,): x_node with x_coef, and (u index, coef) pairs."""
         K = node.size
         rep = (lambda v: np.broadcast_to(np.asarray(v)[:, None], (K, n)).ravel())
-        terms = [(rep(node), x_coef.ravel())] + [(rep(col), coef.ravel()) for col, coef in pairs]
         # J / sd, convex in x, bounded below by its tangent at the reference: J / sd_ref
         # (1.5 - 0.5 x / x_ref), an inner (safe) linearisation everywhere
         level = (jerk[None, :] / np.sqrt(ref)[:, None]).ravel()
-        x_col = rep(node)
         slope = (0.5 * jerk[None, :] / ref[:, None] ** 1.5).ravel()
         for sign in (1.0, -1.0):
-            signed = [(col, sign * coef) for col, coef in terms] + [(x_col, slope)]
+            signed = [(rep(node), sign * x_coef.ravel() + slope)] + \
+                [(rep(col), sign * coef.ravel()) for col, coef in pairs]
             blocks.extend(_block(signed, np.full(level.size, -np.inf), 1.5 * level))
     inner = np.flatnonzero(data.kind == INNER)
     for k, own in ((inner, 0), (inner + 1, 1)):
