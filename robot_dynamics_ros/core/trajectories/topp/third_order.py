@@ -176,32 +176,32 @@ def _jerk_rows(data: NodeData, jerk, reference):
     n, d, U = p.q.shape[1], data.delta, N + 1
     blocks = []
 
-    def add(node, ref, x_coef, pairs):
+    def add(node, x_coef, pairs):
         """Rows at nodes ``node`` (K,): x_node with x_coef, and (u index, coef) pairs."""
-        K = node.size
-        rep = (lambda v: np.broadcast_to(np.asarray(v)[:, None], (K, n)).ravel())
+        cols = np.stack([node] + [col for col, _ in pairs], axis=1)[:, None, :]
+        cols = np.broadcast_to(cols, (node.size, n, cols.shape[2])).reshape(-1, cols.shape[2])
         # J / sd, convex in x, bounded below by its tangent at the reference: J / sd_ref
         # (1.5 - 0.5 x / x_ref), an inner (safe) linearisation everywhere
-        level = (jerk[None, :] / np.sqrt(ref)[:, None]).ravel()
-        slope = (0.5 * jerk[None, :] / ref[:, None] ** 1.5).ravel()
+        ref = reference[node][:, None]
+        level = (1.5 * jerk[None, :] / np.sqrt(ref)).ravel()
+        slope = (0.5 * jerk[None, :] / ref ** 1.5).ravel()
+        coefs = np.stack([x_coef.ravel()] + [coef.ravel() for _, coef in pairs], axis=1)
         for sign in (1.0, -1.0):
-            signed = [(rep(node), sign * x_coef.ravel() + slope)] + \
-                [(rep(col), sign * coef.ravel()) for col, coef in pairs]
-            blocks.extend(_block(signed, np.full(level.size, -np.inf), 1.5 * level))
+            signed = sign * coefs
+            signed[:, 0] += slope
+            blocks.append((cols, signed, level))
     inner = np.flatnonzero(data.kind == INNER)
     for k, own in ((inner, 0), (inner + 1, 1)):
         slope = p.dq[k] / d[inner][:, None]
         three = 3.0 * p.ddq[k]
-        add(k, reference[k], data.q3[inner],
-            [(U + inner, -slope + (three if own == 0 else 0.0)),
-             (U + inner + 1, slope + (three if own == 1 else 0.0))])
+        add(k, data.q3[inner], [(U + inner, -slope + (three if own == 0 else 0.0)),
+                                (U + inner + 1, slope + (three if own == 1 else 0.0))])
     for kind, shift, sign in ((FROM_REST, 1, 1.0), (TO_REST, 0, -1.0)):
         step = np.flatnonzero(data.kind == kind)
         node, far = step + shift, step + 1 - shift
         rate = sign / (3.0 * d[step])[:, None]            # sddd / sd_node per unit of u_node
-        add(node, reference[node], np.zeros((step.size, n)), [(U + node, p.dq[far] * rate)])
-        add(node, reference[node], data.q3[step],
-            [(U + node, p.dq[node] * rate + 3.0 * p.ddq[node])])
+        add(node, np.zeros((step.size, n)), [(U + node, p.dq[far] * rate)])
+        add(node, data.q3[step], [(U + node, p.dq[node] * rate + 3.0 * p.ddq[node])])
     return blocks
 
 
