@@ -70,7 +70,7 @@ class _Check:
 
     def __init__(self, model, traj, limits, constraints, density, torques=None):
         self.model, self.traj, self.limits, self.constraints = model, traj, limits, constraints
-        self.torques = torques
+        self.torques, self.density = torques, density
         step = np.linspace(0.0, 1.0, density, endpoint=False)
         t = (traj.times[:-1, None] + np.diff(traj.times)[:, None] * step[None, :]).ravel()
         t = np.append(t, traj.times[-1])
@@ -95,6 +95,16 @@ class _Check:
         for name, value in zip(names, parts):
             old = getattr(self, name, None)
             setattr(self, name, value if old is None else np.concatenate([old, value]))
+
+    def at_points(self, c: float = 1.0) -> np.ndarray:
+        """
+        Return the torque at the output's points, slowed by ``c``: the inverse dynamics there.
+
+        The first samples are every segment's start and the last point (:meth:`__init__`):
+        the output's states themselves (a polynomial at its start is its coefficients).
+        """
+        index = np.arange(self.traj.num_points) * self.density
+        return (self.tau_s[index] / c ** 2 + self.viscous[index] / c + self.static[index])
 
     def _effort(self):
         """Return the torque's fraction of its limit at every sample."""
@@ -164,10 +174,11 @@ def jerk_limited_scaling(model, path, constraints=None, dynamics=None,
     # re-checked as it is; slowed (uniformly) only where the check asks for it
     check = _Check(carried, JointTrajectory(names, t0 + times, p.q, qd, qdd), limits,
                    resolved.path, 10, torques)
+    c = 1.0
     if max(check.usage().values()) > 1.0 + MARGIN:
         c = check.slowing() * (1.0 + MARGIN)
         times, qd, qdd = times * c, qd / c, qdd / c ** 2
-    effort = torques.rnea(p.q, qd, qdd)                    # the feedforward at every point
+    effort = check.at_points(c)                   # the feedforward at every point (slowed)
     traj = JointTrajectory(names, t0 + times, p.q, qd, qdd, effort)
     return _result(ScaledTrajectory(
         trajectory=traj, method="jerk_limited", scale_factor=1.0,
