@@ -228,7 +228,7 @@ def _equalities(data: NodeData):
 
 def solve(data: NodeData, limits, upper, reference):
     """
-    The linear program: the fastest (x, u) at the nodes with the rows frozen at ``reference``.
+    Solve the linear program: the fastest (x, u) at the nodes, rows frozen at ``reference``.
 
     ``upper``: x's upper bound at each node (the time-optimal law, the velocity limits).
     Returns (x, u).

@@ -40,9 +40,8 @@ def test_all_limits_hold_as_the_controller_interpolates(puma):
     # the feedforward (taken from the re-check's parts, slowed in closed form) is the inverse
     # dynamics at the output's points
     own = result.trajectory
-    np.testing.assert_allclose(own.effort, rnea(model, own.positions, own.velocities,
-                                                 own.accelerations),
-                               rtol=0, atol=1e-9 * limits.effort_upper.max())
+    inverse = rnea(model, own.positions, own.velocities, own.accelerations)
+    np.testing.assert_allclose(own.effort, inverse, rtol=0, atol=1e-9 * limits.effort_upper.max())
     t = np.linspace(out.times[0], out.times[-1], 50 * out.num_points)
     q, qd, qdd = out.sample(t)
     tau = rnea(model, q, qd, qdd)
