@@ -78,21 +78,27 @@ def friction_torques(model, qd, q=None) -> np.ndarray:
     return law.friction_torques(model, qd, q, gravity_torques)
 
 
-def torque_parts(model, q, qd, qdd):
+def torque_parts(model, q, qd, qdd, torques=None):
     """
     (tau_s, friction, g, coulomb): the motion part (7.123), friction, gravity, per sample.
 
     tau_s holds the quadratic viscous friction F_v2 qd|qd| (it scales by 1/c^2, as the
     inertial torques); ``friction`` the rest, F_v qd + (F_s + F_l |g(q)|) sgn(qd), of which
-    ``coulomb`` is the part that does not scale.
+    ``coulomb`` is the part that does not scale.  ``torques``: the model's batch ``rnea`` and
+    ``gravity`` (``topp.torques.Torques``, the caller's compiled route: one full rnea and the
+    generated gravity instead of two rnea; tau_s then differs by a few ulps of g), or None.
     """
-    zeros = np.zeros_like(q)
-    g = rnea(model, q, zeros, zeros)
     quadratic = quadratic_viscous(model, qd)
     if model.coupled_drives:    # coupled drives' F_v2 on (K qd)|K qd|, through K^T: as 1/c^2
         quadratic = quadratic + model.coupled_quadratic_change(qd)
     friction = friction_torques(model, qd, q) - quadratic
-    tau_s = rnea(model, q, qd, qdd, gravity=np.zeros(3)) - friction
+    if torques is not None:
+        g = torques.gravity(q)
+        tau_s = torques.rnea(q, qd, qdd) - g - friction
+    else:
+        zeros = np.zeros_like(q)
+        g = rnea(model, q, zeros, zeros)
+        tau_s = rnea(model, q, qd, qdd, gravity=np.zeros(3)) - friction
     coulomb = coulomb_friction(model, g, qd)
     if model.coupled_drives:    # coupled drives' F_s on sgn(K qd), which no scaling changes
         coulomb = coulomb + coupled_friction(model, qd, viscous=False)

@@ -240,3 +240,26 @@ def test_further_friction_terms_scale_as_the_inverse_dynamics_says():
                                atol=1e-6 * np.abs(reference).max())
     plain = uniform_scaling(with_further_friction(RobotModel.named("puma560"), 0.0, 0.0), traj)
     assert result.scale_factor != plain.scale_factor
+
+
+def test_torque_parts_from_a_compiled_route_match_the_core_rnea():
+    """
+    torque_parts with the caller's Torques (one rnea and the generated gravity) = the core's two.
+
+    On a Puma with every friction term (quadratic viscous, load-dependent Coulomb), whose
+    parts the route must split alike: the parts' sum is the full inverse dynamics either way.
+    """
+    from further_friction import with_further_friction
+    from robot_dynamics_ros.core.algorithms.route import select
+    from robot_dynamics_ros.core.trajectories.topp.torques import torque_functions
+    from robot_dynamics_ros.core.trajectories.uniform import torque_parts
+    model = with_further_friction(RobotModel.named("puma560"), 3.0, 0.3)
+    rng = np.random.default_rng(7)
+    q, qd, qdd = (rng.uniform(-1.5, 1.5, (50, model.n)) for _ in range(3))
+    core = torque_parts(model, q, qd, qdd)
+    routed = torque_parts(model, q, qd, qdd, torque_functions(model, select(model)))
+    scale = np.abs(rnea(model, q, qd, qdd)).max()
+    for a, b in zip(core, routed):
+        np.testing.assert_allclose(b, a, rtol=0, atol=1e-12 * scale)
+    np.testing.assert_allclose(sum(routed[:3]), rnea(model, q, qd, qdd), rtol=0,
+                               atol=1e-12 * scale)

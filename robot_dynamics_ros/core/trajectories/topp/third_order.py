@@ -27,15 +27,17 @@ the last step the law leaves and reaches rest with constant path jerk (s = j t^3
 x_1 = 1.5 Delta_0 u_1 and sddd = sd_1 u_1 / (3 Delta_0)), so the output starts and stops with
 zero velocity and acceleration.  Every row is imposed at the nodes, the jerk rows at both ends
 of every step.  x is bounded by the time-optimal law (no admissible law is faster anywhere:
-Bobrow et al. 1985); the first program's reference is a fraction of it (the caller's), a next
-program would take the last solution as its reference, within a trust region (x at most TRUST
-times it).  The objective is the duration
-linearised at the reference (int ds / sqrt(x) falls by ds / (2 x_ref^1.5) per unit of x).
+Bobrow et al. 1985); the rows are linearised at a reference law (the caller's, a fraction of
+the time-optimal one).  The objective is the duration linearised at the reference
+(int ds / sqrt(x) falls by ds / (2 x_ref^1.5) per unit of x).
 
 Solved with HiGHS (``highspy``; Huangfu & Hall 2018, dual simplex) on a subset of the rows,
 warm-started from the last basis as the broken rows are added (see :func:`solve`): on the
 bench's paths half the time of ``scipy.optimize.linprog`` (HiGHS, solved from scratch each
-time).  The output's points are the nodes, at the law's times (Gauss-Legendre quadrature of
+time).  Its dual simplex prices with Devex (Harris 1973, "Pivot selection methods of the Devex
+LP code") rather than its default, dual steepest edge, whose edge weights it recomputes for the
+rows added between the solves: the same optima, in about half HiGHS's time on the bench's
+paths.  The output's points are the nodes, at the law's times (Gauss-Legendre quadrature of
 int ds / sd on each step; closed form on the end steps), with q, qd = q' sd and
 qdd = q' u + q'' x: joint_trajectory_controller interpolates them with quintics, whose limits
 the caller re-checks densely.
@@ -49,12 +51,12 @@ from scipy import sparse
 from ..limits import ScalingError
 from .collocation import point_data
 
-TRUST = 1.5           # a program after the first may raise x to this times its reference's
 X_FLOOR = 1e-6        # reference x below this fraction of its largest: treated as this
-MAX_CUTS = 30        # rounds of constraint generation per program
+MAX_CUTS = 30         # rounds of constraint generation per program
 CUT_TOLERANCE = 1e-9  # a row broken by more than this (scaled) is added
 INNER, FROM_REST, TO_REST = 0, 1, 2      # the kinds of step
 NO_BOUND = 1e200      # a row bound beyond this is no bound (an unconstrained kind: 1e300)
+DEVEX = 1              # HiGHS's simplex_dual_edge_weight_strategy: Devex pricing (docstring)
 GAUSS = np.polynomial.legendre.leggauss(5)
 
 
@@ -91,37 +93,40 @@ class NodeData:
 
 def _block(terms, lower, upper):
     """
-    Rows lower <= sum(coef * z[col]) <= upper as (A, b) pieces of A z <= b.
+    Rows lower <= sum(coef * z[col]) <= upper as (columns, values, b) pieces of A z <= b.
 
-    ``terms``: (col, coef) pairs of equal-length flat arrays (one entry per row); infinite
-    bounds give no row.
+    ``terms``: (col, coef) pairs of equal-length flat arrays (one entry per row; a row's columns
+    distinct); infinite bounds give no row.  Each piece's rows have one entry per term: (K, T)
+    columns and values, the first term's column first (the row's node: see :func:`_stack`).
     """
+    cols = np.column_stack([col for col, _ in terms])
+    coefs = np.column_stack([coef for _, coef in terms])
     out = []
     for sign, bound in ((1.0, upper), (-1.0, -lower)):
-        keep = np.flatnonzero(np.abs(bound) < NO_BOUND)
-        if not keep.size:
-            continue
-        r = np.arange(keep.size)
-        out.append((np.concatenate([r] * len(terms)),
-                    np.concatenate([col[keep] for col, _ in terms]),
-                    np.concatenate([sign * coef[keep] for _, coef in terms]), bound[keep]))
+        keep = np.abs(bound) < NO_BOUND
+        if keep.all():
+            out.append((cols, sign * coefs, bound))
+        elif keep.any():
+            out.append((cols[keep], sign * coefs[keep], bound[keep]))
     return out
 
 
 def _stack(blocks, size):
-    """Stack (rows, cols, values, upper) pieces into a sparse A_ub and b_ub."""
-    rows, cols, vals, ub, offset = [], [], [], [], 0
-    for r, c, v, b in blocks:
-        rows.append(r + offset)
-        cols.append(c)
-        vals.append(v)
-        ub.append(b)
-        offset += b.size
-    A = sparse.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
-                          shape=(offset, size))
-    # each row's node: the column of its first term, x at that node
-    group = np.concatenate([c[:b.size] for _, c, _, b in blocks])
-    return A, np.concatenate(ub), group
+    """
+    Stack (columns, values, upper) pieces into a sparse A_ub, b_ub and each row's node.
+
+    Built in CSR form directly (each piece has a fixed number of entries per row).  The terms
+    are given in increasing column order (x at the row's node, then the u columns, which
+    follow every x): the columns sorted within each row, as scipy's COO conversion leaves them.
+    """
+    group = np.concatenate([c[:, 0] for c, _, _ in blocks])   # x at each row's node
+    indices = np.concatenate([c.ravel() for c, _, _ in blocks])
+    data = np.concatenate([v.ravel() for _, v, _ in blocks])
+    indptr = np.concatenate([[0], np.cumsum(np.concatenate(
+        [np.full(b.size, c.shape[1]) for c, _, b in blocks]))])
+    A = sparse.csr_matrix((data, indices, indptr),
+                          shape=(indptr.size - 1, size))
+    return A, np.concatenate([b for _, _, b in blocks]), group
 
 
 def _node_rows(data: NodeData, limits, reference):
@@ -171,33 +176,32 @@ def _jerk_rows(data: NodeData, jerk, reference):
     n, d, U = p.q.shape[1], data.delta, N + 1
     blocks = []
 
-    def add(node, ref, x_coef, pairs):
+    def add(node, x_coef, pairs):
         """Rows at nodes ``node`` (K,): x_node with x_coef, and (u index, coef) pairs."""
-        K = node.size
-        rep = (lambda v: np.broadcast_to(np.asarray(v)[:, None], (K, n)).ravel())
-        terms = [(rep(node), x_coef.ravel())] + [(rep(col), coef.ravel()) for col, coef in pairs]
+        cols = np.stack([node] + [col for col, _ in pairs], axis=1)[:, None, :]
+        cols = np.broadcast_to(cols, (node.size, n, cols.shape[2])).reshape(-1, cols.shape[2])
         # J / sd, convex in x, bounded below by its tangent at the reference: J / sd_ref
         # (1.5 - 0.5 x / x_ref), an inner (safe) linearisation everywhere
-        level = (jerk[None, :] / np.sqrt(ref)[:, None]).ravel()
-        x_col = rep(node)
-        slope = (0.5 * jerk[None, :] / ref[:, None] ** 1.5).ravel()
+        ref = reference[node][:, None]
+        level = (1.5 * jerk[None, :] / np.sqrt(ref)).ravel()
+        slope = (0.5 * jerk[None, :] / ref ** 1.5).ravel()
+        coefs = np.stack([x_coef.ravel()] + [coef.ravel() for _, coef in pairs], axis=1)
         for sign in (1.0, -1.0):
-            signed = [(col, sign * coef) for col, coef in terms] + [(x_col, slope)]
-            blocks.extend(_block(signed, np.full(level.size, -np.inf), 1.5 * level))
+            signed = sign * coefs
+            signed[:, 0] += slope
+            blocks.append((cols, signed, level))
     inner = np.flatnonzero(data.kind == INNER)
     for k, own in ((inner, 0), (inner + 1, 1)):
         slope = p.dq[k] / d[inner][:, None]
         three = 3.0 * p.ddq[k]
-        add(k, reference[k], data.q3[inner],
-            [(U + inner, -slope + (three if own == 0 else 0.0)),
-             (U + inner + 1, slope + (three if own == 1 else 0.0))])
+        add(k, data.q3[inner], [(U + inner, -slope + (three if own == 0 else 0.0)),
+                                (U + inner + 1, slope + (three if own == 1 else 0.0))])
     for kind, shift, sign in ((FROM_REST, 1, 1.0), (TO_REST, 0, -1.0)):
         step = np.flatnonzero(data.kind == kind)
         node, far = step + shift, step + 1 - shift
         rate = sign / (3.0 * d[step])[:, None]            # sddd / sd_node per unit of u_node
-        add(node, reference[node], np.zeros((step.size, n)), [(U + node, p.dq[far] * rate)])
-        add(node, reference[node], data.q3[step],
-            [(U + node, p.dq[node] * rate + 3.0 * p.ddq[node])])
+        add(node, np.zeros((step.size, n)), [(U + node, p.dq[far] * rate)])
+        add(node, data.q3[step], [(U + node, p.dq[node] * rate + 3.0 * p.ddq[node])])
     return blocks
 
 
@@ -222,18 +226,18 @@ def _equalities(data: NodeData):
     return A, np.zeros(a + b + c)
 
 
-def solve(data: NodeData, limits, upper, reference, first: bool, warm=None):
+def solve(data: NodeData, limits, upper, reference):
     """
-    One linear program: the fastest (x, u) at the nodes with the rows frozen at ``reference``.
+    Solve the linear program: the fastest (x, u) at the nodes, rows frozen at ``reference``.
 
-    ``upper``: x's upper bound at each node (the time-optimal law, the velocity limits);
-    ``first``: no trust region (the reference is ``upper`` itself); ``warm``: the last
-    program's rows and basis, to start from.  Returns (x, u, this program's rows and basis).
+    ``upper``: x's upper bound at each node (the time-optimal law, the velocity limits).
+    Returns (x, u).
 
     Most rows never bind, so the program is solved on a subset of them (constraint generation,
     as cutting-plane methods do): the rows the solution breaks are added and it is solved again,
-    until it breaks none.  Variables are scaled by x's bound (x / upper lies in [0, 1], and the
-    linearised duration weighs each node by about its time step: well conditioned for HiGHS).
+    until it breaks none; the first rows are those x's bound breaks.  Variables are scaled by
+    x's bound (x / upper lies in [0, 1], and the linearised duration weighs each node by about
+    its time step: well conditioned for HiGHS).
     """
     N = data.s.size - 1
     ref = np.maximum(reference, X_FLOOR * reference.max())
@@ -241,8 +245,7 @@ def solve(data: NodeData, limits, upper, reference, first: bool, warm=None):
     A_ub, b_ub, group = _stack(blocks, 2 * (N + 1))
     np.maximum(b_ub, 0.0, out=b_ub)       # rest (x = u = 0) stays admissible (static: checked)
     A_eq, b_eq = _equalities(data)
-    x_max = upper if first else np.minimum(upper, TRUST * ref)
-    x_max = np.where(data.rest, 0.0, x_max)
+    x_max = np.where(data.rest, 0.0, upper)
     scale = np.empty(2 * (N + 1))
     scale[:N + 1] = np.maximum(x_max, 1e-9 * x_max.max())
     scale[N + 1:] = x_max.max() * 20.0 / (data.s[-1] - data.s[0])
@@ -257,24 +260,24 @@ def solve(data: NodeData, limits, upper, reference, first: bool, warm=None):
     bounds[N + 1 + np.flatnonzero(data.rest)] = 0.0
     norm = np.sqrt(np.maximum(np.add.reduceat(A_ub.data ** 2, A_ub.indptr[:-1]), 1e-300))
     program = _Program(weight, bounds, A_eq, b_eq)
-    order = np.zeros(0, int) if warm is None else warm[0]
-    program.add(A_ub, order, b_ub)
-    if warm is not None:
-        program.h.setBasis(warm[1])
     rows = np.zeros(b_ub.size, bool)
-    rows[order] = True
+    # seeded with the rows most broken at x's bound (and u = x' / 2 there): the program without
+    # rows would find about that law, so its solve is skipped (one solve fewer of 5-8)
+    z = np.concatenate([x_max, 0.5 * np.gradient(x_max, data.s)]) / scale
+    slack = (b_ub - A_ub @ z) / norm
+    solved = False
     for _ in range(MAX_CUTS):
-        z = program.run()
-        slack = (b_ub - A_ub @ z) / norm
         broken = (slack < -CUT_TOLERANCE) & ~rows
-        if not broken.any():
+        if solved and not broken.any():
             break
-        new = _worst_per_node(np.flatnonzero(broken), slack, group)
-        program.add(A_ub, new, b_ub)
-        rows[new] = True
-        order = np.concatenate([order, new])
+        if broken.any():
+            new = _worst_per_node(np.flatnonzero(broken), slack, group)
+            program.add(A_ub, new, b_ub)
+            rows[new] = True
+        z, solved = program.run(), True
+        slack = (b_ub - A_ub @ z) / norm
     z = z * scale
-    return np.maximum(z[:N + 1], 0.0), z[N + 1:], (order, program.h.getBasis())
+    return np.maximum(z[:N + 1], 0.0), z[N + 1:]
 
 
 def _worst_per_node(broken, slack, group):
@@ -306,6 +309,7 @@ class _Program:
     def __init__(self, cost, bounds, A_eq, b_eq):
         self.h = h = _QuietHighs()
         h.setOptionValue("presolve", "off")
+        h.setOptionValue("simplex_dual_edge_weight_strategy", DEVEX)
         inf = highspy.kHighsInf
         h.addVars(cost.size, np.where(np.isfinite(bounds[:, 0]), bounds[:, 0], -inf),
                   np.where(np.isfinite(bounds[:, 1]), bounds[:, 1], inf))

@@ -37,6 +37,11 @@ def test_all_limits_hold_as_the_controller_interpolates(puma):
     assert result.method == "jerk_limited" and out.interpolation == "quintic"
     assert optimal.duration < result.duration < 1.5 * optimal.duration
     assert result.scale_factor == pytest.approx(result.duration / optimal.duration)
+    # the feedforward (taken from the re-check's parts, slowed in closed form) is the inverse
+    # dynamics at the output's points
+    own = result.trajectory
+    inverse = rnea(model, own.positions, own.velocities, own.accelerations)
+    np.testing.assert_allclose(own.effort, inverse, rtol=0, atol=1e-9 * limits.effort_upper.max())
     t = np.linspace(out.times[0], out.times[-1], 50 * out.num_points)
     q, qd, qdd = out.sample(t)
     tau = rnea(model, q, qd, qdd)
