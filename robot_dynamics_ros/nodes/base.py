@@ -94,6 +94,9 @@ class DynamicsNodeBase:
     """
 
     PARAMETER_TABLES: tuple = ("common",)
+    # the executor kind the node needs (``nodes.executor.SINGLE``: its comment says when), or
+    # None: the configured one
+    EXECUTOR: str | None = None
     WARM_UP_SCALING = False         # load the time-optimal passes in warm_up (the scaler)
     active = True                   # a managed node is active only between activate/deactivate
 
@@ -526,7 +529,7 @@ def run_node(node_class, args=None) -> int:
             print(f"{node_class.__name__}: configuration error: {node.configure_error}",
                   file=sys.stderr)
             return 2
-        executor = make_executor(node.context)
+        executor = make_executor(node.context, node.EXECUTOR)
         executor.add_node(node)
         spin(executor, node.context)
     except (KeyboardInterrupt, ExternalShutdownException):

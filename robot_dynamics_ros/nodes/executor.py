@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import os
 
-EXECUTORS = ("single", "events")
+SINGLE = "single"
+EXECUTORS = (SINGLE, "events")
 # The executor used unless ROBOT_DYNAMICS_EXECUTOR names another (for benchmarks and comparisons).
 DEFAULT = "events"
 
@@ -27,6 +28,16 @@ def executor_kind() -> str:
         raise ValueError(f"ROBOT_DYNAMICS_EXECUTOR: expected one of {list(EXECUTORS)}, "
                          f"got '{kind}'")
     return kind
+
+
+# A node whose callback is a coroutine that waits (the trajectory proxy's goal awaits the
+# controller's answers) names SINGLE in its class (``EXECUTOR``), whatever ROBOT_DYNAMICS_EXECUTOR
+# says.  Why: rclpy 9.1.2's Future.__await__ yields until done, and the EventsExecutor resumes a
+# blocked task at every spin_once (its spin() does not serve: :func:`spin`), so an ``async``
+# callback awaiting a goal spins a whole core for the goal's duration (measured: 2.08 s of CPU in
+# a 2 s goal; 0.09 s with SINGLE, which waits between its timers' wake-ups).  A thread pool
+# (MultiThreadedExecutor, the callback blocking) also waits without spinning, but added 10 ms to
+# the proxy's goals (bench/bench_proxy.py, medians 54-57 against 34-43 ms).
 
 
 def make_executor(context=None, kind: str | None = None):

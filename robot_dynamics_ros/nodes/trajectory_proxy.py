@@ -42,6 +42,7 @@ from ..messages.conversions import MessageRejected
 from ..messages.ros import trajectory_to_msg
 from .base import main_for
 from .errors import describe
+from .executor import SINGLE
 from .trajectory_scaler import TrajectoryScalerNode
 
 DEFAULT_CONTROLLER = "joint_trajectory_controller"     # controller_name and the file empty
@@ -61,6 +62,9 @@ class TrajectoryProxyNode(TrajectoryScalerNode):
     """Scales FollowJointTrajectory goals and forwards them to the controller's action."""
 
     PARAMETER_TABLES = ("common", "trajectory_scaler", "trajectory_proxy")
+    # (its goals await the controller: on the EventsExecutor that wait would spin a core;
+    # nodes/executor.py)
+    EXECUTOR = SINGLE
 
     def __init__(self, node_name: str = "trajectory_proxy", **node_kwargs):
         super().__init__(node_name, **node_kwargs)

@@ -8,6 +8,7 @@ the same limits (the node adds transport, not arithmetic), the limits re-checked
 controller received, every other goal field equal to the one sent, and the states and codes of
 both goals.
 """
+import os
 import sys
 import time
 
@@ -219,6 +220,36 @@ def test_cancel_reaches_the_controller(proxy):
                                       cancel_after=lambda: controller.goals)
     assert accepted and status == GoalStatus.STATUS_CANCELED
     assert controller.cancelled == 1
+
+
+def cpu_seconds(pid: int) -> float:
+    """Return the CPU time (user + system) process ``pid`` has used [s] (/proc)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+HELD = 2.0          # s the controller holds the goal while the proxy's CPU time is read
+
+
+def test_a_held_goal_costs_the_proxy_no_busy_wait(proxy):
+    # Waiting for the controller's result must sleep: an rclpy coroutine awaiting the result
+    # on the EventsExecutor was resumed at once, again and again (2.08 s of CPU in a 2 s goal).
+    # Idle, the proxy takes about 3 % of a core; a busy wait, all of one (still more than a
+    # quarter of one on a saturated 2-core machine).
+    proc, ros_client, client, controller = proxy
+    controller.mode, controller.goals[:], controller.cancelled = "hold", [], 0
+    sent = client.send_goal_async(moveit_goal(moveit_trajectory()))
+    assert ros_client.spin_until(lambda: controller.goals), "the controller never got the goal"
+    start = cpu_seconds(proc.proc.pid)
+    ros_client.spin_for(HELD)
+    used = cpu_seconds(proc.proc.pid) - start
+    assert ros_client.spin_until(sent.done) and sent.result().accepted
+    sent.result().cancel_goal_async()
+    result = sent.result().get_result_async()
+    assert ros_client.spin_until(result.done), "no result after the cancel"
+    assert result.result().status == GoalStatus.STATUS_CANCELED
+    assert used < 0.25 * HELD, f"the proxy used {used:.2f} s of CPU in {HELD} s of waiting"
 
 
 def test_controller_abort_reaches_the_client(proxy):
