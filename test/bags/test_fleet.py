@@ -355,13 +355,7 @@ def test_ctrl_c_stops_a_fleet_at_once_keeping_only_finished_outputs(tmp_path, pu
         write_joint_states(inputs / name, puma.joint_names, *motion(puma, 40_000, k))
     run = fleet_command(inputs, out)
     try:
-        deadline = time.monotonic() + 300                  # a bound, for a loaded machine
-        while time.monotonic() < deadline and run.poll() is None and not (
-                (out / "a_small").is_dir() and list(out.glob(".*_big.partial-*"))):
-            time.sleep(0.05)
-        assert run.poll() is None, run.communicate()
-        family = descendants(run.pid)                      # the forkserver and the workers
-        assert len(family) >= 3, family
+        family = frozen_mid_bag(run, out)
         run.send_signal(signal.SIGINT)
         interrupted = time.monotonic()
         run.wait(10)                                       # the aim is 2 s; 10 s: loaded CI
@@ -385,6 +379,52 @@ def test_ctrl_c_stops_a_fleet_at_once_keeping_only_finished_outputs(tmp_path, pu
     assert not [p for p in family if alive(p)]            # no worker left behind
 
 
+def frozen_mid_bag(run, out):
+    """
+    Wait until a_small is done and a big bag is being written; stop the workers there.
+
+    Why stopped (SIGSTOP, which the engine's SIGKILL still ends): a big bag takes about a second,
+    so on a loaded machine the fleet could finish between the test seeing its partial output and
+    the Ctrl-C (it once did: exit code 0).  Checked again once they are stopped.  Returns the
+    fleet's processes (the forkserver and the workers).
+    """
+    import time
+    deadline = time.monotonic() + 300                      # a bound, for a loaded machine
+    while time.monotonic() < deadline and run.poll() is None:
+        if (out / "a_small").is_dir() and list(out.glob(".*_big.partial-*")):
+            family = descendants(run.pid)                  # the forkserver and the workers
+            workers = [p for p in family if parent_of(p) != run.pid]
+            for pid in workers:
+                os.kill(pid, signal.SIGSTOP)
+            stopped = time.monotonic() + 5
+            while time.monotonic() < stopped and any(state_of(p) not in "TZ" for p in workers):
+                time.sleep(0.01)
+            if list(out.glob(".*_big.partial-*")) and len(family) >= 3:
+                return family
+            for pid in workers:                            # finished meanwhile: go on
+                os.kill(pid, signal.SIGCONT)
+        time.sleep(0.05)
+    raise AssertionError(f"no big bag caught in progress: {run.communicate()}")
+
+
+def parent_of(pid):
+    """Return the parent process id of ``pid`` (Linux /proc), or None if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as stream:
+            return int(stream.read().rpartition(")")[2].split()[1])
+    except FileNotFoundError:
+        return None
+
+
+def state_of(pid):
+    """Return the state letter of ``pid`` (Linux /proc: R, S, T stopped, Z...), "Z" if gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as stream:
+            return stream.read().rpartition(")")[2].split()[0]
+    except FileNotFoundError:
+        return "Z"
+
+
 def descendants(pid):
     """Return the process ids under ``pid`` (Linux /proc)."""
     found, todo = [], [pid]
@@ -399,11 +439,7 @@ def descendants(pid):
 
 def alive(pid):
     """Tell whether process ``pid`` runs (a zombie does not)."""
-    try:
-        with open(f"/proc/{pid}/stat") as stream:
-            return stream.read().rpartition(")")[2].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
+    return state_of(pid) != "Z"
 
 
 @pytest.mark.parametrize("once", [True, False])
