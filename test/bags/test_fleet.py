@@ -335,36 +335,33 @@ def test_the_summary_table_and_csv_hold_the_figures(tmp_path, puma, fleet):
 
 
 # ------------------------------------------------------------------- Ctrl-C and dead workers
-def fleet_command(inputs, out, *extra, env=None):
+def fleet_command(inputs, out, *extra, env=None, stdout=None, stderr=None):
     """Start ``robot-dynamics bag process INPUTS OUT`` on 2 local workers, in its own process."""
     import subprocess
     import sys
     command = [sys.executable, "-m", "robot_dynamics_ros.commands.cli", "bag", "process",
                str(inputs), str(out), "--robot", "puma560", "--workers", "2", "--no-progress",
                *extra]
-    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    return subprocess.Popen(command, stdout=stdout or subprocess.PIPE,
+                            stderr=stderr or subprocess.PIPE, text=True,
                             env={**os.environ, **(env or {})})
 
 
 def test_ctrl_c_stops_a_fleet_at_once_keeping_only_finished_outputs(tmp_path, puma):
     import time
-    inputs, out = tmp_path / "in", tmp_path / "out"
+    inputs = tmp_path / "in"
     inputs.mkdir()
     write_joint_states(inputs / "a_small", puma.joint_names, *motion(puma, 200, 1))
-    for k, name in enumerate(("b_big", "c_big", "d_big")):
+    for k, name in enumerate(("b_big", "c_big", "d_big", "e_big")):
         write_joint_states(inputs / name, puma.joint_names, *motion(puma, 40_000, k))
-    run = fleet_command(inputs, out)
-    try:
-        family = frozen_mid_bag(run, out)
-        run.send_signal(signal.SIGINT)
-        interrupted = time.monotonic()
-        run.wait(10)                                       # the aim is 2 s; 10 s: loaded CI
-        stopped = time.monotonic() - interrupted
-    finally:
-        run.kill()
-        run.wait()
-    assert run.returncode == 130 and stopped < 10, (run.returncode, stopped)
-    error = run.stderr.read()
+    # A big bag takes about a second: on a loaded machine the fleet can finish between the
+    # test seeing a partial output and its Ctrl-C (it once did: exit code 0). Then again.
+    for attempt in range(ATTEMPTS):
+        out = tmp_path / f"out{attempt}"
+        returncode, stopped, family, error = interrupted_fleet(inputs, out, tmp_path)
+        if returncode != 0:
+            break
+    assert returncode == 130 and stopped < 10, (returncode, stopped, error)
     assert "Traceback" not in error and "interrupted;" in error, error
     left = sorted(p.name for p in out.iterdir())
     assert "a_small" in left and not [n for n in left if "partial" in n], left
@@ -379,50 +376,34 @@ def test_ctrl_c_stops_a_fleet_at_once_keeping_only_finished_outputs(tmp_path, pu
     assert not [p for p in family if alive(p)]            # no worker left behind
 
 
-def frozen_mid_bag(run, out):
-    """
-    Wait until a_small is done and a big bag is being written; stop the workers there.
+ATTEMPTS = 3        # fleets started until one is still running when its Ctrl-C lands
 
-    Why stopped (SIGSTOP, which the engine's SIGKILL still ends): a big bag takes about a second,
-    so on a loaded machine the fleet could finish between the test seeing its partial output and
-    the Ctrl-C (it once did: exit code 0).  Checked again once they are stopped.  Returns the
-    fleet's processes (the forkserver and the workers).
+
+def interrupted_fleet(inputs, out, tmp_path):
+    """
+    Start a fleet, Ctrl-C it once a_small is done and a big bag is being written.
+
+    Returns (exit code, seconds from the Ctrl-C to the exit, the fleet's processes, its
+    stderr).  Its output goes to files: a pipe nobody reads while it runs could fill and stop it.
     """
     import time
-    deadline = time.monotonic() + 300                      # a bound, for a loaded machine
-    while time.monotonic() < deadline and run.poll() is None:
-        if (out / "a_small").is_dir() and list(out.glob(".*_big.partial-*")):
-            family = descendants(run.pid)                  # the forkserver and the workers
-            workers = [p for p in family if parent_of(p) != run.pid]
-            for pid in workers:
-                os.kill(pid, signal.SIGSTOP)
-            stopped = time.monotonic() + 5
-            while time.monotonic() < stopped and any(state_of(p) not in "TZ" for p in workers):
-                time.sleep(0.01)
-            if list(out.glob(".*_big.partial-*")) and len(family) >= 3:
-                return family
-            for pid in workers:                            # finished meanwhile: go on
-                os.kill(pid, signal.SIGCONT)
-        time.sleep(0.05)
-    raise AssertionError(f"no big bag caught in progress: {run.communicate()}")
-
-
-def parent_of(pid):
-    """Return the parent process id of ``pid`` (Linux /proc), or None if it is gone."""
+    with open(tmp_path / "stdout", "w") as stdout, open(tmp_path / "stderr", "w") as stderr:
+        run = fleet_command(inputs, out, stdout=stdout, stderr=stderr)
     try:
-        with open(f"/proc/{pid}/stat") as stream:
-            return int(stream.read().rpartition(")")[2].split()[1])
-    except FileNotFoundError:
-        return None
-
-
-def state_of(pid):
-    """Return the state letter of ``pid`` (Linux /proc: R, S, T stopped, Z...), "Z" if gone."""
-    try:
-        with open(f"/proc/{pid}/stat") as stream:
-            return stream.read().rpartition(")")[2].split()[0]
-    except FileNotFoundError:
-        return "Z"
+        deadline = time.monotonic() + 300                  # a bound, for a loaded machine
+        while time.monotonic() < deadline and run.poll() is None and not (
+                (out / "a_small").is_dir() and list(out.glob(".*_big.partial-*"))):
+            time.sleep(0.05)
+        family = descendants(run.pid)                      # the forkserver and the workers
+        assert run.poll() is not None or len(family) >= 3, family
+        run.send_signal(signal.SIGINT)
+        interrupted = time.monotonic()
+        run.wait(10)                                       # the aim is 2 s; 10 s: loaded CI
+        stopped = time.monotonic() - interrupted
+    finally:
+        run.kill()
+        run.wait()
+    return run.returncode, stopped, family, (tmp_path / "stderr").read_text()
 
 
 def descendants(pid):
@@ -435,6 +416,15 @@ def descendants(pid):
                 todo += [int(c) for c in stream.read().split()]
         found += [] if parent == pid else [parent]
     return found
+
+
+def state_of(pid):
+    """Return the state letter of ``pid`` (Linux /proc: R, S, Z...), "Z" if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as stream:
+            return stream.read().rpartition(")")[2].split()[0]
+    except FileNotFoundError:
+        return "Z"
 
 
 def alive(pid):
