@@ -334,6 +334,11 @@ def run_phase(label, node_argvs, topics, args, env, tmp, scaling=False) -> dict:
     return results
 
 
+def ratio(value: float, reference: float) -> str:
+    """Return value / reference, or "n/a" if the reference used no CPU clock tick (--quick)."""
+    return f"{value / reference:.2f}" if reference > 0 else "n/a"
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
     parser.add_argument("--rate", type=float, default=1000.0)
@@ -408,7 +413,7 @@ def main(argv=None) -> int:
         print(f"{name:<34}{r['sent']:>7}{r['received']:>7}{r['lost']:>6}{r['median_ms']:>10.3f}"
               f"{r['p99_ms']:>8.3f}{r['max_ms']:>8.2f}{r['max_gap_ms']:>11.2f}"
               f"{r['send_gap_ms']:>7.2f}{r['cpu_us_per_msg']:>11.0f}"
-              f"{r['cpu_us_per_msg'] / echo['cpu_us_per_msg']:>10.2f}")
+              f"{ratio(r['cpu_us_per_msg'], echo['cpu_us_per_msg']):>10}")
     print("(max gap: the largest gap between two outputs; (sent): between two joint states sent)")
     if args.scaling_load:
         for name, r in results.items():
