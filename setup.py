@@ -6,7 +6,7 @@ compiling the kernels into the user's cache (``robot-dynamics compile``, run on 
 package), so that no first call of a node or command compiles.  A wheel (``pip install``, a
 ``--root`` staging install of a distribution package) is built elsewhere than where it runs, and
 pip has no install hook: there the user runs ``robot-dynamics compile`` once, or the managed
-nodes compile in ``on_configure`` (doc/first_start.md).
+nodes compile in ``on_configure`` (doc/getting_started.md, "Caches and first start").
 """
 import os
 import subprocess
