@@ -165,6 +165,7 @@ def _process_one(job: _Job, count: Callable) -> BagOutcome:
     exists then, and is this bag's result, with the figures it stored.
     """
     _test_exit(job)
+    _bars_local_to_this_process()
     if not job.options.overwrite and Path(job.target).exists():
         report = read_figures(job.target)
         if report is not None:
@@ -177,6 +178,20 @@ def _process_one(job: _Job, count: Callable) -> BagOutcome:
         text = "".join(traceback.format_exception_only(exc)).strip()
         return BagOutcome(job.source, job.target, "failed", None, f"internal error: {text}")
     return BagOutcome(job.source, job.target, "done", report)
+
+
+def _bars_local_to_this_process():
+    """
+    Give tqdm a thread lock in a worker: its bars never share a terminal with another process.
+
+    The caller draws the fleet's bars from the counts its workers send.  tqdm's default lock also
+    makes a multiprocessing lock, a named semaphore; a worker killed on Ctrl-C cannot remove it,
+    and the resource tracker then warns of a "leaked semaphore" under the interrupted message.
+    """
+    import threading
+
+    from tqdm import tqdm
+    tqdm.set_lock(threading.RLock())
 
 
 def _test_exit(job: _Job):
