@@ -99,7 +99,8 @@ def test_a_writer_killed_outright_loses_at_most_a_second(tmp_path, storage):
         items = [(t, bytes(raw)) for _, t, raw in bag.messages()]
     times = np.array([t for t, _ in items])
     assert killed - times[-1] < 1_000_000_000, (killed - times[-1]) * 1e-9
-    assert len(items) > 500 and (np.diff(times) > 0).all()
+    # written for 2.5 s (each pass sleeps 2 ms: slower on a loaded machine, so no fixed count)
+    assert times[-1] - times[0] > 1_000_000_000 and (np.diff(times) > 0).all()
     # every message is there from the first on, each one as written
     groups, others = BatchDecoder().decode([raw for _, raw in items])
     assert others == [] and len(groups) == 1

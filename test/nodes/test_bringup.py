@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from ros_fixtures import *  # noqa: F401,F403
-from ros_fixtures import ROOT, NodeProcess, private_namespace
+from ros_fixtures import ROOT, TIMEOUT, NodeProcess, private_namespace
 
 from robot_dynamics_ros.core import RobotModel, gravity_torques, nonlinear_effects, rnea
 from robot_dynamics_ros.nodes.bringup import (NODE_TYPES, TOPIC_ARGUMENTS, default_params_file,
@@ -187,8 +187,8 @@ def bringup(ros_env, ros_client, tmp_path_factory):
 def test_all_nodes_up_with_file_and_argument_parameters(bringup):
     proc, client = bringup
     wanted = {("inverse_dynamics", NS), ("gravity_compensation", NS), ("dynamics_service", NS)}
-    assert client.spin_until(lambda: wanted <= set(
-        client.node.get_node_names_and_namespaces())), proc.log_text()
+    assert client.spin_until(lambda: wanted <= set(      # three nodes start: a loaded machine
+        client.node.get_node_names_and_namespaces()), 3 * TIMEOUT), proc.log_text()
     for node in ("inverse_dynamics", "gravity_compensation", "dynamics_service"):
         robot, timeout, depth = client.get_parameters(
             f"{NS}/{node}", "robot_description", "input_timeout", "qos_depth")

@@ -245,11 +245,9 @@ def test_the_lifecycle_publishes_only_while_active_and_refuses_a_bad_configurati
             msg.position, msg.velocity = [0.2] * 6, [0.1] * 6
             msg.effort = [1.0] * 6
             states.publish(msg)
-        for _ in range(20):
-            publish()
-            ros_client.spin_for(0.02)
+        assert ros_client.publish_until(
+            publish, lambda: "received while unconfigured" in node.log_text()), node.log_text()
         assert not efforts.messages
-        assert "received while unconfigured" in node.log_text()
         assert not change_state(ros_client, client, Transition.TRANSITION_CONFIGURE)
         assert "gains: expected 1 or 6 values" in node.log_text()
         assert ros_client.set_parameters(f"{namespace}/external_torque_observer",

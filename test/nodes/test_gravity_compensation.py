@@ -272,6 +272,7 @@ def test_input_timeout_stops_and_says_so_once(gc):
     q = random_q()
     send(gc, joint_state(NAMES, q))                   # active now
     fresh = time.time()                               # (earlier outages may still be in /rosout)
+    client.spin_for(0.2)                              # the answer to a repeat of it, if any
     before = len(state.messages)
     client.spin_for(1.5)                              # > 3 x input_timeout (0.4 s) without input
     stale = [m for m in client.logs_from(NODE, "stopped publishing")

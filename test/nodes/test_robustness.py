@@ -255,7 +255,8 @@ def test_every_bad_message_kind_is_rejected_and_nothing_wrong_is_published(bring
     refs = c.publisher(JointTrajectory, f"{ns}/reference_trajectory")
     gravity = c.collect(JointState, f"{ns}/gravity_effort", depth=1000)
     feedforward = c.collect(JointState, f"{ns}/feedforward_effort", depth=1000)
-    assert c.wait_for_subscriber(states) and c.wait_for_subscriber(refs), proc.log_text()
+    assert c.wait_for_subscriber(states, 3 * TIMEOUT) and c.wait_for_subscriber(refs), \
+        proc.log_text()                                 # the bringup's nodes start first
     good = reference(times=(0.0, 1000.0))
     first = joint_state(1, velocity=[0.0] * 6)
     assert c.publish_until(lambda: (refs.publish(good), states.publish(first)),

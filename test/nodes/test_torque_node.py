@@ -11,7 +11,9 @@ below the Puma's gravity torque at the test configuration (oracle: the core's g(
 * bad values are refused with the reason; a joint whose limit is unknown makes ``clamp``
   refuse the robot at configure naming the joint, unless ``effort_limits`` gives it.
 """
+import math
 import re
+import time
 
 import numpy as np
 import pytest
@@ -76,6 +78,7 @@ def values(status) -> dict:
 
 def test_clamp_limits_both_outputs_counts_and_reports(limited):
     proc, client, pub, state, command, reports = limited
+    began = time.monotonic()
     effort = send(limited, 1)
     expected = G.copy()
     expected[1] = np.copysign(LIMIT, G[1])
@@ -90,6 +93,9 @@ def test_clamp_limits_both_outputs_counts_and_reports(limited):
         msg.header.stamp.sec = 10 + k
         pub.publish(msg)
         client.spin_for(0.02)
+    elapsed = time.monotonic() - began                  # (longer on a loaded machine)
+    seen = len(reports)
+    assert client.spin_until(lambda: len(reports) > seen)   # a report made after the last input
     warn = [r for r in reports if r.level == DiagnosticStatus.WARN]
     assert warn, [r.message for r in reports]
     text = warn[-1].message
@@ -102,7 +108,7 @@ def test_clamp_limits_both_outputs_counts_and_reports(limited):
     assert last["effort limit policy"] == "clamp"
     lines = [m for m in client.logs_from("gravity_compensation", "above the effort limit in "
                                          "the last 1 s")]
-    assert 2 <= len(lines) <= 4, [m.msg for m in lines]
+    assert 2 <= len(lines) <= math.ceil(elapsed) + 1, (elapsed, [m.msg for m in lines])
     assert "clamped to the limit" in lines[-1].msg and "'joint2'" in lines[-1].msg
 
 

@@ -353,7 +353,10 @@ def test_controller_lost_mid_goal_aborts(ros_env, ros_client, tmp_path):
     try:
         client = ActionClient(ros_client.node, FollowJointTrajectory,
                               f"{NS}/orphan_proxy/follow_joint_trajectory")
-        assert ros_client.spin_until(client.server_is_ready), proc.log_text()
+        controller = ActionClient(ros_client.node, FollowJointTrajectory, action)
+        assert ros_client.spin_until(lambda: client.server_is_ready()
+                                     and controller.server_is_ready()), \
+            proc.log_text() + doomed.log_text()
         feedback = []
         sent = client.send_goal_async(moveit_goal(moveit_trajectory()),
                                       feedback_callback=lambda m: feedback.append(m))
