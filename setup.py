@@ -1,25 +1,33 @@
 """
 ament_python package robot_dynamics_ros; also installs with `pip install .` into a venv.
 
-``colcon build`` (``setup.py install``, and ``develop`` for ``--symlink-install``) ends by
-compiling the kernels into the user's cache (``robot-dynamics compile``, run on the installed
-package), so that no first call of a node or command compiles.  A wheel (``pip install``, a
-``--root`` staging install of a distribution package) is built elsewhere than where it runs, and
-pip has no install hook: there the user runs ``robot-dynamics compile`` once, or the managed
-nodes compile in ``on_configure`` (doc/getting_started.md, "Caches and first start").
+No install compiles on a user's first call (doc/getting_started.md, "Caches and first start"):
+
+* ``colcon build`` (``setup.py install``, and ``develop`` for ``--symlink-install``) ends by
+  compiling the kernels into the user's cache for this machine's CPU (``robot-dynamics
+  compile``, run on the installed package).
+* A wheel (``pip install``, ``pip wheel``, a ``--root`` staging install of a distribution
+  package) runs no code where it is installed, and may be installed on another machine than the
+  one that built it: its build (``build_py``) compiles the dynamics kernels and the scaling's
+  passes into the package as extensions for any CPU of the architecture (``core.precompile.ship``,
+  numba.pycc; pyproject.toml's build requirements bring numba), which an installed package loads
+  without numba.  ``robot-dynamics compile`` later builds the host-tuned ones into the cache.
 """
 import os
 import subprocess
 import sys
 from glob import glob
 
-from setuptools import find_packages, setup
+from setuptools import Distribution, find_packages, setup
+from setuptools.command.build_py import build_py
 from setuptools.command.develop import develop
 from setuptools.command.install import install
 
 PACKAGE = "robot_dynamics_ros"
 COMPILE = ("import sys; from robot_dynamics_ros.commands.cli import main; "
            "sys.exit(main(['compile', '--quiet']))")
+SHIP = ("from robot_dynamics_ros.core.precompile import ship; "
+        "print(*(f'robot_dynamics_ros: {line}' for line in ship()), sep=chr(10))")
 
 
 def compile_kernels(where: str) -> None:
@@ -41,6 +49,47 @@ def compile_kernels(where: str) -> None:
     if failed:
         print(f"{PACKAGE}: WARNING: the kernels were not compiled; run `robot-dynamics compile` "
               "once, else the first configure of a node compiles them", flush=True)
+
+
+def ship_kernels(build_lib: str) -> None:
+    """Build the kernels' extensions into the package in ``build_lib``; never fails."""
+    print(f"{PACKAGE}: compiling the kernels into the package (numba.pycc, any CPU of this "
+          "architecture; a minute or two)", flush=True)
+    environment = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        p for p in (build_lib, os.environ.get("PYTHONPATH")) if p))
+    try:
+        done = subprocess.run([sys.executable, "-c", SHIP], env=environment, cwd=build_lib,
+                              timeout=3600)
+        failed = done.returncode != 0
+    except (OSError, subprocess.SubprocessError) as exc:
+        print(f"{PACKAGE}: {exc}", flush=True)
+        failed = True
+    if failed:
+        print(f"{PACKAGE}: WARNING: the package holds no compiled kernels; run `robot-dynamics "
+              "compile` once after installing it", flush=True)
+
+
+def _installs_here(distribution) -> bool:
+    """Return whether this run installs into its final place (then the install hook compiles)."""
+    commands = distribution.commands
+    return "develop" in commands or (
+        "install" in commands and not distribution.get_command_obj("install").root)
+
+
+class BuildPyShipping(build_py):
+    """``build_py``, then (a wheel, a staged install) the kernels compiled into the package."""
+
+    def run(self):
+        super().run()
+        if not getattr(self, "editable_mode", False) and not _installs_here(self.distribution):
+            ship_kernels(os.path.abspath(self.build_lib))
+
+
+class WheelWithKernels(Distribution):
+    """A wheel holds the kernels' extensions: its tag names the Python and the platform."""
+
+    def has_ext_modules(self):
+        return "bdist_wheel" in (self.commands or ()) or super().has_ext_modules()
 
 
 class InstallCompiling(install):
@@ -76,10 +125,14 @@ setup(
         (f"share/{PACKAGE}/config/trajectories", glob("config/trajectories/*.yaml")),
     ],
     python_requires=">=3.10",
-    cmdclass={"install": InstallCompiling, "develop": DevelopCompiling},
-    # Run-time Python requirements (pinned in requirements/base.txt, declared in package.xml).
-    install_requires=["numpy", "scipy", "PyYAML", "matplotlib", "tqdm", "rosbags", "cvxpy",
-                      "numba", "setuptools"],
+    cmdclass={"install": InstallCompiling, "develop": DevelopCompiling,
+              "build_py": BuildPyShipping},
+    distclass=WheelWithKernels,
+    # Run-time Python requirements (pinned in requirements/base.txt, declared in package.xml;
+    # test/test_package_xml.py keeps the three in step).
+    install_requires=["numpy", "scipy", "PyYAML", "matplotlib", "tqdm", "rosbags", "ruamel.yaml",
+                      "cvxpy", "clarabel", "highspy", "numba", "xacro", "defusedxml",
+                      "distributed", "setuptools"],
     extras_require={"bench": ["pin", "roboticstoolbox-python", "toppra"]},
     zip_safe=True,
     maintainer="robot_dynamics_ros developers",

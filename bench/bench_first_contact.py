@@ -9,6 +9,10 @@ First contact: what a user's first calls cost, in fresh processes, on a cold and
   the *cold install* an empty cache directory per measurement (``ROBOT_DYNAMICS_ROS_CACHE_DIR``
   and ``XDG_CACHE_HOME`` pointing at new temporary directories: what a user who skipped
   ``robot-dynamics compile`` meets).
+* **pip wheel install** (not in ``--quick``): this checkout's wheel built as pip builds it (``pip
+  wheel``, the venv's numba: its build compiles the kernels into the wheel, setup.py), its wall
+  time, then pip-installed into a new prefix and used with an empty cache and no ``robot-dynamics
+  compile``: the rows below but the launch (which needs a ROS workspace's layout).
 * **first dynamics**: a fresh process imports the core, loads a vendor URDF it has never seen
   (Doosan M1013, test/data/urdf) and computes a first ``rnea``, ``forward_dynamics`` and
   ``mass_matrix``: the whole process's wall time (target after install: at most 1.5 s), beside
@@ -38,6 +42,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -234,10 +239,15 @@ TARGET_LAUNCH = 3.0         # s: ros2 launch to the first gravity_effort
 
 
 def child(script: str, env: dict, **values) -> tuple[dict, float]:
-    """Run ``script`` in a fresh process; return (its JSON line, the process's wall time)."""
+    """
+    Run ``script`` in a fresh process; return (its JSON line, the process's wall time).
+
+    The package is the one first on ``env``'s PYTHONPATH (the checkout, or a wheel's install).
+    """
     started = time.perf_counter()
-    run = subprocess.run([PYTHON, "-c", script.format(root=str(ROOT), **values)], env=env,
-                         capture_output=True, text=True, timeout=1800)
+    root = env["PYTHONPATH"].split(os.pathsep)[0]
+    run = subprocess.run([PYTHON, "-c", script.format(root=root, **values)], env=env,
+                         capture_output=True, text=True, timeout=1800, cwd=tempfile.gettempdir())
     wall = time.perf_counter() - started
     if run.returncode != 0:
         raise RuntimeError(run.stderr[-3000:])
@@ -338,6 +348,46 @@ def install(env: dict, cache: Path | None) -> tuple[dict, float]:
     return warm, time.perf_counter() - started
 
 
+# what a wheel is built from (setup.py's files), as test/test_wheel.py builds it
+SOURCES = ("robot_dynamics_ros", "config", "launch", "resource", "package.xml", "setup.py",
+           "setup.cfg", "pyproject.toml", "LICENSE", "README.md")
+
+
+def wheel_install(env: dict, workdir: Path) -> tuple[dict, float]:
+    """
+    Build this checkout's wheel as pip does and install it into a new prefix with pip.
+
+    Returns the environment of that install (its site-packages first on the path, an empty
+    cache) and the seconds of the build and install.
+    """
+    source = workdir / "wheel-source"
+    source.mkdir()
+    for name in SOURCES:
+        if (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, source / name,
+                            ignore=shutil.ignore_patterns("__pycache__", "shipped"))
+        else:
+            shutil.copy2(ROOT / name, source / name)
+    pip = [PYTHON, "-m", "pip", "--disable-pip-version-check", "-q"]
+    started = time.perf_counter()
+    for argv in (["wheel", "--no-deps", "--no-build-isolation", "-w", str(workdir / "dist"),
+                  str(source)],
+                 # (--ignore-installed: else pip uninstalls this venv's install of the package)
+                 ["install", "--no-deps", "--ignore-installed", "--prefix",
+                  str(workdir / "prefix")]):
+        if argv[0] == "install":
+            argv.append(str(next((workdir / "dist").glob("*.whl"))))
+        run = subprocess.run(pip + argv, capture_output=True, text=True, timeout=3600,
+                             cwd=workdir)
+        if run.returncode != 0:
+            raise RuntimeError(f"pip {argv[0]}: {run.stderr[-2000:]}")
+    seconds = time.perf_counter() - started
+    site = next((workdir / "prefix").glob("lib/python*/site-packages"))
+    rest = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and p != str(ROOT)]
+    return cache_env(dict(env, PYTHONPATH=os.pathsep.join([str(site)] + rest)),
+                     workdir / "wheel-cache"), seconds
+
+
 def cache_env(env: dict, cache: Path) -> dict:
     """Return ``env`` with every cache of the package (and XDG's) under ``cache``."""
     return dict(env, ROBOT_DYNAMICS_ROS_CACHE_DIR=str(cache / "robot_dynamics_ros"),
@@ -363,23 +413,31 @@ def main(argv=None) -> int:
               f"{'the default cache' if args.quick else 'an empty cache'}: {seconds:.1f} s")
         labels = ["warm install"] if args.quick or args.no_cold else ["cold install",
                                                                       "warm install"]
+        if not args.quick:
+            wheel, seconds = wheel_install(env, workdir)
+            print(f"  install: pip wheel of this checkout (compiling the kernels into it) and pip "
+                  f"install into a new prefix: {seconds:.1f} s")
+            labels.append("pip wheel install")
         _, reference = child(PINOCCHIO, env, urdf=str(URDF))
         for label in labels:
             def run_env(what, label=label):     # cold: each measurement its own empty cache
-                return warm if label == "warm install" else cache_env(env, workdir / what)
+                return {"warm install": warm, "pip wheel install": wheel}.get(label) or \
+                    cache_env(env, workdir / what)
             total = first_dynamics(run_env("dynamics"), label, compiled)
-            if label == "warm install":
+            if label != "cold install":
                 print(f"    = {total / reference:.1f} x Pinocchio's fresh process "
                       f"({reference:.2f} s); target at most {TARGET_FIRST:g} s: "
                       f"{'met' if total <= TARGET_FIRST else 'MISSED'}")
             first_scale(run_env("scale"), label, compiled)
             if not args.quick:
                 first_service(run_env("service"), label, compiled)
-                first_launch(run_env("launch"), label)
+                if label != "pip wheel install":
+                    first_launch(run_env("launch"), label)
         print("warm commands (best of %d, warm install):" % repeat)
         commands(warm, repeat, workdir)
-    after_install = [(what, n) for label, what, n in compiled if label == "warm install" and n]
-    print("compiled after install (warm install): "
+    after_install = [(f"{what} ({label})", n) for label, what, n in compiled
+                     if label != "cold install" and n]
+    print("compiled after install (warm install, pip wheel install): "
           + ("nothing" if not after_install else
              ", ".join(f"{what}: {n} numba compilations" for what, n in after_install)))
     print(f"(load average {load()})")

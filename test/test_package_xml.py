@@ -252,3 +252,46 @@ def test_requirement_files_and_package_xml_agree(ros_file):
             expected.add(wheel)
     stray = set(pins()) - expected - set(NOT_DECLARED)
     assert sorted(stray) == [], "pinned in requirements/ but neither declared nor explained"
+
+
+# Names setup.py's install_requires may hold besides the run dependencies, and why.
+INSTALL_EXTRAS = {
+    "setuptools": "numba.pycc builds the extensions with it (robot-dynamics compile)",
+    "clarabel": "cvxpy's solver, chosen by name (NOT_DECLARED): pip must bring it",
+}
+
+
+def setup_keyword(name):
+    """Return the literal value of ``name=`` in setup.py's ``setup(...)`` call."""
+    tree = ast.parse((ROOT / "setup.py").read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "setup":
+            for keyword in node.keywords:
+                if keyword.arg == name:
+                    return ast.literal_eval(keyword.value)
+    raise AssertionError(f"setup.py's setup() has no {name}=")
+
+
+def test_pip_installs_every_run_dependency():
+    """``pip install`` of the package (a wheel) brings what package.xml's run keys bring."""
+    _, run, _, _ = declared()
+    wanted = {PIP_NAMES[key] for key in run if key in PIP_NAMES}
+    required = {re.sub(r"[-_.]+", "-", r).lower() for r in setup_keyword("install_requires")}
+    assert sorted(wanted - required) == [], "run dependencies pip would not install"
+    assert sorted(required - wanted - set(INSTALL_EXTRAS)) == [], "install_requires unexplained"
+
+
+def test_the_wheel_build_requirements_are_the_pins():
+    """pyproject.toml's build requirements (the wheel's kernels are compiled with them)."""
+    import tomllib
+    requires = tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]["requires"]
+    base = {}
+    for line in (ROOT / "requirements" / "base.txt").read_text().splitlines():
+        if "==" in line and not line.startswith("#"):
+            name, version = line.strip().split("==")
+            base[re.sub(r"[-_.]+", "-", name).lower()] = version
+    for requirement in requires:
+        if "==" in requirement:
+            name, version = requirement.split("==")
+            assert base.get(re.sub(r"[-_.]+", "-", name).lower()) == version, requirement
+    assert {"numba", "numpy", "pyyaml"} <= {re.split("[=<>]", r)[0].lower() for r in requires}

@@ -2,7 +2,8 @@
 robot-dynamics compile: compile every numba kernel of the package into the disk cache, once.
 
 Run at install (tools/setup_venv.sh does, and ``colcon build`` through setup.py's install command;
-after ``pip install``, run it once), and again after the cache was wiped. Each kernel is compiled,
+a wheel from ``pip install`` holds the kernels built for any CPU, and this command adds the
+host's), and again after the cache was wiped. Each kernel is compiled,
 or loaded where the cache already holds it; the command says which, where the cache is and how long
 it took. Last, it builds the dynamics kernels and the scaling's passes ahead of time as extensions
 (``numba.pycc``, into the same directory; ``core/jit.py``), which a process loads without importing

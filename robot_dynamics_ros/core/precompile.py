@@ -9,6 +9,9 @@ cache holds them before a user's first call: ``robot-dynamics compile`` calls it
 tools/setup_venv.sh runs that at the end of the set-up; the managed nodes call
 :func:`warm_up` in ``on_configure`` (loads, or compiles where nothing was cached).
 
+:func:`ship` builds the extensions a wheel holds (setup.py's ``build_py``: ``pip install`` runs
+no code where it installs, so a wheel's kernels are compiled when it is built).
+
 :data:`KERNELS` is the one list of them: a new compiled kernel joins it with one line (its name,
 its file, a function that compiles or loads it and returns how it runs).  Each loader goes
 through the public route where one exists, so whatever the route compiles is compiled.
@@ -76,6 +79,21 @@ def _ahead() -> tuple[str, int]:
         done.append(f"{spec.prefix} {what}" if path is not None else what)
         built += what.startswith("built")
     return "; ".join(done), built
+
+
+def ship() -> list[str]:
+    """
+    Build the extensions a wheel ships into the package (``jit.ship``); return what happened.
+
+    setup.py's ``build_py`` runs it on the package a wheel is built from (``pip install``: a wheel
+    runs no code when installed), so that a fresh install loads the dynamics kernels and the
+    scaling's passes without compiling anything.  A failure is reported, never raised: the
+    installed package then compiles at first use, as without the extensions.
+    """
+    from . import jit
+    from .algorithms import compiled
+    from .trajectories.topp import passes
+    return [f"{spec.prefix}: {jit.ship(spec)[1]}" for spec in (compiled.spec(), passes.spec())]
 
 
 KERNELS: tuple[Kernel, ...] = (

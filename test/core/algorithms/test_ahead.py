@@ -12,10 +12,12 @@ The extension is the one ``robot-dynamics compile`` built at install (built here
 kernels' text changed since: a minute or two).
 """
 
+import hashlib
 import json
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -162,6 +164,26 @@ def test_a_missing_or_corrupt_extension_is_not_loaded_and_says_nothing(tmp_path,
     (tmp_path / "corrupt_test_aot_index.json").write_text(json.dumps({"x": name}))
     assert jit.load_ahead(spec, text) is None and jit.load_ahead(spec) is None    # corrupt
     (tmp_path / "corrupt_test_aot_index.json").write_text("{not json")
+    assert jit.load_ahead(spec) is None
+    # a wheel's shipped extension (jit.ship; test_wheel.py builds a real one): the same
+    shipped = tmp_path / "shipped"
+    monkeypatch.setattr(jit, "SHIPPED", shipped)
+    assert jit.load_ahead(spec) is None                                 # no index
+    shipped.mkdir()
+    name = jit.shipped_name(spec, text)
+    (shipped / (name + suffix)).write_bytes(b"not a shared library")
+    entry = {"name": name, "files": jit._file_digests(spec.files)}
+    assert entry["files"] is None   # (a file outside the package is never a shipped text)
+    package_file = Path(jit.__file__)
+    spec = spec._replace(files=(str(package_file),))
+    entry["files"] = jit._file_digests(spec.files)
+    assert entry["files"] == {"core/jit.py": hashlib.sha256(package_file.read_bytes()).hexdigest()}
+    (shipped / "index.json").write_text(json.dumps({"corrupt_test": entry}))
+    assert jit.load_ahead(spec) is None                                 # corrupt
+    (shipped / "index.json").write_text(json.dumps({"corrupt_test": dict(entry, files={
+        "core/jit.py": "0" * 64})}))
+    assert jit.load_ahead(spec) is None                                 # another text
+    (shipped / "index.json").write_text("[not an index")
     assert jit.load_ahead(spec) is None
     assert not [w for w in recwarn if issubclass(w.category, jit.CompilationWarning)]
 
