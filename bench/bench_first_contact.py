@@ -12,7 +12,10 @@ First contact: what a user's first calls cost, in fresh processes, on a cold and
 * **pip wheel install** (not in ``--quick``): this checkout's wheel built as pip builds it (``pip
   wheel``, the venv's numba: its build compiles the kernels into the wheel, setup.py), its wall
   time, then pip-installed into a new prefix and used with an empty cache and no ``robot-dynamics
-  compile``: the rows below but the launch (which needs a ROS workspace's layout).
+  compile``: the rows below but the launch (which needs a ROS workspace's layout).  Then the
+  speed of the kernels it ships (built for any CPU of the architecture) against the host-tuned
+  ones of this process's cache, entry points called directly in turns (rnea, mass matrix,
+  forward dynamics of the Puma 560, one state and 1,000), with Pinocchio's calls on one state.
 * **first dynamics**: a fresh process imports the core, loads a vendor URDF it has never seen
   (Doosan M1013, test/data/urdf) and computes a first ``rnea``, ``forward_dynamics`` and
   ``mass_matrix``: the whole process's wall time (target after install: at most 1.5 s), beside
@@ -48,6 +51,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 URDF = ROOT / "test" / "data" / "urdf" / "dsr_description2" / "urdf" / "m1013.urdf"
@@ -388,6 +393,69 @@ def wheel_install(env: dict, workdir: Path) -> tuple[dict, float]:
                      workdir / "wheel-cache"), seconds
 
 
+def shipped_against_host(site: Path, repeat: int = 1000):
+    """Print the wheel's shipped kernels' speed against the host-tuned ones (and Pinocchio's)."""
+    import importlib.util
+    sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
+    from bench_kernel import in_turns
+    from robot_dynamics_ros.core import RobotModel
+    from robot_dynamics_ros.core.algorithms import compiled
+    directory = site / "robot_dynamics_ros" / "core" / "shipped"
+    name = json.loads((directory / "index.json").read_text())["kernels"]["name"]
+    path, = directory.glob(name + ".*")
+    spec = importlib.util.spec_from_file_location(name, path)
+    shipped = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(shipped)
+    model, host = RobotModel.named("puma560"), compiled.kernels()
+    print(f"  the wheel's kernels (any CPU) against this cache's ({compiled.status()[:40]}...), "
+          f"puma560, best of {repeat} windows in turns:")
+    reference = pinocchio_calls(model)
+    for rows in (1, 1000):
+        ours, theirs = entry_calls(shipped, model, rows), entry_calls(host, model, rows)
+        for what in ours:
+            a, b = in_turns(ours[what], theirs[what], repeat)
+            line = (f"    {what:17s} {'one state' if rows == 1 else f'{rows} states':>11s}: "
+                    f"shipped {a / rows * 1e6:6.3f} us, host {b / rows * 1e6:6.3f} us per state "
+                    f"= {a / b:.2f} x")
+            if rows == 1 and what in reference:
+                _, pin_time = in_turns(ours[what], reference[what], repeat)
+                line += f"; Pinocchio {pin_time * 1e6:.3f} us (shipped {a / pin_time:.2f} x)"
+            print(line, flush=True)
+
+
+def entry_calls(module, model, rows: int):
+    """Return name -> a no-argument call of ``module``'s entry point on ``rows`` states."""
+    from robot_dynamics_ros.core.algorithms import compiled
+    from robot_dynamics_ros.core.model.bodies import numeric_form
+    ne, body = compiled.constants(model, numeric_form(model)), compiled.constants(model)
+    rng = np.random.default_rng(0)
+    q, qd, x = (rng.uniform(-1, 1, (rows, model.n)) for _ in range(3))
+    tau, mass = np.empty((rows, model.n)), np.empty((rows, model.n, model.n))
+    if rows == 1:
+        q, qd, x, tau, mass = q[0], qd[0], x[0], tau[0], mass[0]
+        return {"rnea": lambda: module.rnea_one(ne, q, qd, x, tau),
+                "mass_matrix": lambda: module.mass_one(body, q, mass),
+                "forward_dynamics": lambda: module.aba_one(body, q, qd, x, tau)}
+    return {"rnea": lambda: module.rnea_many(ne, q, qd, x, tau),
+            "mass_matrix": lambda: module.mass_many(body, q, mass),
+            "forward_dynamics": lambda: module.aba_many(body, q, qd, x, tau)}
+
+
+def pinocchio_calls(model):
+    """Return name -> Pinocchio's call on one state, or {} without Pinocchio."""
+    from reference_models import pinocchio_model
+    pm = pinocchio_model(model.rigid())
+    if pm is None:
+        return {}
+    import pinocchio as pin
+    data = pm.createData()
+    rng = np.random.default_rng(0)
+    q, qd, x = (rng.uniform(-1, 1, model.n) for _ in range(3))
+    return {"rnea": lambda: pin.rnea(pm, data, q, qd, x),
+            "mass_matrix": lambda: pin.crba(pm, data, q),
+            "forward_dynamics": lambda: pin.aba(pm, data, q, qd, x)}
+
+
 def cache_env(env: dict, cache: Path) -> dict:
     """Return ``env`` with every cache of the package (and XDG's) under ``cache``."""
     return dict(env, ROBOT_DYNAMICS_ROS_CACHE_DIR=str(cache / "robot_dynamics_ros"),
@@ -413,6 +481,7 @@ def main(argv=None) -> int:
               f"{'the default cache' if args.quick else 'an empty cache'}: {seconds:.1f} s")
         labels = ["warm install"] if args.quick or args.no_cold else ["cold install",
                                                                       "warm install"]
+        wheel = None
         if not args.quick:
             wheel, seconds = wheel_install(env, workdir)
             print(f"  install: pip wheel of this checkout (compiling the kernels into it) and pip "
@@ -435,6 +504,8 @@ def main(argv=None) -> int:
                     first_launch(run_env("launch"), label)
         print("warm commands (best of %d, warm install):" % repeat)
         commands(warm, repeat, workdir)
+        if not args.quick:
+            shipped_against_host(Path(wheel["PYTHONPATH"].split(os.pathsep)[0]))
     after_install = [(f"{what} ({label})", n) for label, what, n in compiled
                      if label != "cold install" and n]
     print("compiled after install (warm install, pip wheel install): "

@@ -41,9 +41,9 @@ if it goes, :func:`build_ahead` reports why it cannot build and the numba route 
 LLVM's generic model of the architecture (a wheel may run on another CPU than the builder's),
 indexed by the contents' hashes of their source files (an installer writes new time stamps).
 :func:`load_ahead`'s cheap probe takes the cache's host-tuned extension first, else the shipped
-one where the installed files are the ones it was built from.  Measured 2026-11-29 on the Puma
-560 (AMD EPYC, timed in turns): rnea and the mass matrix within 4 % of the host build, forward
-dynamics 1.24x (one call) to 1.41x (batches) slower.
+one where the installed files are the ones it was built from.  The generic build's forward
+dynamics is 1.2-1.4x slower than the host's, its rnea and mass matrix within 6 %
+(``bench/bench_first_contact.py``, 2026-11-29: doc/getting_started.md).
 
 Two numba intrinsics (compiled as such: ``INTRINSIC``) let the drivers use arrays numba does not
 reference-count: :func:`unmanaged` (a view of an argument, which the caller keeps alive) and
