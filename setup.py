@@ -26,47 +26,44 @@ from setuptools.command.install import install
 PACKAGE = "robot_dynamics_ros"
 COMPILE = ("import sys; from robot_dynamics_ros.commands.cli import main; "
            "sys.exit(main(['compile', '--quiet']))")
-SHIP = ("from robot_dynamics_ros.core.precompile import ship; "
-        "print(*(f'robot_dynamics_ros: {line}' for line in ship()), sep=chr(10))")
+SHIP = ("import sys; from robot_dynamics_ros.core.precompile import ship; lines = ship(); "
+        "print(*(f'robot_dynamics_ros: {line}' for line in lines), sep=chr(10)); "
+        "sys.exit(0 if all(': built: ' in line for line in lines) else 1)")
 
 
 def compile_kernels(where: str) -> None:
     """Run ``robot-dynamics compile`` on the package installed in ``where``; never fails."""
-    environment = dict(os.environ)
-    environment["PYTHONPATH"] = os.pathsep.join(
-        p for p in (where, environment.get("PYTHONPATH")) if p)
-    print(f"{PACKAGE}: compiling the kernels into the user's cache (robot-dynamics compile; "
-          "a few minutes the first time)", flush=True)
-    try:
-        # (in ``where``: a ``-c`` process puts its working directory first on its path, and
-        # colcon runs this in the source folder, whose files are not the installed ones)
-        done = subprocess.run([sys.executable, "-c", COMPILE], env=environment, cwd=where,
-                              timeout=3600)
-        failed = done.returncode != 0
-    except (OSError, subprocess.SubprocessError) as exc:
-        print(f"{PACKAGE}: {exc}", flush=True)
-        failed = True
-    if failed:
-        print(f"{PACKAGE}: WARNING: the kernels were not compiled; run `robot-dynamics compile` "
-              "once, else the first configure of a node compiles them", flush=True)
+    _run_on_package(
+        where, COMPILE, "compiling the kernels into the user's cache (robot-dynamics compile; "
+        "a few minutes the first time)", "the kernels were not compiled; run `robot-dynamics "
+        "compile` once, else the first configure of a node compiles them")
 
 
 def ship_kernels(build_lib: str) -> None:
     """Build the kernels' extensions into the package in ``build_lib``; never fails."""
-    print(f"{PACKAGE}: compiling the kernels into the package (numba.pycc, any CPU of this "
-          "architecture; a minute or two)", flush=True)
-    environment = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        p for p in (build_lib, os.environ.get("PYTHONPATH")) if p))
+    _run_on_package(
+        build_lib, SHIP, "compiling the kernels into the package (numba.pycc, any CPU of this "
+        "architecture; a minute or two)", "the package holds no compiled kernels; run "
+        "`robot-dynamics compile` once after installing it")
+
+
+def _run_on_package(where: str, code: str, doing: str, failed_means: str) -> None:
+    """Run ``code`` in a Python process on the package in ``where``; warn if it fails."""
+    environment = dict(os.environ)
+    environment["PYTHONPATH"] = os.pathsep.join(
+        p for p in (where, environment.get("PYTHONPATH")) if p)
+    print(f"{PACKAGE}: {doing}", flush=True)
     try:
-        done = subprocess.run([sys.executable, "-c", SHIP], env=environment, cwd=build_lib,
+        # (in ``where``: a ``-c`` process puts its working directory first on its path, and
+        # colcon runs this in the source folder, whose files are not the installed ones)
+        done = subprocess.run([sys.executable, "-c", code], env=environment, cwd=where,
                               timeout=3600)
         failed = done.returncode != 0
     except (OSError, subprocess.SubprocessError) as exc:
         print(f"{PACKAGE}: {exc}", flush=True)
         failed = True
     if failed:
-        print(f"{PACKAGE}: WARNING: the package holds no compiled kernels; run `robot-dynamics "
-              "compile` once after installing it", flush=True)
+        print(f"{PACKAGE}: WARNING: {failed_means}", flush=True)
 
 
 def _installs_here(distribution) -> bool:

@@ -45,7 +45,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -55,6 +54,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "test" / "support"))
 URDF = ROOT / "test" / "data" / "urdf" / "dsr_description2" / "urdf" / "m1013.urdf"
 PYTHON = sys.executable
 CLI = [PYTHON, "-m", "robot_dynamics_ros.commands.cli"]
@@ -353,41 +353,17 @@ def install(env: dict, cache: Path | None) -> tuple[dict, float]:
     return warm, time.perf_counter() - started
 
 
-# what a wheel is built from (setup.py's files), as test/test_wheel.py builds it
-SOURCES = ("robot_dynamics_ros", "config", "launch", "resource", "package.xml", "setup.py",
-           "setup.cfg", "pyproject.toml", "LICENSE", "README.md")
-
-
 def wheel_install(env: dict, workdir: Path) -> tuple[dict, float]:
     """
     Build this checkout's wheel as pip does and install it into a new prefix with pip.
 
     Returns the environment of that install (its site-packages first on the path, an empty
-    cache) and the seconds of the build and install.
+    cache) and the seconds of the build and install (test/support/wheel_build.py).
     """
-    source = workdir / "wheel-source"
-    source.mkdir()
-    for name in SOURCES:
-        if (ROOT / name).is_dir():
-            shutil.copytree(ROOT / name, source / name,
-                            ignore=shutil.ignore_patterns("__pycache__", "shipped"))
-        else:
-            shutil.copy2(ROOT / name, source / name)
-    pip = [PYTHON, "-m", "pip", "--disable-pip-version-check", "-q"]
+    from wheel_build import build_and_install
     started = time.perf_counter()
-    for argv in (["wheel", "--no-deps", "--no-build-isolation", "-w", str(workdir / "dist"),
-                  str(source)],
-                 # (--ignore-installed: else pip uninstalls this venv's install of the package)
-                 ["install", "--no-deps", "--ignore-installed", "--prefix",
-                  str(workdir / "prefix")]):
-        if argv[0] == "install":
-            argv.append(str(next((workdir / "dist").glob("*.whl"))))
-        run = subprocess.run(pip + argv, capture_output=True, text=True, timeout=3600,
-                             cwd=workdir)
-        if run.returncode != 0:
-            raise RuntimeError(f"pip {argv[0]}: {run.stderr[-2000:]}")
+    _, site = build_and_install(workdir / "wheel")
     seconds = time.perf_counter() - started
-    site = next((workdir / "prefix").glob("lib/python*/site-packages"))
     rest = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and p != str(ROOT)]
     return cache_env(dict(env, PYTHONPATH=os.pathsep.join([str(site)] + rest)),
                      workdir / "wheel-cache"), seconds

@@ -33,14 +33,12 @@ import pytest
 from robot_dynamics_ros.core import (JointTrajectory, RobotModel, forward_dynamics, jit,
                                      mass_matrix, rnea, time_optimal_scaling)
 from robot_dynamics_ros.core.algorithms import compiled
+from wheel_build import build_and_install
 
 pytest.importorskip("numba")
 ROOT = Path(__file__).resolve().parents[1]
 URDF = ROOT / "test" / "data" / "urdf" / "dsr_description2" / "urdf" / "m1013.urdf"
 TOL = 1e-12             # test_route.py's: the same recursions in another compilation
-# what a wheel is built from (setup.py's files); the rest of the checkout is left out
-SOURCES = ("robot_dynamics_ros", "config", "launch", "resource", "package.xml", "setup.py",
-           "setup.cfg", "pyproject.toml", "LICENSE", "README.md")
 
 
 @pytest.fixture(scope="module")
@@ -49,33 +47,7 @@ def installed(tmp_path_factory):
     path, what = jit.build_ahead(compiled.spec())       # (the set-up's: present, or why not)
     if path is None:
         pytest.skip(f"numba.pycc cannot build here, so neither can a wheel: {what}")
-    work = tmp_path_factory.mktemp("wheel")
-    source = work / "source"
-    source.mkdir()
-    for name in SOURCES:
-        if (ROOT / name).is_dir():
-            shutil.copytree(ROOT / name, source / name,
-                            ignore=shutil.ignore_patterns("__pycache__", "shipped"))
-        else:
-            shutil.copy2(ROOT / name, source / name)
-    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
-    built = subprocess.run(pip + ["wheel", "--no-deps", "--no-build-isolation", "-w",
-                                  str(work / "dist"), str(source)],
-                           capture_output=True, text=True, timeout=1800, cwd=work)
-    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
-    wheel, = (work / "dist").glob("*.whl")
-    prefix = work / "prefix"
-    # (--ignore-installed: else pip uninstalls this venv's own install of the package first)
-    done = subprocess.run(pip + ["install", "--no-deps", "--ignore-installed", "--prefix",
-                                 str(prefix), str(wheel)],
-                          capture_output=True, text=True, timeout=600, cwd=work)
-    assert done.returncode == 0, done.stderr[-3000:]
-    ours = subprocess.run([sys.executable, "-c", "import robot_dynamics_ros as package\n"
-                           "print(package.__file__)"],
-                          capture_output=True, text=True, timeout=60, cwd=work)
-    assert ours.stdout.startswith(str(ROOT)), ("the venv's own install was disturbed", ours)
-    site, = prefix.glob("lib/python*/site-packages")
-    return wheel, site
+    return build_and_install(tmp_path_factory.mktemp("wheel"))
 
 
 def test_the_wheel_is_tagged_for_its_platform_and_holds_both_extensions(installed):
