@@ -366,8 +366,13 @@ def _index_path(spec: Spec) -> Path:
 
 
 def _read_index(spec: Spec) -> dict:
+    return _read_json(_index_path(spec))
+
+
+def _read_json(path: Path) -> dict:
+    """Return the JSON object in ``path``, or {} where it is missing, unreadable or no object."""
     try:
-        index = json.loads(_index_path(spec).read_text(encoding="utf-8"))
+        index = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return index if isinstance(index, dict) else {}
@@ -444,12 +449,12 @@ def _load_shipped(spec: Spec):
     Only if it was built from the very files installed beside it (their contents' hashes, not
     their time stamps: an installer writes new ones): a file edited since is not this text.
     """
+    entry = _read_json(SHIPPED / _SHIPPED_INDEX).get(spec.prefix)
     try:
-        entry = json.loads((SHIPPED / _SHIPPED_INDEX).read_text(encoding="utf-8"))[spec.prefix]
         if entry["files"] != _file_digests(spec.files):
             return None
         return _import_extension(spec, entry["name"], SHIPPED)
-    except (OSError, ValueError, KeyError, TypeError):
+    except (KeyError, TypeError):       # (no entry, or not one ship() wrote)
         return None
 
 
@@ -524,10 +529,7 @@ def ship(spec: Spec, directory: Path = SHIPPED) -> tuple[Path | None, str]:
     if failed:
         return None, failed
     index_path = Path(directory) / _SHIPPED_INDEX
-    try:
-        index = json.loads(index_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        index = {}
+    index = _read_json(index_path)
     index[spec.prefix] = {"name": name, "files": digests}
     write_atomically(index_path, json.dumps(index, indent=1, sort_keys=True))
     index_path.chmod(0o644)     # (read by every user of an installed package; mkstemp's is 0600)

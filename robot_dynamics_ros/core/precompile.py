@@ -71,10 +71,8 @@ def _ahead() -> tuple[str, int]:
     # the modules above as extensions, loaded without numba (core/jit.py: ahead of time); the
     # builds run in child processes, whose compilations are counted as one per extension built
     from . import jit
-    from .algorithms import compiled
-    from .trajectories.topp import passes
     done, built = [], 0
-    for spec in (compiled.spec(), passes.spec()):
+    for spec in _ahead_specs():
         path, what = jit.build_ahead(spec)
         done.append(f"{spec.prefix} {what}" if path is not None else what)
         built += what.startswith("built")
@@ -91,9 +89,14 @@ def ship() -> list[str]:
     installed package then compiles at first use, as without the extensions.
     """
     from . import jit
+    return [f"{spec.prefix}: {jit.ship(spec)[1]}" for spec in _ahead_specs()]
+
+
+def _ahead_specs() -> tuple:
+    """Return the modules built ahead of time: the dynamics kernels and the scaling's passes."""
     from .algorithms import compiled
     from .trajectories.topp import passes
-    return [f"{spec.prefix}: {jit.ship(spec)[1]}" for spec in (compiled.spec(), passes.spec())]
+    return compiled.spec(), passes.spec()
 
 
 KERNELS: tuple[Kernel, ...] = (
