@@ -9,18 +9,20 @@ allow that, so they are read from checkouts under ``$ROBOT_DYNAMICS_CORPUS``
 (``$ROBOT_DYNAMICS_CORPUS/dynamic_calibration``,
 ``$ROBOT_DYNAMICS_CORPUS/FrankaEmikaPandaDynModel``; the commits are in
 test/data/identification/README.md).  The readers are those of the tests,
-``test/support/identification_corpus.py``.  For each robot and training recording this script
+``test/support/identification_corpus.py``.  For each robot and training recording (and, where
+a robot has several, for all of them together: the run of the test) this script
 
-1. writes the training recording and the validation recording as rosbag2 bags of
+1. writes the training recordings and the validation recording as rosbag2 bags of
    sensor_msgs/JointState (efforts as recorded: currents, or torques);
-2. runs ``robot-dynamics identify ROBOT TRAIN --validate VALIDATION -o FILE`` with the defaults
+2. runs ``robot-dynamics identify ROBOT TRAIN... --validate VALIDATION -o FILE`` with the defaults
    and only what the data need to be read (the UR10e's drive gains, the TX40's unit torque
    constant), and says whether it wrote the file; where it refused, it runs again with
    ``--force`` to get the figures;
 3. compares, joint by joint, the torque RMS error of the file written and of the published
-   model (friction included) on the same samples: the training recording's held-out share (the
-   same identification run in Python, which holds out the same samples) and the validation
-   recording (filtered at the cut-off the command chose).
+   model (friction included) on the validation recording (filtered at the cut-off the command
+   chose), and on the training recordings' held-out share that of the model the same
+   identification fits without it (run in Python, without ``--validate``: the command's file
+   has been refitted to that share, pipeline step 5).
 """
 from __future__ import annotations
 
@@ -46,10 +48,10 @@ from robot_dynamics_ros.core.identification.pipeline import (  # noqa: E402
 CLI = [sys.executable, "-m", "robot_dynamics_ros.commands.cli"]
 
 
-def _identify(recordings, bag, validation, out):
+def _identify(recordings, bags, validation, out):
     """Run the command with the defaults; return (wrote, its output, the model written)."""
-    command = CLI + ["identify", recordings.robot, str(bag), "--validate", str(validation),
-                     "-o", str(out), *recordings.arguments]
+    command = CLI + ["identify", recordings.robot, *map(str, bags), "--validate",
+                     str(validation), "-o", str(out), *recordings.arguments]
     run = subprocess.run(command, capture_output=True, text=True)
     wrote = run.returncode == 0
     if not wrote:
@@ -78,12 +80,16 @@ def _options(recordings) -> IdentificationOptions:
 
 
 def _row(label, count, ours, theirs) -> str:
-    cells = " | ".join(f"{a:.3g} / {b:.3g} = **{a / b:.2f}**" for a, b in zip(ours, theirs))
-    return f"| {label} ({count}) | {cells} |"
+    """Return a table row: identified / published per joint, in bold where at most 1."""
+    cells = []
+    for a, b in zip(ours, theirs):
+        ratio = f"{a / b:.3f}"
+        cells.append(f"{a:.3g} / {b:.3g} = " + (f"**{ratio}**" if a <= b else ratio))
+    return f"| {label} ({count}) | {' | '.join(cells)} |"
 
 
 def run_robot(robot, work: Path) -> None:
-    """Identify from each training recording of ``robot`` and print its table."""
+    """Identify from each training recording of ``robot``, and all together; print the table."""
     directory, reason = source(robot)
     if directory is None:
         print(f"{robot.name}: skipped: {reason}")
@@ -94,21 +100,29 @@ def run_robot(robot, work: Path) -> None:
           "RMS error, N m")
     print("| recording (samples) | " + " | ".join(names) + " |")
     print("| --- |" + " --- |" * len(names))
-    for name in recordings.training:
-        bags, validation = write_bags(recordings, work / name, [name])
-        wrote, report, identified = _identify(recordings, bags[0], validation,
-                                              work / name / "identified.yaml")
-        if identified is None:
-            continue
-        factor = chosen_factor(report)
-        fit = identify_recordings(recordings.model, [recordings.training[name][0]],
-                                  _options(recordings))
-        held = fit.held_out
-        print(_row(f"{name}: held-out share{'' if wrote else ' (refused, --force)'}",
-                   held.t.size, *compare(recordings, identified, held)))
-        data = validation_samples(recordings, factor)
-        print(_row(f"{name} -> {recordings.validation[0]}", data.t.size,
-                   *compare(recordings, identified, data)))
+    runs = [[name] for name in recordings.training]
+    if len(runs) > 1:
+        runs.append(list(recordings.training))      # all of them: the test's run
+    for training in runs:
+        _run(recordings, training, work / ("all" if len(training) > 1 else training[0]))
+
+
+def _run(recordings, names, work: Path) -> None:
+    """Identify from the training recordings ``names`` together; print their two rows."""
+    bags, validation = write_bags(recordings, work, names)
+    wrote, report, identified = _identify(recordings, bags, validation,
+                                          work / "identified.yaml")
+    if identified is None:
+        return
+    name = names[0] if len(names) == 1 else f"all {len(names)} recordings"
+    fit = identify_recordings(recordings.model, [recordings.training[n][0] for n in names],
+                              _options(recordings))
+    held = fit.held_out
+    print(_row(f"{name}: held-out share, by the fit without it", held.t.size,
+               *compare(recordings, fit.written, held)))
+    data = validation_samples(recordings, chosen_factor(report))
+    label = f"{name} -> {recordings.validation[0]}" + ("" if wrote else " (refused, --force)")
+    print(_row(label, data.t.size, *compare(recordings, identified, data)))
 
 
 def main() -> int:

@@ -9,7 +9,9 @@ and checked on a held-out share, rotors, friction (viscous, quadratic viscous, C
 load-dependent Coulomb) and torque offsets fitted for every joint, the fit constrained to
 physically consistent parameters.  Prints each base parameter with its standard deviation, the
 F test, the cut-off check and per-joint torque errors
-of the starting and the identified file on the held-out samples (and on ``--validate`` bags),
+of the starting and the identified file on the held-out samples (and on ``--validate`` bags;
+with them, the file written is refitted to all samples once the held-out share has made the
+choices, and the held-out errors are those of the fit that made them: ``pipeline``, step 5),
 then writes the robot file (YAML, or URDF with the package's extension for ``.urdf``) with the
 input's kinematics, limits and names, read back and checked, atomically, and a plot.  Nothing is
 written when the efforts are not explained by the motion (the F test), when the identified file
@@ -105,7 +107,8 @@ def add_arguments(parser):
                              "rotor inertia)")
     parser.add_argument("--holdout", type=float, default=0.2,
                         help="share of each bag held out to check the filter and the result "
-                             "(default 0.2; 0: none)")
+                             "(default 0.2; 0: none); with --validate, the file written is then "
+                             "refitted to all samples with the choices kept")
     parser.add_argument("--validate", metavar="BAG", nargs="+", default=[],
                         help="other recordings to check the result on")
     parser.add_argument("--weights", choices=("auto", "none"), default="auto",
@@ -226,7 +229,7 @@ def _options(args, gains) -> IdentificationOptions:
         friction=tuple(k for k in FRICTION_KINDS if k in friction), rotors=args.rotors == "all",
         gear_ratios=gains.gear_ratios if gains is not None else {}, cutoff=args.cutoff,
         method=args.filter, decimate=args.decimate, holdout=args.holdout,
-        torque_side=_torque_side(args))
+        torque_side=_torque_side(args), refit=bool(args.validate))
 
 
 def _torque_side(args) -> str:
@@ -241,9 +244,11 @@ def _describe(fit, recordings, args) -> None:
         print(f"bag {rec.name}: {rec.t.size} joint states over {rec.t[-1]:.4g} s, "
               f"{'measured velocities' if rec.qd is not None else 'velocities from positions'},"
               f" {args.filter} cut-off {cutoff:.3g} Hz", file=sys.stderr)
-    print(f"{fit.training.q.shape[0]} samples fitted, "
-          f"{0 if fit.held_out is None else fit.held_out.q.shape[0]} held out (filter start-up, "
-          f"velocity reversals and slow samples left out)")
+    held = 0 if fit.held_out is None else fit.held_out.q.shape[0]
+    print(f"{fit.training.q.shape[0]} samples fitted, {held} held out (filter start-up, "
+          f"velocity reversals and slow samples left out)" + (
+              "; the held-out samples made the choices below, then the file written was "
+              "refitted to all of them (checked on the --validate bags)" if fit.refitted else ""))
     if fit.check is not None:
         print(fit.check.table(fit.model.joint_names))
 

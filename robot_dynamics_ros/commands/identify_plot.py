@@ -2,10 +2,11 @@
 The plot ``robot-dynamics identify`` writes: measured against predicted torques, per joint.
 
 One row per joint; the left column shows the samples fitted, the right one the samples held out
-(and those of ``--validate`` bags after them), each with the measured efforts, the starting
-file's prediction and the identified model's, and the RMS errors in the titles.  Samples are
-shown in order (the ones left out near velocity reversals leave no gap), so that the columns
-compare the same kind of motion.
+and those of ``--validate`` bags after them (only the bags' for a file refitted to all samples,
+``pipeline`` step 5: it has fitted the held-out share), each with the measured efforts, the
+starting file's prediction and the identified model's, and the RMS errors in the titles.
+Samples are shown in order (the ones left out near velocity reversals leave no gap), so that the
+columns compare the same kind of motion.
 """
 from __future__ import annotations
 
@@ -30,7 +31,8 @@ def plot(path, model, identified, fit, validations=()) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     sets = [("fitted", fit.training)]
-    checks = ([("held out", fit.held_out)] if fit.held_out is not None else [])
+    checks = ([("held out", fit.held_out)] if fit.held_out is not None and not fit.refitted
+              else [])
     checks += [(report.title, data) for report, data in validations]
     n, columns = model.n, 1 + (1 if checks else 0)
     fig, axes = plt.subplots(n, columns, figsize=(7 * columns, 1.9 * n), squeeze=False)

@@ -52,6 +52,8 @@ def test_bag_identify_robot_file_load(tmp_path, capsys, storage):
     text = capsys.readouterr().out
     assert "CONSISTENT identification" in text and "held-out samples" in text
     assert "validation bag" in text and "cut-off checked" in text and "F test" in text
+    # with --validate the file is refitted to the held-out share too (pipeline step 5)
+    assert "refitted to all of them" in text and "by the fit without them" in text
     loaded = RobotModel.from_yaml(out)                 # loads everywhere: the validated reader
     assert loaded.joint_names == PUMA.joint_names
     assert np.array_equal(loaded.effort_limit, PUMA.effort_limit)
@@ -61,6 +63,11 @@ def test_bag_identify_robot_file_load(tmp_path, capsys, storage):
     assert (tmp_path / "identified.png").exists()
     # an existing output is refused, nothing changed
     assert main(["identify", "puma560", str(bag), "-o", str(out)]) == 1
+    # without --validate the file is the fit the held-out share checked: no refit
+    assert main(["identify", "puma560", str(bag), "-o", str(tmp_path / "held.yaml")]) == 0
+    assert "refitted" not in capsys.readouterr().out
+    assert not np.array_equal(RobotModel.from_yaml(tmp_path / "held.yaml").viscous,
+                              loaded.viscous)
 
 
 def test_ols_reports_and_writes_nothing(tmp_path, capsys):

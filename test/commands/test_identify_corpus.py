@@ -3,12 +3,12 @@
 
 Oracle: the model each data set's authors publish with it, friction included
 (test/support/identification_corpus.py, test/data/identification/README.md).  Each robot's
-training recording is identified with the defaults and only what the data need to be read (the
-UR10e's drive gains, the TX40's unit torque constant: motor torques); the file must be written,
-and on the validation recording (``--validate``, filtered at the cut-off the command chose) its
-torque RMS error must be at most the published model's on every joint.  Data that cannot be
-committed (licence) are read from a checkout under ``$ROBOT_DYNAMICS_CORPUS``; without it the
-test skips and says why.
+training recordings are identified together with the defaults and only what the data need to be
+read (the UR10e's drive gains, the TX40's unit torque constant: motor torques); the file must
+be written, and on the validation recording (``--validate``, filtered at the cut-off the
+command chose) its torque RMS error must be at most the published model's on every joint.
+Data that cannot be committed (licence) are read from a checkout under
+``$ROBOT_DYNAMICS_CORPUS``; without it the test skips and says why.
 """
 import numpy as np
 import pytest
@@ -18,16 +18,7 @@ from identification_corpus import (CORPUS, chosen_factor, compare, source, valid
 from robot_dynamics_ros.commands.cli import main
 from robot_dynamics_ros.core import RobotModel
 
-COUPLED_WRIST = pytest.mark.xfail(strict=True, reason=(
-    "the TX40's file is now written with the defaults (its wrist modelled with drive 6's F_v2 on "
-    "qd5 + qd6 and joint 6's joint-side Coulomb friction, as FIGAROH's model has), and joint 6 "
-    "beats the published model on the validation bag (0.90 x), but joint 5 is 1.006 x its error "
-    "there: the fit puts motor 5's rotor inertia 19 % below the file's (with the file's, joint 5 "
-    "is 0.995 x); one 6.3 s recording (doc/identification.md, Staubli TX40)"))
-
-
-KNOWN = {"staubli_tx40": [COUPLED_WRIST]}
-CASES = [pytest.param(robot, id=robot.name, marks=KNOWN.get(robot.name, [])) for robot in CORPUS]
+CASES = [pytest.param(robot, id=robot.name) for robot in CORPUS]
 
 
 def _worse_joints(robot, tmp_path, capsys) -> list:
@@ -36,8 +27,7 @@ def _worse_joints(robot, tmp_path, capsys) -> list:
     if directory is None:
         pytest.skip(reason)
     recordings = robot.read(directory, tmp_path)
-    first = next(iter(recordings.training))            # one training recording keeps it short
-    bags, validation = write_bags(recordings, tmp_path / "bags", [first])
+    bags, validation = write_bags(recordings, tmp_path / "bags")      # every training recording
     out = tmp_path / "identified.yaml"
     code = main(["identify", recordings.robot, *map(str, bags), "--validate", str(validation),
                  "-o", str(out), *recordings.arguments])
@@ -55,13 +45,6 @@ def _worse_joints(robot, tmp_path, capsys) -> list:
 def test_identify_with_defaults_is_no_worse_than_the_published_model(robot, tmp_path, capsys):
     worse = _worse_joints(robot, tmp_path, capsys)
     assert worse == [], f"{robot.name}: joints worse than the published model (RMS N m)"
-
-
-def test_the_tx40s_file_is_written_and_only_joint_5_misses_the_bar(tmp_path, capsys):
-    """What the TX40's expected failure still allows (COUPLED_WRIST's reason), kept from now on."""
-    robot = next(r for r in CORPUS if r.name == "staubli_tx40")
-    worse = _worse_joints(robot, tmp_path, capsys)
-    assert [name for name, _, _ in worse] in ([], ["joint_5"]), worse
 
 
 def test_the_tx40s_robot_file_reads_its_motor_data_as_figaroh_does(tmp_path):

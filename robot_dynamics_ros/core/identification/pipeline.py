@@ -41,6 +41,15 @@ more recordings (their rows are stacked: least squares does not need them to be 
    determined, the first fit chooses on the held-out samples how hard the consistent fit is
    pulled toward the starting file's bodies (``identify.Regularisation``); the refits keep that
    weight.
+5. **Refit** (``refit``; the command sets it when ``--validate`` bags are given).  Once the choices
+   are made on the held-out share -- cut-off, reversal window, friction terms, the weight of the
+   starting file's bodies -- the model is fitted once more to all samples, held-out share
+   included, with those choices kept: the usual last step of model selection (Hastie,
+   Tibshirani and Friedman, "The Elements of Statistical Learning", 2nd ed., Sect. 7.10: the
+   held-out data choose, all the data fit).  It is done only where independent recordings
+   (the validation bags) judge the model written, since the held-out share then no longer can;
+   its report (``RecordingsFit.holdout``) stays that of the fit without it, which made the
+   choices.  Without validation bags the model written is the one the held-out share checked.
 """
 from __future__ import annotations
 
@@ -99,6 +108,7 @@ class IdentificationOptions:
     decimate: int = 1
     holdout: float = 0.2
     torque_side: str = "motor"                         # "motor", "link" or "auto" (step 0)
+    refit: bool = False                                # step 5: the held-out share refitted too
 
 
 TORQUE_SIDES = ("motor", "link", "auto")
@@ -160,6 +170,7 @@ class RecordingsFit(NamedTuple):
     measured: RobotModel = None   # the starting model as the torque sensor sees it (step 0)
     written: RobotModel = None    # the model to write: result.model with the file's motors kept
     torque_side: str = "motor"    # "motor" or "link": where the efforts were taken as measured
+    refitted: bool = False        # the held-out share refitted too (step 5): in ``training``
 
 
 def bad_efforts(model, tau) -> tuple[np.ndarray, str]:
@@ -465,14 +476,20 @@ def identify_recordings(model, recordings, options=None, mapper=None) -> Recordi
     if side == "auto":
         side = "motor" if _sees_rotors(result) else "link"
         measured = model if side == "motor" else link_side(model)
-    written = result.model
-    if side == "link" and written is not None:
-        written = with_motors_of(written, model)
     report = None
     if held is not None and result.model is not None:
         report = validation_report("held-out samples", measured, result.model, held)
+    refit = _refit_all(working, chosen.training + held_parts, result, options, measured) \
+        if options.refit and report is not None else None
+    if refit is not None:
+        result, fitted = refit, _concat(chosen.training + held_parts)
+        report = report._replace(title="held-out samples, by the fit without them (the file "
+                                       "written is refitted to them)")
+    written = result.model
+    if side == "link" and written is not None:
+        written = with_motors_of(written, model)
     return RecordingsFit(working, result, fitted, held, chosen.cutoffs, check, report,
-                         measured, written, side)
+                         measured, written, side, refit is not None)
 
 
 def _fit(working, kinds, chosen, options, measured, fitted, held):
@@ -495,6 +512,29 @@ def _fit(working, kinds, chosen, options, measured, fitted, held):
     kinds, result = _supported_terms(working, kinds, chosen.training, result, options, initial,
                                      fixed)
     return _iterate_load(working, kinds, chosen.training, result, options, initial, fixed)
+
+
+def _refit_all(working, samples, chosen, options, measured):
+    """
+    Return the fit to all ``samples`` with the choices of the fit ``chosen`` kept (step 5).
+
+    The friction kinds and the prior weight are ``chosen``'s, and the load-dependent friction's
+    g(q) starts from its bodies (:func:`_iterate_load`).  Returns None where the refit gives no
+    real bodies: ``chosen`` then stands, as in the refits of step 4.
+    """
+    everything = _concat(samples)
+    initial = rms(everything.tau - predicted_effort(measured, everything.q, everything.qd,
+                                                    everything.qdd))
+    kinds = chosen.friction
+    load_model = chosen.model if "coulomb_load" in kinds else None
+    fixed = Regularisation(weight=chosen.prior_weight)
+    refit = solve_factors(working, _training_factors(working, kinds, samples, load_model), kinds,
+                          options.weights, options.consistent, initial=initial,
+                          regularisation=fixed)
+    if refit.model is None:
+        return None
+    refit = refit.with_weight_check_of(chosen)
+    return _iterate_load(working, kinds, samples, refit, options, initial, fixed)
 
 
 def _training_factors(working, kinds, training, load_model=None) -> np.ndarray:

@@ -10,6 +10,7 @@ compared with the real robot's, the held-out torque errors with the noise level,
 must be a set of real bodies.
 """
 
+import dataclasses
 import warnings
 
 import numpy as np
@@ -22,7 +23,8 @@ from robot_dynamics_ros.core.identification import (FRICTION_KINDS, identify,
 from robot_dynamics_ros.core.identification.identify import joint_factors, merge_factors
 from robot_dynamics_ros.core.identification.base_parameters import base_parameters
 from robot_dynamics_ros.core.identification.identify import loose_parameters
-from robot_dynamics_ros.core.identification.pipeline import (DEFAULT_GEAR_RATIO, Recording,
+from robot_dynamics_ros.core.identification.pipeline import (DEFAULT_GEAR_RATIO,
+                                                             IdentificationOptions, Recording,
                                                              bad_efforts, identify_recordings,
                                                              with_rotors)
 from robot_dynamics_ros.core.simulation.noise import measured
@@ -296,7 +298,6 @@ def test_a_refit_without_unsupported_terms_that_gives_no_bodies_keeps_the_first_
     Oracle: the first fit itself (its estimates, bit for bit) and its friction kinds; the refit
     is made to fail by the test (the TX40's refits failed so at some weights, 2026-11-29).
     """
-    import dataclasses
     from robot_dynamics_ros.core.identification import pipeline
     model = RobotModel.named("puma560")
     real = real_robot(model, seed=8)
@@ -317,3 +318,74 @@ def test_a_refit_without_unsupported_terms_that_gives_no_bodies_keeps_the_first_
     assert len(fits) >= 2
     assert fit.result is fits[0] and fit.result.model is not None
     assert {"viscous_quadratic", "coulomb_load"} <= set(fit.result.friction)
+
+
+def _puma_run(seconds=20.0, noise=2e-3, seed=1):
+    model = RobotModel.named("puma560")
+    real = real_robot(model, seed=8)
+    t = np.arange(0.0, seconds, 4e-3)
+    rng = np.random.default_rng(seed)
+    q, qd, qdd = multisine(model, t, rng, period=8.0, amplitude=0.9)
+    sigma = noise * model.effort_limit
+    tau = predicted_effort(real, q, qd, qdd) + rng.normal(size=q.shape) * sigma
+    return model, Recording("run", t, q + rng.normal(size=q.shape) * 1e-5, None, tau), sigma
+
+
+def test_refit_fits_all_samples_with_the_choices_of_the_held_out_share():
+    """
+    ``refit`` (the command's ``--validate``): the choices stand, the held-out share is fitted too.
+
+    Oracles: the fit without ``refit`` (its cut-offs, windows, friction terms, prior weight and
+    held-out report must be kept, bit for bit); ``identify`` on the samples stacked (another
+    assembly of the same least squares: the same torques to the solver's tolerance, 1e-6 of the
+    noise); and the standard deviations, which 25 % more samples must make smaller.
+    """
+    model, recording, sigma = _puma_run()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        choosing = identify_recordings(model, [recording])
+        fit = identify_recordings(model, [recording], IdentificationOptions(refit=True))
+    assert fit.refitted and not choosing.refitted
+    assert fit.cutoffs == choosing.cutoffs and fit.check.chosen == choosing.check.chosen
+    assert fit.check.windows.chosen == choosing.check.windows.chosen
+    assert fit.result.friction == choosing.result.friction
+    assert fit.result.prior_weight == choosing.result.prior_weight
+    assert fit.training.t.size == choosing.training.t.size + choosing.held_out.t.size
+    assert np.array_equal(fit.held_out.t, choosing.held_out.t)
+    report, first = fit.holdout, choosing.holdout
+    assert np.array_equal(report.after_rms, first.after_rms) and "refitted" in report.title
+    d = fit.training
+    stacked = identify(fit.model, d.q, d.qd, d.qdd, d.tau, weights="auto", consistent=True,
+                       friction=fit.result.friction)
+    difference = (predicted_effort(fit.result.model, d.q, d.qd, d.qdd)
+                  - predicted_effort(stacked.model, d.q, d.qd, d.qdd))
+    assert np.all(np.abs(difference) < 1e-6 * sigma)
+    determined = np.isfinite(choosing.result.std)
+    assert np.all(fit.result.std[determined] < choosing.result.std[determined])
+    assert fit.written is fit.result.model and fit.result.model is not choosing.result.model
+
+
+def test_a_refit_that_gives_no_bodies_keeps_the_fit_that_made_the_choices(monkeypatch):
+    """
+    Where the refit to all samples gives no real bodies, the fit that made the choices stands.
+
+    It says so: ``refitted`` False, its samples and its report as they were.
+
+    Oracle: the fit without ``refit`` (bit for bit); the refit is made to fail by the test.
+    """
+    from robot_dynamics_ros.core.identification import pipeline
+    model, recording, _ = _puma_run(seconds=12.0)
+    choosing = identify_recordings(model, [recording])
+    everything = choosing.training.t.size + choosing.held_out.t.size
+    solve = pipeline.solve_factors
+
+    def failing_on_all_samples(working, factors, *args, **kwargs):
+        fit = solve(working, factors, *args, **kwargs)
+        refit = int(factors[0, -2, 0]) == everything
+        return dataclasses.replace(fit, model=None) if refit else fit
+
+    monkeypatch.setattr(pipeline, "solve_factors", failing_on_all_samples)
+    fit = identify_recordings(model, [recording], IdentificationOptions(refit=True))
+    assert not fit.refitted and fit.training.t.size == choosing.training.t.size
+    assert np.array_equal(fit.result.estimates, choosing.result.estimates)
+    assert fit.holdout.title == choosing.holdout.title
