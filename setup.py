@@ -121,7 +121,7 @@ setup(
         (f"share/{PACKAGE}/config/robots", glob("config/robots/*.yaml")),
         (f"share/{PACKAGE}/config/trajectories", glob("config/trajectories/*.yaml")),
     ],
-    python_requires=">=3.10",
+    python_requires=">=3.11",         # numpy 2.4 (requirements/base.txt) and the ROS wheels
     cmdclass={"install": InstallCompiling, "develop": DevelopCompiling,
               "build_py": BuildPyShipping},
     distclass=WheelWithKernels,
@@ -130,14 +130,15 @@ setup(
     install_requires=["numpy", "scipy", "PyYAML", "matplotlib", "tqdm", "rosbags", "ruamel.yaml",
                       "cvxpy", "clarabel", "highspy", "numba", "xacro", "defusedxml",
                       "distributed", "setuptools"],
-    extras_require={"bench": ["pin", "roboticstoolbox-python", "toppra"]},
-    zip_safe=True,
+    # the test extra is how ament_python packages declare pytest now (setuptools dropped
+    # tests_require); the suite's own pins are requirements/test.txt
+    extras_require={"bench": ["pin", "roboticstoolbox-python", "toppra"], "test": ["pytest"]},
+    zip_safe=False,                   # compiled kernels are loaded from files (core/jit.py)
     maintainer="robot_dynamics_ros developers",
     maintainer_email="dev@robot-dynamics-ros.invalid",
     description="Manipulator dynamics for ROS 2 from a URDF (RNEA, gravity compensation, mass "
                 "matrix, torque-limited trajectory scaling)",
     license="Apache-2.0",
-    tests_require=["pytest"],
     entry_points={
         "console_scripts": [
             "robot-dynamics = robot_dynamics_ros.commands.cli:main",

@@ -25,6 +25,9 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "test" / "support"))
+from processes import cpu_seconds  # noqa: E402
+
 os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
 os.environ.setdefault("ROS_DOMAIN_ID", os.environ.get("BENCH_ROS_DOMAIN_ID",
                                                       str(1 + (os.getpid() + 30) % 100)))
@@ -108,13 +111,6 @@ def start_proxy(method: str, log: Path):
             "-r", "__node:=proxy", "-r", f"__ns:={NS}", "-p", "robot_description:=panda",
             "-p", f"method:={method}", "-p", f"controller_name:={CONTROLLER}"]
     return subprocess.Popen(argv, stdout=open(log, "w"), stderr=subprocess.STDOUT)
-
-
-def cpu_seconds(pid: int) -> float:
-    """Return the CPU time (user + system) process ``pid`` has used [s]."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def paired_ms(bench, direct, via, goal, goals: int, pid: int):

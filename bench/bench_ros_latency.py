@@ -61,6 +61,9 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "test" / "support"))
+from processes import cpu_seconds  # noqa: E402
+
 NAMESPACE = os.environ.get("BENCH_NAMESPACE", f"/bench_{os.getpid()}")   # children: the parent's
 WARMUP = 2.0
 JOINT_NAMES = ["joint1", "joint2", "joint3", "joint4", "joint5", "joint6"]
@@ -237,15 +240,6 @@ def scaling_request():
 
 
 # ------------------------------------------------------------------------------ orchestration
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process so far (Linux /proc)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return float("nan")
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def installed_executable(name: str) -> str:
     """Find the node executable as ros2launch / ros2run do: <prefix>/lib/robot_dynamics_ros/."""
     return str(Path(sys.prefix) / "lib" / "robot_dynamics_ros" / name)
@@ -287,10 +281,11 @@ def run_phase(label, node_argvs, topics, args, env, tmp, scaling=False) -> dict:
             if line != "READY":
                 raise RuntimeError(f"scaling client not ready ({line!r}); logs in {tmp}")
         time.sleep(args.warmup)
-        cpu_before = {name: cpu_seconds(p.pid) for name, p in node_procs}
+        nan = float("nan")                                  # (a node that died)
+        cpu_before = {name: cpu_seconds(p.pid, gone=nan) for name, p in node_procs}
         t0 = time.monotonic()
         time.sleep(args.duration)
-        cpu = {name: (cpu_seconds(p.pid) - cpu_before[name]) for name, p in node_procs}
+        cpu = {name: cpu_seconds(p.pid, gone=nan) - cpu_before[name] for name, p in node_procs}
         window = time.monotonic() - t0
         harness.wait(args.duration + 60.0)
         data = json.loads(out_file.read_text())

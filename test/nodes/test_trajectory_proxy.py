@@ -8,7 +8,6 @@ the same limits (the node adds transport, not arithmetic), the limits re-checked
 controller received, every other goal field equal to the one sent, and the states and codes of
 both goals.
 """
-import os
 import sys
 import time
 
@@ -33,6 +32,7 @@ from control_msgs.msg import JointTolerance  # noqa: E402
 from rclpy.action import ActionClient, ActionServer, CancelResponse, GoalResponse  # noqa: E402
 from rclpy.task import Future  # noqa: E402
 from locations import REPO
+from processes import cpu_seconds
 
 pytestmark = pytest.mark.ros          # starts DDS (see test/conftest.py)
 
@@ -220,13 +220,6 @@ def test_cancel_reaches_the_controller(proxy):
                                       cancel_after=lambda: controller.goals)
     assert accepted and status == GoalStatus.STATUS_CANCELED
     assert controller.cancelled == 1
-
-
-def cpu_seconds(pid: int) -> float:
-    """Return the CPU time (user + system) process ``pid`` has used [s] (/proc)."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 HELD = 2.0          # s the controller holds the goal while the proxy's CPU time is read
