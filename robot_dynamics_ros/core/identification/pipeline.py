@@ -476,20 +476,22 @@ def identify_recordings(model, recordings, options=None, mapper=None) -> Recordi
     if side == "auto":
         side = "motor" if _sees_rotors(result) else "link"
         measured = model if side == "motor" else link_side(model)
-    report = None
+    report, refitted = None, False
     if held is not None and result.model is not None:
         report = validation_report("held-out samples", measured, result.model, held)
-    refit = _refit_all(working, chosen.training + held_parts, result, options, measured) \
-        if options.refit and report is not None else None
-    if refit is not None:
-        result, fitted = refit, _concat(chosen.training + held_parts)
-        report = report._replace(title="held-out samples, by the fit without them (the file "
-                                       "written is refitted to them)")
+    if options.refit and report is not None:
+        samples = chosen.training + held_parts
+        everything = _concat(samples)
+        refit = _refit_all(working, samples, everything, result, options, measured)
+        if refit is not None:
+            result, fitted, refitted = refit, everything, True
+            report = report._replace(title="held-out samples, by the fit without them (the "
+                                           "file written is refitted to them)")
     written = result.model
     if side == "link" and written is not None:
         written = with_motors_of(written, model)
     return RecordingsFit(working, result, fitted, held, chosen.cutoffs, check, report,
-                         measured, written, side, refit is not None)
+                         measured, written, side, refitted)
 
 
 def _fit(working, kinds, chosen, options, measured, fitted, held):
@@ -499,7 +501,7 @@ def _fit(working, kinds, chosen, options, measured, fitted, held):
     The weight of the starting file's bodies in the consistent fit is chosen on the held-out
     samples ``held`` in the first fit (``identify.Regularisation``) and kept in the refits.
     """
-    initial = rms(fitted.tau - predicted_effort(measured, fitted.q, fitted.qd, fitted.qdd))
+    initial = _file_errors(measured, fitted)
     regularisation = None
     if held is not None and options.consistent:
         base = base_parameters(working, kinds)
@@ -514,17 +516,21 @@ def _fit(working, kinds, chosen, options, measured, fitted, held):
     return _iterate_load(working, kinds, chosen.training, result, options, initial, fixed)
 
 
-def _refit_all(working, samples, chosen, options, measured):
+def _file_errors(measured, data) -> np.ndarray:
+    """Return the starting file's per-joint RMS error on ``data`` (for the fit's report)."""
+    return rms(data.tau - predicted_effort(measured, data.q, data.qd, data.qdd))
+
+
+def _refit_all(working, samples, everything, chosen, options, measured):
     """
     Return the fit to all ``samples`` with the choices of the fit ``chosen`` kept (step 5).
 
-    The friction kinds and the prior weight are ``chosen``'s, and the load-dependent friction's
-    g(q) starts from its bodies (:func:`_iterate_load`).  Returns None where the refit gives no
-    real bodies: ``chosen`` then stands, as in the refits of step 4.
+    ``everything``: the samples concatenated.  The friction kinds and the prior weight are
+    ``chosen``'s, and the load-dependent friction's g(q) starts from its bodies
+    (:func:`_iterate_load`).  Returns None where the refit gives no real bodies: ``chosen`` then
+    stands, as in the refits of step 4.
     """
-    everything = _concat(samples)
-    initial = rms(everything.tau - predicted_effort(measured, everything.q, everything.qd,
-                                                    everything.qdd))
+    initial = _file_errors(measured, everything)
     kinds = chosen.friction
     load_model = chosen.model if "coulomb_load" in kinds else None
     fixed = Regularisation(weight=chosen.prior_weight)

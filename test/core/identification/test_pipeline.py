@@ -288,6 +288,25 @@ def test_quadratic_and_load_dependent_friction_recovered_within_two_percent(name
                                rtol=1e-12, atol=1e-9)
 
 
+def _puma_run(seconds=20.0, noise=2e-3, position_noise=1e-5, seed=1):
+    """
+    Return the Puma 560, a recording of its 'real' robot along a multi-sine, the torque noise.
+
+    Torque noise ``noise`` x the effort limits, then encoder noise ``position_noise`` rad (none
+    drawn at 0, so that the torques are the same draws either way).
+    """
+    model = RobotModel.named("puma560")
+    real = real_robot(model, seed=8)
+    t = np.arange(0.0, seconds, 4e-3)
+    rng = np.random.default_rng(seed)
+    q, qd, qdd = multisine(model, t, rng, period=8.0, amplitude=0.9)
+    sigma = noise * model.effort_limit
+    tau = predicted_effort(real, q, qd, qdd) + rng.normal(size=q.shape) * sigma
+    if position_noise > 0.0:
+        q = q + rng.normal(size=q.shape) * position_noise
+    return model, Recording("run", t, q, None, tau), sigma
+
+
 def test_a_refit_without_unsupported_terms_that_gives_no_bodies_keeps_the_first_fit(monkeypatch):
     """
     A refit without the unsupported terms that gives no real bodies leaves the first fit.
@@ -299,12 +318,7 @@ def test_a_refit_without_unsupported_terms_that_gives_no_bodies_keeps_the_first_
     is made to fail by the test (the TX40's refits failed so at some weights, 2026-11-29).
     """
     from robot_dynamics_ros.core.identification import pipeline
-    model = RobotModel.named("puma560")
-    real = real_robot(model, seed=8)
-    t = np.arange(0.0, 20.0, 4e-3)
-    rng = np.random.default_rng(1)
-    q, qd, qdd = multisine(model, t, rng, period=8.0, amplitude=0.9)
-    tau = predicted_effort(real, q, qd, qdd) + rng.normal(size=q.shape) * 5e-4 * model.effort_limit
+    model, recording, _ = _puma_run(noise=5e-4, position_noise=0.0)
     solve, fits = pipeline.solve_factors, []
 
     def failing_refit(*args, **kwargs):
@@ -313,22 +327,11 @@ def test_a_refit_without_unsupported_terms_that_gives_no_bodies_keeps_the_first_
         return fit if len(fits) == 1 else dataclasses.replace(fit, model=None)
 
     monkeypatch.setattr(pipeline, "solve_factors", failing_refit)
-    fit = identify_recordings(model, [Recording("run", t, q, None, tau)])
+    fit = identify_recordings(model, [recording])
     # the data leave F_v2, F_l unsupported: a refit; the F_l iteration's refit fails likewise
     assert len(fits) >= 2
     assert fit.result is fits[0] and fit.result.model is not None
     assert {"viscous_quadratic", "coulomb_load"} <= set(fit.result.friction)
-
-
-def _puma_run(seconds=20.0, noise=2e-3, seed=1):
-    model = RobotModel.named("puma560")
-    real = real_robot(model, seed=8)
-    t = np.arange(0.0, seconds, 4e-3)
-    rng = np.random.default_rng(seed)
-    q, qd, qdd = multisine(model, t, rng, period=8.0, amplitude=0.9)
-    sigma = noise * model.effort_limit
-    tau = predicted_effort(real, q, qd, qdd) + rng.normal(size=q.shape) * sigma
-    return model, Recording("run", t, q + rng.normal(size=q.shape) * 1e-5, None, tau), sigma
 
 
 def test_refit_fits_all_samples_with_the_choices_of_the_held_out_share():
